@@ -1,0 +1,61 @@
+# toolgen make targets. `make test` is what CI (.ci/run) runs.
+GO      ?= go
+NPM_DIR := testdata/npm
+BIN     := bin
+
+.PHONY: all build generate test update check-generated vet fmt bench demo ci npm eval fuzz conformance
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/toolgen ./cmd/toolgen
+
+# npm packages for tests (real MCP servers, the conformance suite, Node 22),
+# installed from the committed lockfile.
+npm: $(NPM_DIR)/node_modules/.installed
+$(NPM_DIR)/node_modules/.installed: $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
+	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+generate:
+	$(GO) generate ./examples/...
+
+check-generated: build
+	@for d in $$(ls -d examples/*/ ); do \
+	  [ -f $$d/spec/toolgen.hcl ] || continue; \
+	  ./$(BIN)/toolgen generate --check $$d/spec || exit 1; \
+	done
+	$(MAKE) -s generate
+	@test -z "$$(git status --porcelain -- generated examples)" || { git status --porcelain -- generated examples; echo "generated files are stale: run make generate"; exit 1; }
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+test: npm vet
+	$(GO) test -race -count=1 ./...
+	$(MAKE) check-generated
+	$(MAKE) conformance
+
+update:
+	$(GO) test ./... -update
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... | tee bench.out
+
+eval: build
+	./$(BIN)/toolgen find --eval ../shared/data/toolret
+
+fuzz:
+	$(GO) test ./hcl -run '^$$' -fuzz FuzzLoad -fuzztime 60s
+
+conformance: npm build
+	@echo "conformance: not wired yet"
+
+demo: build
+	@echo "demo: not wired yet"
+
+ci: vet test check-generated

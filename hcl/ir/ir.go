@@ -1,0 +1,273 @@
+// Package ir is the fully resolved form of a toolgen spec: what the loader in
+// package hcl produces and what the emitters in package templates print.
+//
+// Every slice is sorted by name, every reference is resolved to a name that
+// exists in the same Spec, and every value is checked. Emitters make no
+// decisions; they print. Ranges are kept for diagnostics found late (during
+// generation), and no hcl.Expression survives into the IR.
+package ir
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Spec is one resolved spec directory.
+type Spec struct {
+	Dir       string   // the spec directory as given on the command line
+	Files     []string // spec files, relative to Dir, sorted
+	Package   string   // Go package name of the generated code
+	Separator string   // between server and tool in exposed names; default "__"
+
+	Defaults  Defaults
+	Queues    []*Queue
+	Servers   []*Server
+	Policies  []*Policy
+	Tools     []*Tool // declared tools (policy, rest, go)
+	Bundles   []*Bundle
+	Agents    []*Agent
+	Workflows []*Workflow
+
+	// Catalog is every tool known at generate time, by exposed name, sorted:
+	// declared tools plus the tools of each server recorded in the lock file
+	// (namespaced "<server><sep><tool>", filtered by the server's allow/deny).
+	// It is what globs match against and what the search index is built from.
+	Catalog []*CatalogTool
+}
+
+// Defaults holds the defaults block with every unset value filled in.
+type Defaults struct {
+	ToolTimeout      time.Duration // default 30s
+	ResponseMaxBytes int           // default 100000
+	StartupTimeout   time.Duration // default 10s
+	MaxDepth         int           // default 2
+	ContextBudget    int           // default 0 = unlimited
+	InitConcurrency  int           // default 4
+	Range            hcl.Range
+}
+
+// Value is a string that may contain env() lookups, resolved when the agent
+// binary runs. A plain literal has one Lit part. Secrets never appear as
+// literals here unless the user wrote them literally (which is a warning).
+type Value struct {
+	Parts []ValuePart
+}
+
+// ValuePart is either a literal or an environment variable name.
+type ValuePart struct {
+	Lit string
+	Env string // non-empty: look up this variable at run time
+}
+
+// KeyValue is one entry of a map attribute (env, headers), sorted by Key.
+type KeyValue struct {
+	Key   string
+	Value Value
+}
+
+type Queue struct {
+	Name       string
+	GoName     string // exported identifier part, e.g. "Github"
+	Concurrent int
+	Range      hcl.Range
+}
+
+// Transport names.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+	TransportSSE   = "sse"
+	TransportWS    = "ws"
+	TransportTCP   = "tcp"
+)
+
+type Server struct {
+	Name            string
+	GoName          string
+	Transport       string
+	Command         string
+	Args            []string
+	Env             []KeyValue
+	URL             Value // http, sse, ws
+	Address         string
+	Headers         []KeyValue
+	Trusted         bool // trust = "trusted" (the default)
+	AllowTools      []string
+	DenyTools       []string
+	Queue           string // queue name or ""
+	Timeout         time.Duration
+	Cache           time.Duration // response cache TTL; 0 = off
+	StartupTimeout  time.Duration
+	ProtocolVersion string // default "2025-11-25"
+	HealthCheck     *HealthCheck
+	Locked          []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
+	Range           hcl.Range
+}
+
+type HealthCheck struct {
+	Interval time.Duration
+	Timeout  time.Duration
+}
+
+// LockedTool is one tool recorded by `toolgen lock`.
+type LockedTool struct {
+	Name        string // the server's own name for it
+	Description string
+	InputSchema json.RawMessage
+	Hash        string
+}
+
+// Builtin policy kinds.
+const (
+	BuiltinFSRead    = "fs_read"
+	BuiltinFSWrite   = "fs_write"
+	BuiltinShellExec = "shell_exec"
+)
+
+type Policy struct {
+	Name            string
+	GoName          string
+	Builtin         string
+	AllowedPaths    []string // relative to the agent's working directory at run time
+	AllowedCommands []string
+	Timeout         time.Duration
+	MaxOutputBytes  int
+	Range           hcl.Range
+}
+
+// Tool kinds.
+const (
+	KindBuiltin = "builtin"
+	KindGo      = "go"
+	KindREST    = "rest"
+	KindMCP     = "mcp"
+)
+
+type Tool struct {
+	Name        string
+	GoName      string
+	Description string
+	Kind        string // KindBuiltin (Policy set), KindREST (REST set), KindGo (Go set)
+	Policy      string
+	REST        *REST
+	Go          *GoFunc
+	InputSchema json.RawMessage // compact JSON; for Go tools filled from Args by the generator
+	Category    string
+	Keywords    []string
+	RenamedFrom []string
+	Queue       string
+	Timeout     time.Duration // 0: server/default
+	Range       hcl.Range
+}
+
+type REST struct {
+	Method  string
+	URL     Value // RFC 6570 template over the arguments
+	Headers []KeyValue
+	Range   hcl.Range
+}
+
+// GoFunc names a Go function tool: go = "import/path.Func".
+type GoFunc struct {
+	ImportPath string
+	Func       string
+	// Filled by the generator after type-checking:
+	ArgsType   string // qualified type name of Args, e.g. "example.com/x/tools.SummarizeArgs"
+	ResultType string
+	Range      hcl.Range // of the go attribute's value
+}
+
+// Bundle modes.
+const (
+	ModeDirect = "direct"
+	ModeMeta   = "meta"
+)
+
+type Bundle struct {
+	Name       string
+	GoName     string
+	Mode       string
+	Server     string   // "" for a bundle of declared tools
+	Tools      []string // declared tool names
+	AllowTools []string
+	DenyTools  []string
+	Range      hcl.Range
+}
+
+// Use entry kinds.
+const (
+	UseTool   = "tool"
+	UseServer = "server"
+	UseBundle = "bundle"
+	UseGlob   = "glob"
+)
+
+type UseEntry struct {
+	Kind    string // UseTool, UseServer, UseBundle, UseGlob
+	Name    string // the referenced name or the glob pattern
+	Matches []string // for globs: the catalog names it matches now, sorted
+	Range   hcl.Range
+}
+
+type Alias struct {
+	Name   string
+	Target string
+	Range  hcl.Range
+}
+
+// AllowEntry is one entry of tools.allowed: a name, an alias or a glob.
+type AllowEntry struct {
+	Pattern string
+	IsGlob  bool
+	Matches []string // catalog names it matches now (through aliases too), sorted
+	Range   hcl.Range
+}
+
+type Agent struct {
+	Name        string
+	GoName      string
+	Description string
+	Use         []UseEntry   // declaration order (resolution order matters for explain)
+	Allowed     []AllowEntry // nil: omitted (everything in use); ["*"] is one glob entry
+	AllowedSet  bool         // tools.allowed was written
+	Aliases     []Alias      // sorted by Name
+	Discovery   bool
+	Subagents   []string
+	Spawn       bool
+	MaxDepth    int // defaults.max_depth when unset
+	Router      []string
+	Range       hcl.Range
+}
+
+type Workflow struct {
+	Name   string
+	GoName string
+	Roles  []*Role
+	Range  hcl.Range
+}
+
+type Role struct {
+	Name  string
+	Steps []*Step
+	Range hcl.Range
+}
+
+type Step struct {
+	Name    string
+	Bundles []string
+	Range   hcl.Range
+}
+
+// CatalogTool is one tool of the generate-time pool.
+type CatalogTool struct {
+	Name        string // exposed name
+	Description string
+	Kind        string
+	Server      string // for KindMCP
+	Original    string // the server's own name for KindMCP
+	Category    string
+	Keywords    []string
+	Params      []string // top-level input schema property names, sorted
+}
