@@ -1,0 +1,50 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Upstream is one live MCP server connection as a session sees it. The
+// implementation (runtime/mcpconn, adapted in mcp_connector.go) shares and
+// reference-counts connections across sessions; Release drops this
+// session's reference.
+type Upstream interface {
+	// Tools is the server's current tools/list (all pages), unfiltered.
+	Tools() []UpstreamTool
+	// Call runs tools/call. A tool-level failure is IsError in the result,
+	// not an error; err is for transport failures and cancellation.
+	Call(ctx context.Context, tool string, args json.RawMessage) (UpstreamResult, error)
+	// Instructions from the initialize handshake.
+	Instructions() string
+	Health() Health
+	// OnToolsChanged registers fn to run after the server's tool list
+	// changed (tools/list_changed); the returned func unregisters it.
+	OnToolsChanged(fn func()) (cancel func())
+	Release()
+}
+
+// Connector acquires Upstreams for servers of a Registry.
+type Connector interface {
+	Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error)
+}
+
+type UpstreamTool struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+}
+
+type UpstreamResult struct {
+	Text    string // text content joined; structured content as JSON when there is no text
+	IsError bool
+}
+
+// Health of a server connection, as health checks see it.
+type Health string
+
+const (
+	HealthGreen  Health = "green"  // last ping answered in time
+	HealthYellow Health = "yellow" // last ping slow or one missed; reconnecting
+	HealthRed    Health = "red"    // down: failed to start, died, or pings keep failing
+)
