@@ -1,0 +1,265 @@
+// Package serve exposes a runtime session as an MCP server (go-sdk), over
+// stdio or streamable HTTP.
+//
+// tools/list is the session's current surface; tools/call goes through the
+// session's call pipeline, so a blocked or failing call is an error result
+// the model can read, never a protocol error. When the surface changes
+// (tool_load, Switch, an upstream list_changed) the go-sdk server's tool set
+// is brought in line and go-sdk sends notifications/tools/list_changed.
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/runtime"
+)
+
+// Session is what a Server needs from a runtime session; *runtime.Session
+// satisfies it.
+type Session interface {
+	Agent() string
+	Tools() []runtime.ToolInfo
+	Call(ctx context.Context, name string, args json.RawMessage) runtime.Result
+	Instructions() []string
+	Subscribe(fn func()) (cancel func())
+}
+
+// ProtocolVersions are the MCP versions the server negotiates, newest first.
+// 2026-07-28 is left out on purpose: with it go-sdk fails ping over
+// stateless HTTP and ignores KeepAlive.
+var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Name and Version are the server's implementation info; Name defaults
+	// to the session's agent name.
+	Name    string
+	Version string
+	// Logger receives serve events; nil discards them.
+	Logger *slog.Logger
+}
+
+// Server is one session served over MCP. Create it with New and release it
+// with Close; it may serve stdio and HTTP connections at the same time.
+type Server struct {
+	sess   Session
+	mcp    *mcp.Server
+	logger *slog.Logger
+
+	unsubscribe func()
+
+	mu      sync.Mutex        // guards listed and synced, serializes sync
+	listed  map[string]string // tool name → its listing, to diff
+	synced  uint64            // value of changes the last sync saw
+	changes atomic.Uint64     // bumped by every change callback
+	dirty   chan struct{}     // one pending resync signal
+	done    chan struct{}     // closed by Close
+	wg      sync.WaitGroup
+}
+
+// New builds the MCP server for sess and registers its current tools.
+// Server instructions are the session's instructions at this moment.
+func New(sess Session, opts Options) *Server {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	name := opts.Name
+	if name == "" {
+		name = sess.Agent()
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	s := &Server{
+		sess:   sess,
+		logger: logger,
+		listed: map[string]string{},
+		dirty:  make(chan struct{}, 1),
+		done:   make(chan struct{}),
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, &mcp.ServerOptions{
+		Instructions: strings.Join(sess.Instructions(), "\n\n"),
+		// Tools only: no logging capability (go-sdk's default), and
+		// listChanged advertised even while the surface is empty.
+		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		SupportedProtocolVersions: ProtocolVersions,
+		Logger:                    quietLogger(logger),
+	})
+	s.mcp.AddReceivingMiddleware(s.middleware)
+	s.unsubscribe = sess.Subscribe(s.markDirty)
+	s.mu.Lock()
+	s.syncLocked()
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go s.resyncLoop()
+	return s
+}
+
+// MCP returns the underlying go-sdk server, for custom transports.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Close stops following the session's surface. It does not close the
+// session, which the caller owns.
+func (s *Server) Close() error {
+	select {
+	case <-s.done:
+		return nil
+	default:
+	}
+	s.unsubscribe()
+	close(s.done)
+	s.wg.Wait()
+	return nil
+}
+
+// markDirty is the session's change callback. The session may call it while
+// holding its own locks, so it only signals; the resync runs elsewhere.
+func (s *Server) markDirty() {
+	s.changes.Add(1)
+	select {
+	case s.dirty <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Server) resyncLoop() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-s.dirty:
+			s.mu.Lock()
+			s.syncLocked()
+			s.mu.Unlock()
+		}
+	}
+}
+
+// syncIfDirty brings the tool set up to date before a tools/list, so a
+// client listing right after tool_load sees the loaded tools even if the
+// background resync has not run yet.
+func (s *Server) syncIfDirty() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.synced != s.changes.Load() {
+		s.syncLocked()
+	}
+}
+
+// syncLocked makes the go-sdk tool set equal to sess.Tools(): changed and new
+// tools are added, vanished ones removed. go-sdk debounces the resulting
+// notifications into one tools/list_changed.
+func (s *Server) syncLocked() {
+	gen := s.changes.Load() // before Tools: a change after it forces another sync
+	tools := s.sess.Tools()
+	seen := make(map[string]bool, len(tools))
+	var added, removed int
+	for _, t := range tools {
+		if t.Name == "" || seen[t.Name] {
+			continue
+		}
+		seen[t.Name] = true
+		schema, note := normalizeSchema(t.InputSchema)
+		if note != "" {
+			s.logger.Warn("serve.schema", "tool", t.Name, "problem", note)
+		}
+		tool := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema}
+		key := t.Description + "\x00" + string(schema)
+		if s.listed[t.Name] == key {
+			continue
+		}
+		s.mcp.AddTool(tool, s.handle)
+		s.listed[t.Name] = key
+		added++
+	}
+	s.synced = gen
+	var gone []string
+	for name := range s.listed {
+		if !seen[name] {
+			gone = append(gone, name)
+			delete(s.listed, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+		removed = len(gone)
+	}
+	if added+removed > 0 {
+		s.logger.Debug("serve.tools", "agent", s.sess.Agent(), "tools", len(seen), "added", added, "removed", removed)
+	}
+}
+
+// middleware routes every tools/call through the session, including names
+// the go-sdk server does not list (blocked, unknown, renamed or just
+// loaded): the session's answer ("not allowed", "did you mean …") is more
+// useful to a model than go-sdk's "unknown tool" protocol error.
+func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/call":
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				return s.handle(ctx, r)
+			}
+		case "tools/list":
+			s.syncIfDirty()
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// handle runs one tools/call. Every outcome is a CallToolResult; a panic in
+// a provider becomes an error result instead of taking the server down.
+func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	name := req.Params.Name
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("serve.panic", "tool", name, "panic", fmt.Sprint(p))
+			res = errorResult(fmt.Sprintf("tool %q failed: internal error", name))
+			err = nil
+		}
+	}()
+	args := req.Params.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	return toCallToolResult(s.sess.Call(ctx, name, args)), nil
+}
+
+// toCallToolResult maps a runtime Result: OK is its text, !OK is an error
+// result carrying the error text. Kind, namespace and latency travel in
+// _meta for hosts that want them.
+func toCallToolResult(r runtime.Result) *mcp.CallToolResult {
+	var res *mcp.CallToolResult
+	if r.OK {
+		res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Result}}}
+	} else {
+		msg := r.Error
+		if msg == "" {
+			msg = "tool call failed"
+		}
+		res = errorResult(msg)
+	}
+	res.Meta = mcp.Meta{"toolgen.dev/latency_ms": float64(r.Latency.Microseconds()) / 1000}
+	if r.Kind != "" {
+		res.Meta["toolgen.dev/kind"] = string(r.Kind)
+	}
+	if r.Namespace != "" {
+		res.Meta["toolgen.dev/namespace"] = r.Namespace
+	}
+	return res
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}

@@ -1,0 +1,454 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/runtime"
+)
+
+// fakeSession is a small in-memory session: "echo" returns its arguments,
+// "fail" fails, "boom" panics, "load" activates "extra", and anything not
+// on the surface is refused the way the runtime refuses it.
+type fakeSession struct {
+	mu    sync.Mutex
+	tools []runtime.ToolInfo
+	subs  map[int]func()
+	next  int
+}
+
+func newFakeSession() *fakeSession {
+	return &fakeSession{
+		tools: []runtime.ToolInfo{
+			{Name: "echo", Description: "Echo the arguments.", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"$defs":{"x":{"type":"string"}}}`), Kind: runtime.KindGo},
+			{Name: "fail", Description: "Always fails.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: runtime.KindGo},
+			{Name: "boom", Description: "Panics.", InputSchema: nil, Kind: runtime.KindGo},
+			{Name: "load", Description: "Load extra.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: runtime.KindDiscovery},
+			// A schema go-sdk's AddTool would panic on.
+			{Name: "odd", Description: "String schema.", InputSchema: json.RawMessage(`{"type":"string"}`), Kind: runtime.KindMCP, Namespace: "up"},
+		},
+		subs: map[int]func(){},
+	}
+}
+
+func (f *fakeSession) Agent() string { return "fake" }
+
+func (f *fakeSession) Tools() []runtime.ToolInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]runtime.ToolInfo(nil), f.tools...)
+}
+
+func (f *fakeSession) Instructions() []string {
+	return []string{"first server says hi", "second says bye"}
+}
+
+func (f *fakeSession) Subscribe(fn func()) func() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := f.next
+	f.next++
+	f.subs[id] = fn
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		delete(f.subs, id)
+	}
+}
+
+func (f *fakeSession) has(name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, t := range f.tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// setTools replaces the surface and notifies subscribers while holding the
+// session lock, as a runtime may: the server must not call back in.
+func (f *fakeSession) setTools(fn func([]runtime.ToolInfo) []runtime.ToolInfo) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tools = fn(f.tools)
+	for _, s := range f.subs {
+		s()
+	}
+}
+
+func (f *fakeSession) Call(ctx context.Context, name string, args json.RawMessage) runtime.Result {
+	if !f.has(name) {
+		return runtime.Result{Error: fmt.Sprintf("tool %q not found or not allowed for agent fake", name)}
+	}
+	switch name {
+	case "echo":
+		return runtime.Result{OK: true, Result: string(args), Kind: runtime.KindGo, Latency: time.Millisecond}
+	case "fail":
+		return runtime.Result{Error: "fail: it always fails", Kind: runtime.KindGo}
+	case "boom":
+		panic("provider exploded")
+	case "load":
+		f.setTools(func(ts []runtime.ToolInfo) []runtime.ToolInfo {
+			return append(ts, runtime.ToolInfo{Name: "extra", Description: "Loaded later.", InputSchema: json.RawMessage(`{"properties":{"n":{"type":"integer"}}}`)})
+		})
+		return runtime.Result{OK: true, Result: `{"loaded":["extra"]}`, Kind: runtime.KindDiscovery}
+	case "extra":
+		return runtime.Result{OK: true, Result: "extra ran"}
+	}
+	return runtime.Result{OK: true, Result: "ok"}
+}
+
+// client connects a go-sdk client to the server over connect and returns
+// the session plus a channel that receives on every tools/list_changed.
+func client(t *testing.T, connect func(*mcp.Client) (*mcp.ClientSession, error)) (*mcp.ClientSession, <-chan struct{}) {
+	t.Helper()
+	changed := make(chan struct{}, 16)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := connect(c)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, changed
+}
+
+func inMemory(t *testing.T, s *Server) func(*mcp.Client) (*mcp.ClientSession, error) {
+	return func(c *mcp.Client) (*mcp.ClientSession, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.MCP().Connect(context.Background(), st, nil)
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { ss.Close() })
+		return c.Connect(context.Background(), ct, nil)
+	}
+}
+
+// startHTTP serves s on a loopback port and returns its URL.
+func startHTTP(t *testing.T, s *Server) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- s.ListenAndServe(ctx, "127.0.0.1:0", func(a net.Addr) { addrc <- a }) }()
+	var addr net.Addr
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("ListenAndServe: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ListenAndServe after cancel: %v", err)
+		}
+	})
+	return "http://" + addr.String() + "/mcp"
+}
+
+func overHTTP(url string) func(*mcp.Client) (*mcp.ClientSession, error) {
+	return func(c *mcp.Client) (*mcp.ClientSession, error) {
+		return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	}
+}
+
+func text(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("content = %d items, want 1", len(res.Content))
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content[0] is %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+func listNames(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	m := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		m[tool.Name] = tool
+	}
+	return m
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("tools/call %s: protocol error %v (want a result)", name, err)
+	}
+	return res
+}
+
+func waitChanged(t *testing.T, changed <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after the surface changed")
+	}
+}
+
+// exercise runs the same conversation over any transport.
+func exercise(t *testing.T, cs *mcp.ClientSession, changed <-chan struct{}) {
+	init := cs.InitializeResult()
+	if init.ProtocolVersion != "2025-11-25" {
+		t.Errorf("protocol version = %q, want 2025-11-25", init.ProtocolVersion)
+	}
+	if want := "first server says hi\n\nsecond says bye"; init.Instructions != want {
+		t.Errorf("instructions = %q, want %q", init.Instructions, want)
+	}
+	if init.Capabilities.Tools == nil || !init.Capabilities.Tools.ListChanged {
+		t.Errorf("tools capability = %+v, want listChanged", init.Capabilities.Tools)
+	}
+
+	tools := listNames(t, cs)
+	for _, n := range []string{"echo", "fail", "boom", "load", "odd"} {
+		if tools[n] == nil {
+			t.Errorf("tools/list lacks %q", n)
+		}
+	}
+	if tools["extra"] != nil {
+		t.Error("extra listed before it was loaded")
+	}
+	// Raw schemas pass through: $defs survives.
+	if b, _ := json.Marshal(tools["echo"].InputSchema); !strings.Contains(string(b), `"$defs"`) {
+		t.Errorf("echo schema lost $defs: %s", b)
+	}
+	if b, _ := json.Marshal(tools["odd"].InputSchema); string(b) != `{"type":"object"}` {
+		t.Errorf("odd schema = %s, want {\"type\":\"object\"}", b)
+	}
+
+	res := call(t, cs, "echo", map[string]any{"text": "hi"})
+	if res.IsError || text(t, res) != `{"text":"hi"}` {
+		t.Errorf("echo = %v %q", res.IsError, text(t, res))
+	}
+	if res.Meta["toolgen.dev/kind"] != "go" {
+		t.Errorf("echo _meta = %v, want kind go", res.Meta)
+	}
+	if res := call(t, cs, "echo", nil); text(t, res) != `{}` {
+		t.Errorf("echo without arguments got %q, want {}", text(t, res))
+	}
+
+	res = call(t, cs, "fail", nil)
+	if !res.IsError || text(t, res) != "fail: it always fails" {
+		t.Errorf("fail = %v %q", res.IsError, text(t, res))
+	}
+	res = call(t, cs, "secret_tool", map[string]any{})
+	if !res.IsError || !strings.Contains(text(t, res), "not allowed") {
+		t.Errorf("blocked call = %v %q, want an error result saying not allowed", res.IsError, text(t, res))
+	}
+	res = call(t, cs, "boom", nil)
+	if !res.IsError || !strings.Contains(text(t, res), "internal error") {
+		t.Errorf("panicking tool = %v %q", res.IsError, text(t, res))
+	}
+
+	// tool_load-style change: list_changed arrives, the list has the new
+	// tool (schema given a type), and it can be called.
+	if res := call(t, cs, "load", nil); res.IsError {
+		t.Fatalf("load: %q", text(t, res))
+	}
+	waitChanged(t, changed)
+	tools = listNames(t, cs)
+	if tools["extra"] == nil {
+		t.Fatal("extra not listed after load")
+	}
+	if b, _ := json.Marshal(tools["extra"].InputSchema); !strings.Contains(string(b), `"type":"object"`) || !strings.Contains(string(b), `"n"`) {
+		t.Errorf("extra schema = %s", b)
+	}
+	if res := call(t, cs, "extra", nil); res.IsError || text(t, res) != "extra ran" {
+		t.Errorf("extra = %v %q", res.IsError, text(t, res))
+	}
+	if err := cs.Ping(context.Background(), nil); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+}
+
+func TestInMemory(t *testing.T) {
+	sess := newFakeSession()
+	s := New(sess, Options{})
+	defer s.Close()
+	cs, changed := client(t, inMemory(t, s))
+	exercise(t, cs, changed)
+}
+
+func TestHTTP(t *testing.T) {
+	sess := newFakeSession()
+	s := New(sess, Options{})
+	defer s.Close()
+	cs, changed := client(t, overHTTP(startHTTP(t, s)))
+	exercise(t, cs, changed)
+}
+
+// A removed tool disappears from the list with a notification, and calling
+// it afterwards is an error result.
+func TestRemoveTool(t *testing.T) {
+	sess := newFakeSession()
+	s := New(sess, Options{})
+	defer s.Close()
+	cs, changed := client(t, inMemory(t, s))
+	sess.setTools(func(ts []runtime.ToolInfo) []runtime.ToolInfo { return ts[1:] }) // drop echo (a Switch)
+	waitChanged(t, changed)
+	if listNames(t, cs)["echo"] != nil {
+		t.Error("echo still listed after removal")
+	}
+	if res := call(t, cs, "echo", nil); !res.IsError {
+		t.Error("calling a removed tool succeeded")
+	}
+}
+
+// A listing right after a change reflects it even before the background
+// resync ran.
+func TestListAfterChangeIsCurrent(t *testing.T) {
+	sess := newFakeSession()
+	s := New(sess, Options{})
+	defer s.Close()
+	cs, _ := client(t, inMemory(t, s))
+	for i := range 20 {
+		name := fmt.Sprintf("t%d", i)
+		sess.setTools(func(ts []runtime.ToolInfo) []runtime.ToolInfo {
+			return append(ts, runtime.ToolInfo{Name: name, Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)})
+		})
+		if listNames(t, cs)[name] == nil {
+			t.Fatalf("%s not listed right after it was added", name)
+		}
+	}
+}
+
+func TestRebindingGuard(t *testing.T) {
+	s := New(newFakeSession(), Options{})
+	defer s.Close()
+	url := startHTTP(t, s)
+	port := strings.TrimSuffix(strings.TrimPrefix(url, "http://127.0.0.1:"), "/mcp")
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, tc := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"", "", http.StatusOK},
+		{"localhost:" + port, "http://localhost:" + port, http.StatusOK},
+		{"[::1]:" + port, "http://[::1]:" + port, http.StatusOK},
+		{"evil.example:" + port, "", http.StatusForbidden},
+		{"evil.example", "http://evil.example", http.StatusForbidden},
+		{"", "http://evil.example", http.StatusForbidden},
+		{"", "null", http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tc.host != "" {
+			req.Host = tc.host
+		}
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("Host %q Origin %q: status %d, want %d", tc.host, tc.origin, resp.StatusCode, tc.want)
+		}
+	}
+}
+
+// Cancelling the context ends HTTP serving promptly even with a client
+// holding an open session (and its SSE stream).
+func TestHTTPShutdown(t *testing.T) {
+	s := New(newFakeSession(), Options{})
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- s.ListenAndServe(ctx, "127.0.0.1:0", func(a net.Addr) { addrc <- a }) }()
+	url := "http://" + (<-addrc).String()
+	cs, _ := client(t, overHTTP(url))
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ListenAndServe: %v", err)
+		}
+	case <-time.After(shutdownGrace + 5*time.Second):
+		t.Fatal("HTTP server did not stop after cancel")
+	}
+}
+
+// Stdio over pipes: EOF from the client is a clean end.
+func TestServeIO(t *testing.T) {
+	s := New(newFakeSession(), Options{})
+	defer s.Close()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeIO(context.Background(), sr, sw) }()
+	cs, _ := client(t, func(c *mcp.Client) (*mcp.ClientSession, error) {
+		return c.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+	})
+	if res := call(t, cs, "echo", map[string]any{"a": 1}); text(t, res) != `{"a":1}` {
+		t.Errorf("echo over stdio = %q", text(t, res))
+	}
+	cs.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ServeIO = %v, want nil on client hang-up", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeIO did not return after the client closed")
+	}
+}
+
+func TestNormalizeSchema(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{``, `{"type":"object"}`},
+		{`null`, `{"type":"object"}`},
+		{`{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema"}`, `{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema"}`},
+		{`{"properties":{"a":{"type":"string"}}}`, `{"properties":{"a":{"type":"string"}},"type":"object"}`},
+		{`{"type":"string"}`, `{"type":"object"}`},
+		{`{"type":["object","null"],"required":["a"]}`, `{"required":["a"],"type":"object"}`},
+		{`[1,2]`, `{"type":"object"}`},
+		{`{bad`, `{"type":"object"}`},
+	} {
+		got, _ := normalizeSchema(json.RawMessage(tc.in))
+		if string(got) != tc.want {
+			t.Errorf("normalizeSchema(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for h, want := range map[string]bool{
+		"localhost": true, "LOCALHOST:80": true, "127.0.0.1": true, "127.0.0.1:9": true, "[::1]:9": true, "::1": true, "127.1.2.3": true,
+		"evil.example": false, "10.0.0.1:80": false, "localhost.evil.example": false, "": false,
+	} {
+		if got := isLoopback(h); got != want {
+			t.Errorf("isLoopback(%q) = %v, want %v", h, got, want)
+		}
+	}
+}

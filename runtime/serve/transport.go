@@ -1,0 +1,148 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServeIO serves one MCP connection of newline-delimited JSON-RPC over in
+// and out (stdin and stdout for an agent binary) until the client hangs up
+// or ctx is cancelled; both are a clean end (nil).
+func (s *Server) ServeIO(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// shutdownGrace bounds how long in-flight HTTP requests may finish after
+// the context is cancelled; open SSE streams are closed before that.
+const shutdownGrace = 3 * time.Second
+
+// Handler is the streamable HTTP endpoint (every path), guarded against DNS
+// rebinding.
+func (s *Server) Handler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger: quietLogger(s.logger),
+	})
+	return rebindingGuard(h)
+}
+
+// ListenAndServe serves streamable HTTP on addr until ctx is cancelled,
+// then shuts down: open MCP sessions are closed and in-flight requests get
+// shutdownGrace to finish. ready, if non-nil, gets the bound address (useful
+// with port 0) once the listener is open.
+func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve http: %w", err)
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is ListenAndServe on an open listener, which it closes.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+	s.logger.Info("serve.http", "agent", s.sess.Agent(), "addr", ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve http: %w", err)
+	case <-ctx.Done():
+	}
+	// SSE streams never go idle by themselves: close the MCP sessions so
+	// Shutdown does not wait out the grace period on them.
+	for ss := range s.mcp.Sessions() {
+		ss.Close()
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	<-errc
+	s.logger.Info("serve.http_stopped", "agent", s.sess.Agent())
+	return nil
+}
+
+// rebindingGuard rejects, with 403, requests that reached a loopback
+// listener under a non-loopback Host or from a non-loopback Origin: that is
+// a browser on some web page talking to the local server after a DNS
+// rebinding. go-sdk checks Host on its own; Origin it does not.
+func rebindingGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		if local != nil && isLoopback(local.String()) {
+			if !isLoopback(r.Host) {
+				http.Error(w, fmt.Sprintf("Forbidden: Host %q is not localhost", r.Host), http.StatusForbidden)
+				return
+			}
+			if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {
+				http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not localhost", origin), http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false // includes the opaque "null" origin
+	}
+	return isLoopback(u.Host)
+}
+
+// isLoopback reports whether a host or host:port names this machine:
+// localhost or a loopback IP.
+func isLoopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// quietLogger passes go-sdk's own logging through at warning level and up:
+// its info lines (session connected, run start) are noise next to events.
+func quietLogger(l *slog.Logger) *slog.Logger {
+	return slog.New(minLevel{l.Handler(), slog.LevelWarn})
+}
+
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(a), h.min}
+}
+func (h minLevel) WithGroup(n string) slog.Handler { return minLevel{h.Handler.WithGroup(n), h.min} }
