@@ -1,0 +1,114 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+)
+
+// FSWrite is the fs_write builtin: it writes or appends a text file inside the allowed paths.
+type FSWrite struct {
+	dirs *allowedDirs
+}
+
+// NewFSWrite opens every allowed path (relative ones against workdir) as an os.Root, creating
+// allowed directories that do not exist yet.
+func NewFSWrite(workdir string, allowedPaths []string) (*FSWrite, error) {
+	dirs, err := openAllowedDirs(workdir, allowedPaths, true)
+	if err != nil {
+		return nil, fmt.Errorf("fs_write: %w", err)
+	}
+	return &FSWrite{dirs: dirs}, nil
+}
+
+// Close releases the root handles.
+func (t *FSWrite) Close() error { return t.dirs.close() }
+
+// Schema is the JSON Schema of fs_write's arguments.
+func (t *FSWrite) Schema() json.RawMessage { return fsWriteSchema }
+
+var fsWriteSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"path":{"type":"string","description":"File to write, relative to the working directory or absolute; must lie inside an allowed path."},` +
+	`"content":{"type":"string","description":"Text to write."},` +
+	`"append":{"type":"boolean","description":"Append to the file instead of replacing it. Default false."},` +
+	`"create_dirs":{"type":"boolean","description":"Create missing parent directories. Default false."}` +
+	`},"required":["path","content"],"additionalProperties":false}`)
+
+type fsWriteArgs struct {
+	Path       string  `json:"path"`
+	Content    *string `json:"content"`
+	Append     bool    `json:"append"`
+	CreateDirs bool    `json:"create_dirs"`
+}
+
+// Call writes args.content to args.path.
+func (t *FSWrite) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	var a fsWriteArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return "", err
+	}
+	if a.Content == nil {
+		return "", errors.New(`"content" is required (use "" to write an empty file)`)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	d, rel, err := t.dirs.resolve(a.Path)
+	if err != nil {
+		return "", err
+	}
+	if rel == "." || strings.HasSuffix(rel, "/") {
+		return "", fmt.Errorf("path %q names a directory; give a file name", a.Path)
+	}
+	if a.CreateDirs {
+		if dir := path.Dir(rel); dir != "." {
+			if err := d.root.MkdirAll(dir, 0o755); err != nil {
+				return "", pathError(a.Path, d, err)
+			}
+		}
+	}
+	flag := os.O_WRONLY | os.O_CREATE | syscall.O_NONBLOCK // a FIFO without a reader fails instead of blocking
+	if a.Append {
+		flag |= os.O_APPEND
+	}
+	f, err := d.root.OpenFile(rel, flag, 0o644)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !a.CreateDirs {
+			return "", fmt.Errorf("path %q: the parent directory does not exist (set create_dirs to create it)", a.Path)
+		}
+		return "", pathError(a.Path, d, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return "", pathError(a.Path, d, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return "", fmt.Errorf("path %q is not a regular file (%s)", a.Path, fileKind(fi.Mode()))
+	}
+	// Truncate only after the type check, so that a device or pipe is never touched.
+	if !a.Append {
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return "", pathError(a.Path, d, err)
+		}
+	}
+	n, werr := f.WriteString(*a.Content)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return "", fmt.Errorf("writing %q: %w (%d bytes written)", a.Path, describeOSError(werr), n)
+	}
+	if a.Append {
+		return fmt.Sprintf("appended %d bytes to %s", n, a.Path), nil
+	}
+	return fmt.Sprintf("wrote %d bytes to %s", n, a.Path), nil
+}

@@ -1,0 +1,179 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// allowedDir is one allowed path opened as an os.Root. Every file access of fs_read and fs_write
+// goes through one of these handles, so the kernel-level checks of os.Root (no "..", absolute
+// or symlink escape) apply to the whole path after the root.
+type allowedDir struct {
+	name  string     // as the policy wrote it, for messages
+	parts [][]string // path components of the absolute directory (and of its real path, if different)
+	root  *os.Root
+}
+
+// allowedDirs is the set of roots of one tool plus the directory relative paths start from.
+type allowedDirs struct {
+	workdir string
+	dirs    []allowedDir // longest directory first, so nested roots match most specifically
+}
+
+// openAllowedDirs opens every allowed path as a root. Relative allowed paths are relative to
+// workdir (the current directory when empty). With create, missing directories are made first:
+// a write policy commonly names an output directory that does not exist yet.
+func openAllowedDirs(workdir string, allowed []string, create bool) (*allowedDirs, error) {
+	if len(allowed) == 0 {
+		return nil, errors.New("no allowed paths given")
+	}
+	if workdir == "" {
+		workdir = "."
+	}
+	absWork, err := filepath.Abs(workdir)
+	if err != nil {
+		return nil, fmt.Errorf("workdir %q: %w", workdir, err)
+	}
+	ds := &allowedDirs{workdir: absWork}
+	for _, name := range allowed {
+		d, err := openAllowedDir(absWork, name, create)
+		if err != nil {
+			ds.close()
+			return nil, err
+		}
+		ds.dirs = append(ds.dirs, d)
+	}
+	slices.SortStableFunc(ds.dirs, func(a, b allowedDir) int { return len(b.parts[0]) - len(a.parts[0]) })
+	return ds, nil
+}
+
+func openAllowedDir(workdir, name string, create bool) (allowedDir, error) {
+	if name == "" || strings.ContainsRune(name, 0) {
+		return allowedDir{}, fmt.Errorf("allowed path %q is not a valid path", name)
+	}
+	dir := name
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(workdir, dir)
+	}
+	dir = filepath.Clean(dir)
+	if create {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return allowedDir{}, fmt.Errorf("allowed path %q: %w", name, describeOSError(err))
+		}
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return allowedDir{}, fmt.Errorf("allowed path %q: %w", name, describeOSError(err))
+	}
+	d := allowedDir{name: name, root: r, parts: [][]string{components(dir)}}
+	// An absolute request may name the directory by its real path (say /private/tmp for /tmp).
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+		d.parts = append(d.parts, components(real))
+	}
+	return d, nil
+}
+
+func (ds *allowedDirs) close() error {
+	var errs []error
+	for _, d := range ds.dirs {
+		errs = append(errs, d.root.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// names lists the allowed paths for error messages.
+func (ds *allowedDirs) names() string {
+	var names []string
+	for _, d := range ds.dirs {
+		names = append(names, fmt.Sprintf("%q", d.name))
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// resolve finds the allowed root a requested path lies in and the path relative to that root.
+// The root is chosen by the leading components of the path; the rest, including any ".." and
+// symlinks, is left for os.Root to resolve, so it cannot climb out. A path whose leading
+// components only reach a root after lexical cleaning ("other/../workspace/f") is cleaned first.
+func (ds *allowedDirs) resolve(p string) (*allowedDir, string, error) {
+	if p == "" {
+		return nil, "", errors.New(`"path" is required`)
+	}
+	if strings.ContainsRune(p, 0) {
+		return nil, "", fmt.Errorf("path %q contains a NUL byte", p)
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = ds.workdir + string(filepath.Separator) + p
+	}
+	for _, candidate := range []string{abs, filepath.Clean(abs)} {
+		comps := components(candidate)
+		for i := range ds.dirs {
+			d := &ds.dirs[i]
+			for _, prefix := range d.parts {
+				if len(comps) < len(prefix) || !slices.Equal(comps[:len(prefix)], prefix) {
+					continue
+				}
+				rel := strings.Join(comps[len(prefix):], "/")
+				if rel == "" {
+					rel = "."
+				} else if strings.HasSuffix(p, "/") {
+					rel += "/" // keep "file/" an error, as it is for the OS
+				}
+				return d, rel, nil
+			}
+		}
+	}
+	return nil, "", fmt.Errorf("path %q is outside the allowed paths (%s)", p, ds.names())
+}
+
+// components splits a path into its names, dropping empty and "." names, which never change
+// what a path refers to.
+func components(p string) []string {
+	var out []string
+	for _, c := range strings.Split(filepath.ToSlash(p), "/") {
+		if c != "" && c != "." {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// pathError turns an error from an os.Root operation on the requested path p into a message for
+// the model: what went wrong, in words, without the absolute root directory.
+func pathError(p string, d *allowedDir, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent" {
+		return fmt.Errorf("path %q escapes the allowed path %q (through \"..\" or a symbolic link that leads outside it)", p, d.name)
+	}
+	return fmt.Errorf("path %q: %w", p, describeOSError(err))
+}
+
+// describeOSError strips the operation and path from OS errors and names the common causes.
+func describeOSError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("no such file or directory")
+	case errors.Is(err, fs.ErrPermission):
+		return errors.New("permission denied")
+	case errors.Is(err, syscall.ENOTDIR):
+		return errors.New("a component of the path is not a directory")
+	case errors.Is(err, syscall.EISDIR):
+		return errors.New("is a directory")
+	case errors.Is(err, syscall.ELOOP):
+		return errors.New("too many levels of symbolic links")
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return errors.New("path is too long or has too many \"..\" or symlink steps")
+	}
+	return err
+}

@@ -1,0 +1,288 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+// Defaults for a shell_exec policy that leaves them unset.
+const (
+	DefaultShellTimeout   = 30 * time.Second
+	DefaultMaxShellOutput = 100_000
+)
+
+// drainGrace bounds how long output is still read after the process group was killed: a
+// process that left the group (setsid) could otherwise hold the pipe open forever.
+const drainGrace = time.Second
+
+// Shell is the shell_exec builtin. It runs one allowed program with an argument vector; no
+// shell ever parses the arguments, so metacharacters reach the program literally.
+type Shell struct {
+	allowed   []string
+	timeout   time.Duration
+	maxOutput int
+	dir       string
+}
+
+// NewShell returns a shell_exec tool. Only programs named exactly as in allowedCommands may run
+// (a name with a path separator only if that path is itself listed). timeout and maxOutput
+// fall back to DefaultShellTimeout and DefaultMaxShellOutput when zero or less; dir is the
+// working directory (the process's own when empty), and the cwd argument must stay inside it.
+// Commands inherit the process environment.
+func NewShell(allowedCommands []string, timeout time.Duration, maxOutput int, dir string) *Shell {
+	if timeout <= 0 {
+		timeout = DefaultShellTimeout
+	}
+	if maxOutput <= 0 {
+		maxOutput = DefaultMaxShellOutput
+	}
+	if dir == "" {
+		dir = "."
+	}
+	return &Shell{allowed: slices.Clone(allowedCommands), timeout: timeout, maxOutput: maxOutput, dir: dir}
+}
+
+// Close is a no-op: a Shell holds nothing between calls.
+func (s *Shell) Close() error { return nil }
+
+// Schema is the JSON Schema of shell_exec's arguments.
+func (s *Shell) Schema() json.RawMessage {
+	cmd, _ := json.Marshal(map[string]any{
+		"type":        "string",
+		"enum":        s.allowed,
+		"description": "Program to run (argv[0]); one of the allowed commands. No shell is involved.",
+	})
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"command":` + string(cmd) + `,` +
+		`"args":{"type":"array","items":{"type":"string"},"description":"Arguments, passed to the program exactly as given (no globbing, quoting or variable expansion)."},` +
+		`"cwd":{"type":"string","description":"Directory to run in, relative to the working directory. Default: the working directory."},` +
+		`"stdin":{"type":"string","description":"Text sent to the program's standard input. Default: none."}` +
+		`},"required":["command"],"additionalProperties":false}`)
+}
+
+type shellArgs struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+	Cwd     string   `json:"cwd"`
+	Stdin   *string  `json:"stdin"`
+}
+
+// Call runs the command and returns its combined stdout and stderr. A non-zero exit, a signal
+// or the timeout is an error whose message carries the exit status and the (capped) output, so
+// the model sees why the command failed.
+func (s *Shell) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	var a shellArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return "", err
+	}
+	path, err := s.lookup(a.Command)
+	if err != nil {
+		return "", err
+	}
+	for i, arg := range a.Args {
+		if strings.ContainsRune(arg, 0) {
+			return "", fmt.Errorf("args[%d] contains a NUL byte, which no program argument can hold", i)
+		}
+	}
+	dir, err := s.workDir(a.Cwd)
+	if err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	runCtx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	res, err := s.run(runCtx, path, append([]string{a.Command}, a.Args...), dir, a.Stdin)
+	if err != nil {
+		return "", err
+	}
+	out := res.output.text()
+	state := res.state
+	switch {
+	case res.killed && ctx.Err() != nil:
+		return "", fmt.Errorf("command %q was cancelled (%v) and its process group killed\n%s", a.Command, context.Cause(ctx), out)
+	case res.killed:
+		return "", fmt.Errorf("command %q timed out after %s and its process group was killed\n%s", a.Command, s.timeout, out)
+	case state.ExitCode() == 0:
+		if out == "" {
+			return "(no output)", nil
+		}
+		return out, nil
+	}
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "", fmt.Errorf("command %q was killed by signal %s\n%s", a.Command, ws.Signal(), out)
+	}
+	return "", fmt.Errorf("command %q exited with status %d\n%s", a.Command, state.ExitCode(), out)
+}
+
+// lookup checks the name against the allow list before anything touches the file system, then
+// finds the program.
+func (s *Shell) lookup(name string) (string, error) {
+	switch {
+	case name == "":
+		return "", fmt.Errorf(`"command" is required; allowed commands: %s`, strings.Join(s.allowed, ", "))
+	case strings.ContainsRune(name, 0):
+		return "", errors.New("command contains a NUL byte")
+	case !slices.Contains(s.allowed, name):
+		if strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) {
+			return "", fmt.Errorf("command %q is a path, and only the allowed commands may run: %s", name, strings.Join(s.allowed, ", "))
+		}
+		return "", fmt.Errorf("command %q is not allowed; allowed commands: %s", name, strings.Join(s.allowed, ", "))
+	}
+	target := name
+	if strings.ContainsRune(name, filepath.Separator) && !filepath.IsAbs(name) {
+		target = filepath.Join(s.dir, name) // a listed relative path is relative to the working directory
+	}
+	path, err := exec.LookPath(target)
+	if err != nil {
+		if errors.Is(err, exec.ErrDot) {
+			return "", fmt.Errorf("command %q resolves to %q in the current directory through PATH, which is refused", name, path)
+		}
+		return "", fmt.Errorf("command %q is allowed but cannot be run: %w", name, describeOSError(errors.Unwrap(err)))
+	}
+	return path, nil
+}
+
+// workDir resolves the cwd argument inside the tool's directory. The os.Root check refuses
+// "..", absolute paths and symlinks that lead out.
+func (s *Shell) workDir(cwd string) (string, error) {
+	if cwd == "" || cwd == "." {
+		return s.dir, nil
+	}
+	if strings.ContainsRune(cwd, 0) || !filepath.IsLocal(cwd) {
+		return "", fmt.Errorf("cwd %q must be a relative directory inside the working directory", cwd)
+	}
+	base, err := os.OpenRoot(s.dir)
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", describeOSError(err))
+	}
+	defer base.Close()
+	sub, err := base.OpenRoot(cwd)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent" {
+			return "", fmt.Errorf("cwd %q leads outside the working directory through a symbolic link", cwd)
+		}
+		return "", fmt.Errorf("cwd %q: %w", cwd, describeOSError(err))
+	}
+	sub.Close()
+	return filepath.Join(s.dir, cwd), nil
+}
+
+type runResult struct {
+	state  *os.ProcessState
+	output *cappedBuffer
+	killed bool // by the timeout or the caller's cancellation
+}
+
+// run starts argv in a new process group and waits for it. Whatever happens, the whole group is
+// killed before run returns, the child is reaped, and the output pipe is drained.
+func (s *Shell) run(ctx context.Context, path string, argv []string, dir string, stdin *string) (*runResult, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer outR.Close()
+	cmd := &exec.Cmd{
+		Path:        path,
+		Args:        argv,
+		Dir:         dir,
+		Stdout:      outW, // one pipe for both: the model sees them interleaved as a terminal would
+		Stderr:      outW,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	var inR, inW *os.File
+	if stdin != nil {
+		if inR, inW, err = os.Pipe(); err != nil {
+			outW.Close()
+			return nil, err
+		}
+		cmd.Stdin = inR
+		defer inW.Close()
+	}
+	err = cmd.Start()
+	// The child has its copies now. Closing ours makes EOF arrive when every process holding the
+	// output pipe exits, and a write to stdin fail when nobody can read it any more.
+	outW.Close()
+	if inR != nil {
+		inR.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("starting %q: %w", argv[0], describeOSError(err))
+	}
+	pgid := cmd.Process.Pid
+
+	res := &runResult{output: &cappedBuffer{max: s.maxOutput}}
+	var wg sync.WaitGroup
+	wg.Go(func() { io.Copy(res.output, outR) })
+	if inW != nil {
+		wg.Go(func() {
+			io.WriteString(inW, *stdin) // EPIPE when the program exits without reading it all
+			inW.Close()
+		})
+	}
+
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait() }()
+	select {
+	case <-waitErr:
+	case <-ctx.Done():
+		res.killed = true
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-waitErr
+	}
+	// Background processes the command left behind die with it. The leader is reaped by now, but
+	// its id stays reserved as long as any member of its group is alive.
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	outR.SetReadDeadline(time.Now().Add(drainGrace))
+	if inW != nil {
+		inW.SetWriteDeadline(time.Now().Add(drainGrace))
+	}
+	wg.Wait()
+	res.state = cmd.ProcessState
+	return res, nil
+}
+
+// cappedBuffer keeps the first max bytes written to it and counts the rest.
+type cappedBuffer struct {
+	buf   []byte
+	max   int
+	total int64
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	b.total += int64(len(p))
+	if room := b.max - len(b.buf); room > 0 {
+		b.buf = append(b.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// text returns the kept output as valid UTF-8, with a note when some was dropped.
+func (b *cappedBuffer) text() string {
+	kept := b.buf
+	if b.total > int64(len(kept)) {
+		kept = trimPartialRune(kept)
+	}
+	out := strings.ToValidUTF8(string(kept), string(utf8.RuneError))
+	if b.total > int64(len(b.buf)) {
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		out += fmt.Sprintf("[shell_exec: output truncated: showing the first %d of %d bytes]", len(kept), b.total)
+	}
+	return out
+}
