@@ -139,7 +139,7 @@ func TestEscapes(t *testing.T) {
 		// Refused: absolute paths outside.
 		{name: "absolute path outside", op: "read", args: read(p("secret.txt")), wantErr: outside},
 		{name: "absolute system file", op: "read", args: read("/etc/passwd"), wantErr: outside},
-		{name: "absolute path with dotdot out of the root", op: "read", args: read(s.ws+"/../notallowed.txt"), wantErr: escapes},
+		{name: "absolute path with dotdot out of the root", op: "read", args: read(s.ws + "/../notallowed.txt"), wantErr: escapes},
 		{name: "write to absolute path outside", op: "write", args: write(p("outside/x.txt")), wantErr: outside, check: fileIs("outside/x.txt", "outside\n")},
 		// Refused: symlinks inside pointing out.
 		{name: "symlink inside to file outside (relative)", op: "read", args: read("workspace/link_out_file"), wantErr: escapes},

@@ -79,34 +79,35 @@ func (t *FSRead) Call(ctx context.Context, args json.RawMessage) (string, error)
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	d, rel, err := t.dirs.resolve(a.Path)
-	if err != nil {
-		return "", err
-	}
-	// O_NONBLOCK keeps a FIFO from blocking the open; the type check below then refuses it.
-	f, err := d.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", pathError(a.Path, d, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", pathError(a.Path, d, err)
-	}
-	switch {
-	case fi.IsDir():
-		return t.list(a, f)
-	case !fi.Mode().IsRegular():
-		return "", fmt.Errorf("path %q is not a regular file (%s)", a.Path, fileKind(fi.Mode()))
-	}
-	return t.read(a, f, fi.Size())
+	var out string
+	err := t.dirs.do(a.Path, func(d *allowedDir, rel string) error {
+		// O_NONBLOCK keeps a FIFO from blocking the open; the type check below then refuses it.
+		f, err := d.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		switch {
+		case err != nil:
+			return err
+		case fi.IsDir():
+			out, err = t.list(a, f)
+		case !fi.Mode().IsRegular():
+			err = userErrorf("path %q is not a regular file (%s)", a.Path, fileKind(fi.Mode()))
+		default:
+			out, err = t.read(a, f, fi.Size())
+		}
+		return err
+	})
+	return out, err
 }
 
 // read returns lines [offset, offset+limit) of the file, at most maxBytes of them.
 func (t *FSRead) read(a fsReadArgs, f io.Reader, size int64) (string, error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	if head, _ := br.Peek(binarySniffBytes); bytes.IndexByte(head, 0) >= 0 {
-		return "", fmt.Errorf("path %q is a binary file (it contains NUL bytes); fs_read returns text only", a.Path)
+		return "", userErrorf("path %q is a binary file (it contains NUL bytes); fs_read returns text only", a.Path)
 	}
 	var out []byte
 	note := ""
@@ -126,12 +127,12 @@ func (t *FSRead) read(a fsReadArgs, f io.Reader, size int64) (string, error) {
 		line, long, err := readLine(br, keep)
 		if err == io.EOF && len(line) == 0 && !long {
 			if lineNo <= a.Offset && a.Offset > 1 {
-				return "", fmt.Errorf("offset %d is past the end of %q, which has %d lines", a.Offset, a.Path, lineNo-1)
+				return "", userErrorf("offset %d is past the end of %q, which has %d lines", a.Offset, a.Path, lineNo-1)
 			}
 			break
 		}
 		if err != nil && err != io.EOF {
-			return "", fmt.Errorf("reading %q: %w", a.Path, describeOSError(err))
+			return "", userErrorf("reading %q: %v", a.Path, describeOSError(err))
 		}
 		if lineNo < a.Offset {
 			continue
@@ -145,10 +146,10 @@ func (t *FSRead) read(a fsReadArgs, f io.Reader, size int64) (string, error) {
 			line = trimPartialRune(line)
 		}
 		if bytes.IndexByte(line, 0) >= 0 {
-			return "", fmt.Errorf("path %q is a binary file (line %d contains NUL bytes); fs_read returns text only", a.Path, lineNo)
+			return "", userErrorf("path %q is a binary file (line %d contains NUL bytes); fs_read returns text only", a.Path, lineNo)
 		}
 		if !utf8.Valid(line) {
-			return "", fmt.Errorf("path %q is not UTF-8 text (invalid bytes on line %d); fs_read returns text only", a.Path, lineNo)
+			return "", userErrorf("path %q is not UTF-8 text (invalid bytes on line %d); fs_read returns text only", a.Path, lineNo)
 		}
 		out = append(out, line...)
 		if long {
@@ -202,7 +203,7 @@ func trimPartialRune(b []byte) []byte {
 func (t *FSRead) list(a fsReadArgs, f *os.File) (string, error) {
 	entries, err := f.ReadDir(-1)
 	if err != nil {
-		return "", fmt.Errorf("listing %q: %w", a.Path, describeOSError(err))
+		return "", userErrorf("listing %q: %v", a.Path, describeOSError(err))
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
@@ -217,7 +218,7 @@ func (t *FSRead) list(a fsReadArgs, f *os.File) (string, error) {
 		return "(empty directory)", nil
 	}
 	if a.Offset > len(names) {
-		return "", fmt.Errorf("offset %d is past the end of directory %q, which has %d entries", a.Offset, a.Path, len(names))
+		return "", userErrorf("offset %d is past the end of directory %q, which has %d entries", a.Offset, a.Path, len(names))
 	}
 	var b strings.Builder
 	note := ""

@@ -59,53 +59,54 @@ func (t *FSWrite) Call(ctx context.Context, args json.RawMessage) (string, error
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	d, rel, err := t.dirs.resolve(a.Path)
-	if err != nil {
-		return "", err
-	}
-	if rel == "." || strings.HasSuffix(rel, "/") {
-		return "", fmt.Errorf("path %q names a directory; give a file name", a.Path)
-	}
-	if a.CreateDirs {
-		if dir := path.Dir(rel); dir != "." {
-			if err := d.root.MkdirAll(dir, 0o755); err != nil {
-				return "", pathError(a.Path, d, err)
+	var n int
+	err := t.dirs.do(a.Path, func(d *allowedDir, rel string) (err error) {
+		if rel == "." || strings.HasSuffix(rel, "/") {
+			return userErrorf("path %q names a directory; give a file name", a.Path)
+		}
+		if a.CreateDirs {
+			if dir := path.Dir(rel); dir != "." {
+				if err := d.root.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
 			}
 		}
-	}
-	flag := os.O_WRONLY | os.O_CREATE | syscall.O_NONBLOCK // a FIFO without a reader fails instead of blocking
-	if a.Append {
-		flag |= os.O_APPEND
-	}
-	f, err := d.root.OpenFile(rel, flag, 0o644)
-	if err != nil {
+		flag := os.O_WRONLY | os.O_CREATE | syscall.O_NONBLOCK // a FIFO without a reader fails instead of blocking
+		if a.Append {
+			flag |= os.O_APPEND
+		}
+		f, err := d.root.OpenFile(rel, flag, 0o644)
 		if errors.Is(err, fs.ErrNotExist) && !a.CreateDirs {
-			return "", fmt.Errorf("path %q: the parent directory does not exist (set create_dirs to create it)", a.Path)
+			return userErrorf("path %q: the parent directory does not exist (set create_dirs to create it)", a.Path)
+		} else if err != nil {
+			return err
 		}
-		return "", pathError(a.Path, d, err)
-	}
-	fi, err := f.Stat()
+		defer func() {
+			if cerr := f.Close(); err == nil && cerr != nil {
+				err = userErrorf("writing %q: %v", a.Path, describeOSError(cerr))
+			}
+		}()
+		fi, err := f.Stat()
+		switch {
+		case err != nil:
+			return err
+		case !fi.Mode().IsRegular():
+			return userErrorf("path %q is not a regular file (%s)", a.Path, fileKind(fi.Mode()))
+		}
+		// Truncate only after the type check, so that a device or pipe is never touched.
+		if !a.Append {
+			if err := f.Truncate(0); err != nil {
+				return err
+			}
+		}
+		n, err = f.WriteString(*a.Content)
+		if err != nil {
+			return userErrorf("writing %q: %v (%d bytes written)", a.Path, describeOSError(err), n)
+		}
+		return nil
+	})
 	if err != nil {
-		f.Close()
-		return "", pathError(a.Path, d, err)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return "", fmt.Errorf("path %q is not a regular file (%s)", a.Path, fileKind(fi.Mode()))
-	}
-	// Truncate only after the type check, so that a device or pipe is never touched.
-	if !a.Append {
-		if err := f.Truncate(0); err != nil {
-			f.Close()
-			return "", pathError(a.Path, d, err)
-		}
-	}
-	n, werr := f.WriteString(*a.Content)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return "", fmt.Errorf("writing %q: %w (%d bytes written)", a.Path, describeOSError(werr), n)
+		return "", err
 	}
 	if a.Append {
 		return fmt.Sprintf("appended %d bytes to %s", n, a.Path), nil

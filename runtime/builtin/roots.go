@@ -97,21 +97,23 @@ func (ds *allowedDirs) names() string {
 	return strings.Join(names, ", ")
 }
 
-// resolve finds the allowed root a requested path lies in and the path relative to that root.
-// The root is chosen by the leading components of the path; the rest, including any ".." and
-// symlinks, is left for os.Root to resolve, so it cannot climb out. A path whose leading
-// components only reach a root after lexical cleaning ("other/../workspace/f") is cleaned first.
-func (ds *allowedDirs) resolve(p string) (*allowedDir, string, error) {
+// match lists the allowed roots a requested path lies in, most specific first, each with the
+// path relative to that root. A root is chosen by the leading components of the path; the rest,
+// including any ".." and symlinks, is left for os.Root to resolve, so it cannot climb out. A path
+// whose leading components only reach a root after lexical cleaning ("other/../workspace/f")
+// is matched cleaned.
+func (ds *allowedDirs) match(p string) ([]rootedPath, error) {
 	if p == "" {
-		return nil, "", errors.New(`"path" is required`)
+		return nil, errors.New(`"path" is required`)
 	}
 	if strings.ContainsRune(p, 0) {
-		return nil, "", fmt.Errorf("path %q contains a NUL byte", p)
+		return nil, fmt.Errorf("path %q contains a NUL byte", p)
 	}
 	abs := p
 	if !filepath.IsAbs(abs) {
 		abs = ds.workdir + string(filepath.Separator) + p
 	}
+	var out []rootedPath
 	for _, candidate := range []string{abs, filepath.Clean(abs)} {
 		comps := components(candidate)
 		for i := range ds.dirs {
@@ -126,11 +128,41 @@ func (ds *allowedDirs) resolve(p string) (*allowedDir, string, error) {
 				} else if strings.HasSuffix(p, "/") {
 					rel += "/" // keep "file/" an error, as it is for the OS
 				}
-				return d, rel, nil
+				out = append(out, rootedPath{d, rel})
+				break
 			}
 		}
+		if len(out) > 0 {
+			return out, nil
+		}
 	}
-	return nil, "", fmt.Errorf("path %q is outside the allowed paths (%s)", p, ds.names())
+	return nil, fmt.Errorf("path %q is outside the allowed paths (%s)", p, ds.names())
+}
+
+// rootedPath is a requested path relative to one allowed root.
+type rootedPath struct {
+	dir *allowedDir
+	rel string
+}
+
+// do runs op on the requested path inside the most specific allowed root. When the path leaves
+// that root (say "out/../notes.txt" with roots "." and "out"), the next root that contains it
+// gets a try, so nested roots allow exactly their union. Errors are worded for the model.
+func (ds *allowedDirs) do(p string, op func(d *allowedDir, rel string) error) error {
+	matches, err := ds.match(p)
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		err = op(m.dir, m.rel)
+		if !isEscape(err) {
+			break
+		}
+	}
+	if err != nil {
+		return pathError(p, matches[len(matches)-1].dir, err)
+	}
+	return nil
 }
 
 // components splits a path into its names, dropping empty and "." names, which never change
@@ -148,11 +180,30 @@ func components(p string) []string {
 // pathError turns an error from an os.Root operation on the requested path p into a message for
 // the model: what went wrong, in words, without the absolute root directory.
 func pathError(p string, d *allowedDir, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent" {
+	var msg *userError
+	switch {
+	case errors.As(err, &msg):
+		return msg
+	case isEscape(err):
 		return fmt.Errorf("path %q escapes the allowed path %q (through \"..\" or a symbolic link that leads outside it)", p, d.name)
 	}
 	return fmt.Errorf("path %q: %w", p, describeOSError(err))
+}
+
+// userError is an error already worded for the model; pathError passes it through.
+type userError struct{ msg string }
+
+func (e *userError) Error() string { return e.msg }
+
+func userErrorf(format string, args ...any) error {
+	return &userError{fmt.Sprintf(format, args...)}
+}
+
+// isEscape reports whether os.Root refused a path for leaving the root. The sentinel is not
+// exported, so its text is the contract (stable since Go 1.24).
+func isEscape(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent"
 }
 
 // describeOSError strips the operation and path from OS errors and names the common causes.
@@ -166,8 +217,8 @@ func describeOSError(err error) error {
 		return errors.New("no such file or directory")
 	case errors.Is(err, fs.ErrPermission):
 		return errors.New("permission denied")
-	case errors.Is(err, syscall.ENOTDIR):
-		return errors.New("a component of the path is not a directory")
+	case errors.Is(err, syscall.ENOTDIR), err.Error() == "not a directory":
+		return errors.New("not a directory")
 	case errors.Is(err, syscall.EISDIR):
 		return errors.New("is a directory")
 	case errors.Is(err, syscall.ELOOP):
