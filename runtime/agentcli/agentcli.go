@@ -1,0 +1,233 @@
+// Package agentcli is the command line every toolgen agent binary shares:
+//
+//	serve  [--stdio | --http ADDR] [--agent A]   run as an MCP server
+//	tools  [--agent A] [--step WF/ROLE/STEP]     list the tool surface
+//	call   [--agent A] TOOL [JSON]                call one tool, print the result
+//	find   [--agent A] [--limit N] QUERY...      search the agent's tools
+//	agents                                        list the agents
+//	status [--agent A]                            MCP servers and their health
+//
+// A generated agent's main is one line: os.Exit(agentcli.Main(pkg.Registry,
+// os.Args[1:])). Logs and events go to stderr as slog text; stdout carries
+// only results (and, under serve --stdio, only the MCP protocol).
+package agentcli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/toolgen-dev/toolgen/runtime"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // a failed call, a session that could not open
+	exitUsage = 2
+)
+
+// Options are the process facilities a command uses; tests substitute them.
+// Zero fields mean the real process's.
+type Options struct {
+	Stdin  io.ReadCloser
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads the environment (server env(), TOOLGEN_LOG).
+	Getenv func(string) (string, bool)
+	// Session is the base of every session's options; Logger and Getenv are
+	// filled in from the fields above when unset.
+	Session runtime.Options
+}
+
+func (o Options) withDefaults() Options {
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.LookupEnv
+	}
+	return o
+}
+
+// Main runs the agent CLI with the process's stdio and environment. SIGINT
+// and SIGTERM cancel the command; the session is then closed, which stops
+// the MCP servers it started. It returns the exit code.
+func Main(reg *runtime.Registry, args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, reg, args, Options{})
+}
+
+// Run is Main with an explicit context and options.
+func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options) int {
+	opts = opts.withDefaults()
+	c := &cli{ctx: ctx, reg: reg, opts: opts, stdout: opts.Stdout, stderr: opts.Stderr}
+	if len(args) == 0 {
+		c.usage(opts.Stderr)
+		return exitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "serve":
+		return c.serve(rest)
+	case "tools":
+		return c.tools(rest)
+	case "call":
+		return c.call(rest)
+	case "find":
+		return c.find(rest)
+	case "agents":
+		return c.agents(rest)
+	case "status":
+		return c.status(rest)
+	case "help", "-h", "-help", "--help":
+		c.usage(opts.Stdout)
+		return exitOK
+	}
+	names := make([]string, len(commands))
+	for i, cmd := range commands {
+		names[i] = cmd.name
+	}
+	fmt.Fprintf(opts.Stderr, "%s: unknown command %q%s\n", c.prog(), name, didYouMean(name, names))
+	c.usage(opts.Stderr)
+	return exitUsage
+}
+
+type command struct{ name, args, help string }
+
+// commands in the order usage lists them; Run dispatches on the names.
+var commands = []command{
+	{"serve", "[--stdio | --http ADDR] [--agent A]", "run as an MCP server (stdio by default)"},
+	{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent (or a workflow step) exposes"},
+	{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result"},
+	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
+	{"agents", "[--json]", "list the agents in this binary"},
+	{"status", "[--agent A] [--json]", "show the agent's MCP servers and their health"},
+}
+
+type cli struct {
+	ctx    context.Context
+	reg    *runtime.Registry
+	opts   Options
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func (c *cli) prog() string {
+	if c.reg != nil && c.reg.Package != "" {
+		return c.reg.Package
+	}
+	return "agent"
+}
+
+func (c *cli) usage(w io.Writer) {
+	fmt.Fprintf(w, "usage: %s COMMAND [flags]\n\ncommands:\n", c.prog())
+	for _, cmd := range commands {
+		fmt.Fprintf(w, "  %-7s %s\n          %s\n", cmd.name, cmd.args, cmd.help)
+	}
+	fmt.Fprintf(w, "\nLogs go to stderr; TOOLGEN_LOG=debug|info|warn|error sets their level.\n")
+}
+
+// logger writes slog text to stderr at TOOLGEN_LOG's level, or def.
+func (c *cli) logger(def slog.Level) *slog.Logger {
+	level := def
+	if v, ok := c.opts.Getenv("TOOLGEN_LOG"); ok && v != "" {
+		if err := level.UnmarshalText([]byte(v)); err != nil {
+			fmt.Fprintf(c.stderr, "%s: TOOLGEN_LOG=%q is not a level (debug, info, warn, error); using %s\n", c.prog(), v, def)
+			level = def
+		}
+	}
+	return slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// agent resolves --agent: empty means the first agent of the registry.
+func (c *cli) agent(name string) (string, error) {
+	if c.reg == nil || len(c.reg.Agents) == 0 {
+		return "", fmt.Errorf("this binary declares no agents")
+	}
+	if name == "" {
+		return c.reg.Agents[0].Name, nil
+	}
+	names := make([]string, len(c.reg.Agents))
+	for i, a := range c.reg.Agents {
+		if a.Name == name {
+			return name, nil
+		}
+		names[i] = a.Name
+	}
+	return "", fmt.Errorf("unknown agent %q%s (agents: %s)", name, didYouMean(name, names), strings.Join(names, ", "))
+}
+
+// open starts a session for the named agent (or the default one).
+func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, *slog.Logger, error) {
+	agent, err := c.agent(agentFlag)
+	if err != nil {
+		return nil, nil, err
+	}
+	so := c.opts.Session
+	if so.Logger == nil {
+		so.Logger = c.logger(level)
+	}
+	if so.Getenv == nil {
+		so.Getenv = c.opts.Getenv
+	}
+	sess, err := runtime.Open(c.ctx, c.reg, agent, so)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open agent %s: %w", agent, err)
+	}
+	return sess, so.Logger, nil
+}
+
+// fail prints err to stderr and returns code.
+func (c *cli) fail(code int, err error) int {
+	fmt.Fprintf(c.stderr, "%s: %v\n", c.prog(), err)
+	return code
+}
+
+// didYouMean suggests the closest of names to s, or returns "".
+func didYouMean(s string, names []string) string {
+	best, bestD := "", -1
+	for _, n := range names {
+		d := editDistance(strings.ToLower(s), strings.ToLower(n))
+		if bestD < 0 || d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" || bestD > max(2, len(s)/3) {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// editDistance is the Levenshtein distance over bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,364 @@
+package agentcli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/serve"
+)
+
+// errUsage marks a usage error already explained on stderr.
+var errUsage = errors.New("usage")
+
+// flags makes a command's flag set, printing its errors and help to stderr.
+func (c *cli) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.Usage = func() {
+		for _, cmd := range commands {
+			if cmd.name == name {
+				fmt.Fprintf(c.stderr, "usage: %s %s %s\n  %s\n", c.prog(), name, cmd.args, cmd.help)
+			}
+		}
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags anywhere among the arguments (`call TOOL '{}' --agent
+// a` works) and returns the positional ones; everything after "--" is
+// positional.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var tail []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, tail = args[:i], args[i+1:]
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, flag.ErrHelp
+			}
+			return nil, errUsage
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return append(pos, tail...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// parseOr returns the exit code for a parse failure.
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
+}
+
+func (c *cli) usageErr(fs *flag.FlagSet, format string, a ...any) int {
+	fmt.Fprintf(c.stderr, "%s %s: %s\n", c.prog(), fs.Name(), fmt.Sprintf(format, a...))
+	fs.Usage()
+	return exitUsage
+}
+
+func (c *cli) serve(args []string) int {
+	fs := c.flags("serve")
+	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout (the default)")
+	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port; port 0 picks one)")
+	agent := fs.String("agent", "", "the agent to serve (default: the first)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseExit(err)
+	}
+	if len(pos) > 0 {
+		return c.usageErr(fs, "unexpected argument %q", pos[0])
+	}
+	if *stdio && *addr != "" {
+		return c.usageErr(fs, "--stdio and --http exclude each other")
+	}
+	sess, logger, err := c.open(*agent, slog.LevelInfo)
+	if err != nil {
+		return c.fail(exitFail, err)
+	}
+	defer sess.Close()
+	srv := serve.New(sess, serve.Options{Logger: logger})
+	defer srv.Close()
+	if *addr != "" {
+		err = srv.ListenAndServe(c.ctx, *addr, func(a net.Addr) {
+			// A plain line scripts can wait for (the port, when 0 was asked).
+			fmt.Fprintf(c.stderr, "serving agent %s on http://%s/mcp\n", sess.Agent(), a)
+		})
+	} else {
+		logger.Info("serve.stdio", "agent", sess.Agent())
+		err = srv.ServeIO(c.ctx, c.opts.Stdin, nopCloser{c.stdout})
+	}
+	if err != nil {
+		return c.fail(exitFail, err)
+	}
+	return exitOK
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// toolJSON is one tool in --json output, in MCP's tools/list shape plus
+// where it comes from.
+type toolJSON struct {
+	Name        string           `json:"name"`
+	Description string           `json:"description"`
+	InputSchema json.RawMessage  `json:"inputSchema,omitempty"`
+	Kind        runtime.ToolKind `json:"kind,omitempty"`
+	Namespace   string           `json:"namespace,omitempty"`
+}
+
+func (c *cli) tools(args []string) int {
+	fs := c.flags("tools")
+	agent := fs.String("agent", "", "the agent (default: the first)")
+	step := fs.String("step", "", "list the tools of workflow step `WF/ROLE/STEP` instead")
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseExit(err)
+	}
+	if len(pos) > 0 {
+		return c.usageErr(fs, "unexpected argument %q", pos[0])
+	}
+	var wf, role, st string
+	if *step != "" {
+		parts := strings.Split(*step, "/")
+		if len(parts) != 3 || slices.Contains(parts, "") {
+			return c.usageErr(fs, "--step %q: want WORKFLOW/ROLE/STEP", *step)
+		}
+		wf, role, st = parts[0], parts[1], parts[2]
+	}
+	sess, _, err := c.open(*agent, slog.LevelWarn)
+	if err != nil {
+		return c.fail(exitFail, err)
+	}
+	defer sess.Close()
+	tools := sess.Tools()
+	if *step != "" {
+		if tools, err = sess.ToolsForStep(c.ctx, wf, role, st); err != nil {
+			return c.fail(exitFail, err)
+		}
+	}
+	if *asJSON {
+		out := make([]toolJSON, len(tools))
+		for i, t := range tools {
+			out[i] = toolJSON{t.Name, t.Description, t.InputSchema, t.Kind, t.Namespace}
+		}
+		return c.printJSON(out)
+	}
+	if len(tools) == 0 {
+		fmt.Fprintln(c.stdout, "no tools")
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tKIND\tDESCRIPTION")
+	for _, t := range tools {
+		kind := string(t.Kind)
+		if t.Namespace != "" {
+			kind += ":" + t.Namespace
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, kind, summary(t.Description, 80))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func (c *cli) call(args []string) int {
+	fs := c.flags("call")
+	agent := fs.String("agent", "", "the agent (default: the first)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseExit(err)
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		return c.usageErr(fs, "want TOOL and optional JSON arguments, got %d arguments", len(pos))
+	}
+	tool, input := pos[0], "{}"
+	if len(pos) == 2 {
+		input = pos[1]
+	}
+	if input == "-" {
+		b, err := io.ReadAll(c.opts.Stdin)
+		if err != nil {
+			return c.fail(exitFail, fmt.Errorf("read arguments from stdin: %w", err))
+		}
+		input = string(b)
+	}
+	if !json.Valid([]byte(input)) {
+		return c.usageErr(fs, "arguments are not valid JSON: %s", summary(input, 60))
+	}
+	sess, _, err := c.open(*agent, slog.LevelWarn)
+	if err != nil {
+		return c.fail(exitFail, err)
+	}
+	defer sess.Close()
+	res := sess.Call(c.ctx, tool, json.RawMessage(input))
+	if code := c.printJSON(res); code != exitOK {
+		return code
+	}
+	if !res.OK {
+		return exitFail
+	}
+	return exitOK
+}
+
+func (c *cli) find(args []string) int {
+	fs := c.flags("find")
+	agent := fs.String("agent", "", "the agent (default: the first)")
+	limit := fs.Int("limit", 10, "at most `N` results")
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseExit(err)
+	}
+	query := strings.TrimSpace(strings.Join(pos, " "))
+	if query == "" {
+		return c.usageErr(fs, "want a QUERY")
+	}
+	if *limit < 1 {
+		return c.usageErr(fs, "--limit must be at least 1")
+	}
+	sess, _, err := c.open(*agent, slog.LevelWarn)
+	if err != nil {
+		return c.fail(exitFail, err)
+	}
+	defer sess.Close()
+	hits := sess.Find(query, *limit)
+	if *asJSON {
+		if hits == nil {
+			hits = []runtime.FindHit{}
+		}
+		return c.printJSON(hits)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(c.stdout, "no tools match %q\n", query)
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tTOOL\tSCORE\tACTIVE\tDESCRIPTION")
+	for i, h := range hits {
+		active := "no"
+		if h.Active {
+			active = "yes"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.3f\t%s\t%s\n", i+1, h.Name, h.Score, active, summary(h.Description, 70))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func (c *cli) agents(args []string) int {
+	fs := c.flags("agents")
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseExit(err)
+	}
+	if len(pos) > 0 {
+		return c.usageErr(fs, "unexpected argument %q", pos[0])
+	}
+	if c.reg == nil || len(c.reg.Agents) == 0 {
+		return c.fail(exitFail, errors.New("this binary declares no agents"))
+	}
+	if *asJSON {
+		type agentJSON struct {
+			Name        string `json:"name"`
+			Description string `json:"description,omitempty"`
+			Default     bool   `json:"default"`
+		}
+		out := make([]agentJSON, len(c.reg.Agents))
+		for i, a := range c.reg.Agents {
+			out[i] = agentJSON{a.Name, a.Description, i == 0}
+		}
+		return c.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tDESCRIPTION")
+	for i, a := range c.reg.Agents {
+		name := a.Name
+		if i == 0 {
+			name += " (default)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", name, summary(a.Description, 80))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func (c *cli) status(args []string) int {
+	fs := c.flags("status")
+	agent := fs.String("agent", "", "the agent (default: the first)")
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseExit(err)
+	}
+	if len(pos) > 0 {
+		return c.usageErr(fs, "unexpected argument %q", pos[0])
+	}
+	sess, _, err := c.open(*agent, slog.LevelWarn)
+	if err != nil {
+		return c.fail(exitFail, err)
+	}
+	defer sess.Close()
+	servers := sess.Servers()
+	if *asJSON {
+		type serverJSON struct {
+			Name   string         `json:"name"`
+			Health runtime.Health `json:"health"`
+			Tools  int            `json:"tools"`
+			Error  string         `json:"error,omitempty"`
+		}
+		out := make([]serverJSON, len(servers))
+		for i, s := range servers {
+			out[i] = serverJSON{s.Name, s.Health, s.Tools, s.Error}
+		}
+		return c.printJSON(out)
+	}
+	fmt.Fprintf(c.stdout, "agent %s: %d tools\n", sess.Agent(), len(sess.Tools()))
+	if len(servers) == 0 {
+		fmt.Fprintln(c.stdout, "no MCP servers")
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tHEALTH\tTOOLS\tERROR")
+	for _, s := range servers {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.Name, s.Health, s.Tools, s.Error)
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func (c *cli) printJSON(v any) int {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return c.fail(exitFail, err)
+	}
+	fmt.Fprintf(c.stdout, "%s\n", b)
+	return exitOK
+}
+
+// summary is the first line of s, cut to n runes.
+func summary(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
