@@ -1,0 +1,60 @@
+package hcl
+
+import (
+	"io/fs"
+	"path"
+	"path/filepath"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+)
+
+// evalContext offers the load-time functions: file() reads inside the spec
+// directory. env() is not here on purpose: it is read from the syntax tree
+// where it is allowed and becomes a run-time lookup.
+func evalContext(fsys fs.FS) *hcl.EvalContext {
+	return &hcl.EvalContext{
+		Functions: map[string]function.Function{
+			"file": fileFunc(fsys),
+			"env":  envMisplacedFunc,
+		},
+	}
+}
+
+func fileFunc(fsys fs.FS) function.Function {
+	return function.New(&function.Spec{
+		Description: "Reads a file relative to the spec directory.",
+		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			p := filepath.ToSlash(args[0].AsString())
+			clean := path.Clean(p)
+			if !fs.ValidPath(clean) || p == "" {
+				return cty.NilVal, function.NewArgErrorf(0, "%q is outside the spec directory; file() reads paths relative to it, without \"..\"", p)
+			}
+			b, err := fs.ReadFile(fsys, clean)
+			if err != nil {
+				return cty.NilVal, function.NewArgErrorf(0, "cannot read %q: %s", p, unwrapPathErr(err))
+			}
+			return cty.StringVal(string(b)), nil
+		},
+	})
+}
+
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// envMisplacedFunc explains where env() may be used instead of the generic
+// "no function named env".
+var envMisplacedFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "name", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func([]cty.Value, cty.Type) (cty.Value, error) {
+		return cty.NilVal, function.NewArgErrorf(0, "env() is read when the agent binary runs, so it is only allowed in server env, url and headers values and in rest url and headers")
+	},
+})

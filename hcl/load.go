@@ -1,0 +1,292 @@
+// Package hcl is the toolgen spec language: it loads a directory of *.hcl
+// and *.hcl.json files, decodes each block kind, resolves references,
+// validates, and builds the resolved IR of package ir.
+//
+// Every problem is an hcl.Diagnostic with a source range. The pipeline stops
+// between phases (parse, decode, resolve) when a phase has errors, but
+// collects every diagnostic inside a phase.
+package hcl
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing/fstest"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+)
+
+// Load reads, validates and resolves the spec in dir.
+func Load(dir string) (*ir.Spec, hcl.Diagnostics) {
+	spec, _, diags := LoadDir(dir)
+	return spec, diags
+}
+
+// LoadDir is Load that also returns the parsed files, keyed by the file
+// names diagnostics use, so callers can render source snippets.
+func LoadDir(dir string) (*ir.Spec, map[string]*hcl.File, hcl.Diagnostics) {
+	info, err := os.Stat(dir)
+	if err != nil || !info.IsDir() {
+		detail := fmt.Sprintf("%q is not a directory.", dir)
+		if err != nil {
+			detail = fmt.Sprintf("Cannot read the spec directory: %s.", unwrapPathErr(err))
+		}
+		return nil, map[string]*hcl.File{}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Spec directory not found", Detail: detail}}
+	}
+	return LoadFS(dir, os.DirFS(dir))
+}
+
+// LoadFiles loads a spec held in memory: file name (relative to dir) →
+// content. file() reads from the same map.
+func LoadFiles(dir string, files map[string][]byte) (*ir.Spec, map[string]*hcl.File, hcl.Diagnostics) {
+	fsys := fstest.MapFS{}
+	for name, b := range files {
+		fsys[filepath.ToSlash(name)] = &fstest.MapFile{Data: b, Mode: 0o644}
+	}
+	return LoadFS(dir, fsys)
+}
+
+// LoadFS loads the spec whose files are the *.hcl and *.hcl.json files at
+// the top of fsys. dir names the directory in diagnostics and in ir.Spec.Dir;
+// nothing outside fsys is read.
+func LoadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnostics) {
+	names, diags := specFiles(dir, fsys)
+	if diags.HasErrors() {
+		return nil, map[string]*hcl.File{}, diags
+	}
+
+	// Phase 1: parse every file.
+	parser := hclparse.NewParser()
+	var files []*hcl.File
+	for _, name := range names {
+		src, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read spec file", Detail: fmt.Sprintf("Reading %s: %s.", displayName(dir, name), unwrapPathErr(err))})
+			continue
+		}
+		var f *hcl.File
+		var d hcl.Diagnostics
+		if strings.HasSuffix(name, ".hcl.json") {
+			f, d = parser.ParseJSON(src, displayName(dir, name))
+		} else {
+			f, d = parser.ParseHCL(src, displayName(dir, name))
+		}
+		diags = append(diags, d...)
+		if f != nil && f.Body != nil {
+			files = append(files, f)
+		}
+	}
+	if diags.HasErrors() {
+		return nil, parser.Files(), diags
+	}
+
+	// Phase 2: decode every block.
+	cfg, d := decode(files, evalContext(fsys))
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, parser.Files(), diags
+	}
+	cfg.lock, cfg.lockFile, cfg.lockSrc, d = readLock(dir, fsys)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, parser.Files(), diags
+	}
+
+	// Phase 3: resolve references, validate across blocks, build the IR.
+	spec, d := resolve(cfg)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, parser.Files(), diags
+	}
+	spec.Dir = dir
+	spec.Files = names
+	if spec.Package == "" {
+		spec.Package = packageName(dirBase(dir))
+	}
+	return spec, parser.Files(), diags
+}
+
+// specFiles lists the spec files of fsys, sorted. Like Terraform, files
+// starting with "." or "#" or ending in "~" are editor leftovers, not spec.
+func specFiles(dir string, fsys fs.FS) ([]string, hcl.Diagnostics) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read spec directory", Detail: fmt.Sprintf("Reading %s: %s.", dir, unwrapPathErr(err))}}
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "#") || strings.HasSuffix(n, "~") {
+			continue
+		}
+		if strings.HasSuffix(n, ".hcl") || strings.HasSuffix(n, ".hcl.json") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "No spec files", Detail: fmt.Sprintf("The directory %s has no *.hcl or *.hcl.json files.", dir)}}
+	}
+	return names, nil
+}
+
+// displayName is the file name used in ranges: joined with dir so that it
+// is a path relative to the working directory when dir is.
+func displayName(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return filepath.Join(dir, name)
+}
+
+func dirBase(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return filepath.Base(dir)
+}
+
+// config is every decoded block of a spec, in file and declaration order.
+type config struct {
+	toolgen   *toolgenBlock
+	defaults  *ir.Defaults
+	queues    []*queueBlock
+	servers   []*serverBlock
+	policies  []*policyBlock
+	tools     []*toolBlock
+	bundles   []*bundleBlock
+	agents    []*agentBlock
+	workflows []*workflowBlock
+	lock      *Lock
+	lockFile  string // display name of the lock file
+	lockSrc   []byte
+}
+
+var rootSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "toolgen"},
+		{Type: "defaults"},
+		{Type: "queue", LabelNames: []string{"name"}},
+		{Type: "server", LabelNames: []string{"name"}},
+		{Type: "policy", LabelNames: []string{"name"}},
+		{Type: "tool", LabelNames: []string{"name"}},
+		{Type: "bundle", LabelNames: []string{"name"}},
+		{Type: "agent", LabelNames: []string{"name"}},
+		{Type: "workflow", LabelNames: []string{"name"}},
+	},
+}
+
+// decode reads every top-level block of every file.
+func decode(files []*hcl.File, ctx *hcl.EvalContext) (*config, hcl.Diagnostics) {
+	cfg := &config{}
+	var diags hcl.Diagnostics
+	var toolgenRange, defaultsRange *hcl.Range
+	for _, f := range files {
+		content, d := f.Body.Content(rootSchema)
+		diags = append(diags, d...)
+		for _, b := range content.Blocks {
+			switch b.Type {
+			case "toolgen":
+				if toolgenRange != nil {
+					diags = append(diags, singleton("toolgen", b.DefRange, *toolgenRange))
+					continue
+				}
+				toolgenRange = b.DefRange.Ptr()
+				t, d := decodeToolgen(b, ctx)
+				diags = append(diags, d...)
+				cfg.toolgen = t
+			case "defaults":
+				if defaultsRange != nil {
+					diags = append(diags, singleton("defaults", b.DefRange, *defaultsRange))
+					continue
+				}
+				defaultsRange = b.DefRange.Ptr()
+				v, d := decodeDefaults(b, ctx)
+				diags = append(diags, d...)
+				cfg.defaults = v
+			case "queue":
+				v, d := decodeQueue(b, ctx)
+				diags = append(diags, d...)
+				cfg.queues = append(cfg.queues, v)
+			case "server":
+				v, d := decodeServer(b, ctx)
+				diags = append(diags, d...)
+				cfg.servers = append(cfg.servers, v)
+			case "policy":
+				v, d := decodePolicy(b, ctx)
+				diags = append(diags, d...)
+				cfg.policies = append(cfg.policies, v)
+			case "tool":
+				v, d := decodeTool(b, ctx)
+				diags = append(diags, d...)
+				cfg.tools = append(cfg.tools, v)
+			case "bundle":
+				v, d := decodeBundle(b, ctx)
+				diags = append(diags, d...)
+				cfg.bundles = append(cfg.bundles, v)
+			case "agent":
+				v, d := decodeAgent(b, ctx)
+				diags = append(diags, d...)
+				cfg.agents = append(cfg.agents, v)
+			case "workflow":
+				v, d := decodeWorkflow(b, ctx)
+				diags = append(diags, d...)
+				cfg.workflows = append(cfg.workflows, v)
+			}
+		}
+	}
+	return cfg, diags
+}
+
+func singleton(kind string, rng, prev hcl.Range) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Duplicate " + kind + " block",
+		Detail:   fmt.Sprintf("A spec has at most one %s block; the first is at %s.", kind, shortPos(prev)),
+		Subject:  rng.Ptr(),
+	}
+}
+
+// readLock reads DIR/toolgen.lock.json when it exists.
+func readLock(dir string, fsys fs.FS) (*Lock, string, []byte, hcl.Diagnostics) {
+	name := displayName(dir, LockFileName)
+	b, err := fs.ReadFile(fsys, LockFileName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, name, nil, nil
+	}
+	rng := hcl.Range{Filename: name, Start: hcl.InitialPos, End: hcl.InitialPos}
+	if err != nil {
+		return nil, name, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read lock file", Detail: fmt.Sprintf("Reading %s: %s.", name, unwrapPathErr(err)), Subject: &rng}}
+	}
+	lock, err := ParseLock(b)
+	if err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			rng = posRange(name, b, int(se.Offset))
+		}
+		return nil, name, b, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid lock file", Detail: fmt.Sprintf("%s: %s. Run toolgen lock to rewrite it.", name, err), Subject: &rng}}
+	}
+	return lock, name, b, nil
+}
+
+// posRange is the empty range at a byte offset of src.
+func posRange(filename string, src []byte, offset int) hcl.Range {
+	offset = max(0, min(offset, len(src)))
+	pos := hcl.Pos{Line: 1, Column: 1, Byte: offset}
+	for _, c := range string(src[:offset]) {
+		if c == '\n' {
+			pos.Line++
+			pos.Column = 1
+		} else {
+			pos.Column++
+		}
+	}
+	return hcl.Range{Filename: filename, Start: pos, End: pos}
+}

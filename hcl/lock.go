@@ -1,0 +1,112 @@
+package hcl
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// LockFileName is the lock file's name inside a spec directory.
+const LockFileName = "toolgen.lock.json"
+
+// LockVersion is the format version this package reads and writes.
+const LockVersion = 1
+
+// Lock is toolgen.lock.json: what each external server exposed when
+// `toolgen lock` ran.
+//
+//	{"version":1,"servers":{"github":{"tools":[{"name":…,"description":…,"inputSchema":…,"hash":…}]}}}
+type Lock struct {
+	Version int                    `json:"version"`
+	Servers map[string]*LockServer `json:"servers"`
+}
+
+// LockServer is one server's recorded tools/list, sorted by name.
+type LockServer struct {
+	Tools []LockTool `json:"tools"`
+}
+
+// LockTool is one tool as the server described it.
+type LockTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Hash        string          `json:"hash"`
+}
+
+// ToolHash fingerprints a tool's name, description and input schema, so a
+// changed tool is drift even when its name is not. The schema is compacted
+// first; key order inside it is the server's and counts.
+func ToolHash(name, description string, inputSchema json.RawMessage) string {
+	var schema bytes.Buffer
+	if len(inputSchema) > 0 && json.Compact(&schema, inputSchema) != nil {
+		schema.Reset()
+		schema.Write(inputSchema)
+	}
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(name), []byte(description), schema.Bytes()} {
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Marshal writes the lock in its canonical form: tools sorted by name,
+// schemas compacted, hashes filled in, two-space indent, trailing newline.
+func (l *Lock) Marshal() ([]byte, error) {
+	out := Lock{Version: LockVersion, Servers: map[string]*LockServer{}}
+	for name, s := range l.Servers {
+		tools := make([]LockTool, len(s.Tools))
+		for i, t := range s.Tools {
+			if len(t.InputSchema) > 0 {
+				var buf bytes.Buffer
+				if err := json.Compact(&buf, t.InputSchema); err != nil {
+					return nil, fmt.Errorf("server %q tool %q: input schema: %w", name, t.Name, err)
+				}
+				t.InputSchema = buf.Bytes()
+			}
+			t.Hash = ToolHash(t.Name, t.Description, t.InputSchema)
+			tools[i] = t
+		}
+		sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+		out.Servers[name] = &LockServer{Tools: tools}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// ParseLock reads a lock file's content.
+func ParseLock(b []byte) (*Lock, error) {
+	var l Lock
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return nil, err
+	}
+	if l.Version != LockVersion {
+		return nil, fmt.Errorf("version %d is not supported (this toolgen reads version %d); run toolgen lock again", l.Version, LockVersion)
+	}
+	for name, s := range l.Servers {
+		if s == nil {
+			return nil, fmt.Errorf("server %q has no tools list", name)
+		}
+		seen := map[string]bool{}
+		for _, t := range s.Tools {
+			if t.Name == "" {
+				return nil, fmt.Errorf("server %q has a tool without a name", name)
+			}
+			if seen[t.Name] {
+				return nil, fmt.Errorf("server %q lists tool %q twice", name, t.Name)
+			}
+			seen[t.Name] = true
+		}
+		sort.Slice(s.Tools, func(i, j int) bool { return s.Tools[i].Name < s.Tools[j].Name })
+	}
+	return &l, nil
+}

@@ -1,0 +1,70 @@
+package hcl
+
+import (
+	"fmt"
+	"go/token"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// nameRe is the portable tool-name set: provider APIs reject dots and slashes.
+var nameRe = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+func checkName(kind, name string, rng hcl.Range) hcl.Diagnostics {
+	if nameRe.MatchString(name) {
+		return nil
+	}
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid name",
+		Detail:   fmt.Sprintf("The %s name %q must be 1 to 64 letters, digits, underscores or hyphens, the set every model provider accepts.", kind, name),
+		Subject:  rng.Ptr(),
+	}}
+}
+
+// goName is the exported CamelCase form of a name: read_file → ReadFile,
+// handoff-to → HandoffTo. A leading digit gets an X so the result is an
+// identifier on its own.
+func goName(name string) string {
+	var b strings.Builder
+	upper := true
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			upper = true
+			continue
+		}
+		if upper {
+			r = unicode.ToUpper(r)
+			upper = false
+		}
+		b.WriteRune(r)
+	}
+	s := b.String()
+	if s == "" || unicode.IsDigit(rune(s[0])) {
+		s = "X" + s
+	}
+	return s
+}
+
+// packageName turns a directory base name into a Go package name.
+func packageName(base string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(base) {
+		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
+			b.WriteRune(r)
+		}
+	}
+	s := b.String()
+	if s == "" || unicode.IsDigit(rune(s[0])) || token.IsKeyword(s) {
+		s = "spec" + s
+	}
+	return s
+}
+
+func sortBy[T any](s []T, key func(T) string) {
+	slices.SortStableFunc(s, func(a, b T) int { return strings.Compare(key(a), key(b)) })
+}

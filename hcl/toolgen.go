@@ -1,0 +1,58 @@
+package hcl
+
+import (
+	"fmt"
+	"go/token"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// toolgenBlock is the `toolgen` block: settings of the generated package.
+type toolgenBlock struct {
+	Package        string
+	PackageRange   hcl.Range
+	Separator      string
+	SeparatorRange hcl.Range
+	DeclRange      hcl.Range
+}
+
+var toolgenSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "package"}, {Name: "separator"}},
+}
+
+func decodeToolgen(block *hcl.Block, ctx *hcl.EvalContext) (*toolgenBlock, hcl.Diagnostics) {
+	t := &toolgenBlock{DeclRange: block.DefRange}
+	content, diags := block.Body.Content(toolgenSchema)
+	if a := content.Attributes["package"]; a != nil {
+		s, d := evalString(a.Expr, ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			t.Package, t.PackageRange = s, a.Expr.Range()
+			if !token.IsIdentifier(s) || s == "_" {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid package name",
+					Detail:   fmt.Sprintf("%q is not a Go package name; use lower-case letters, digits and underscores.", s),
+					Subject:  a.Expr.Range().Ptr(),
+					Context:  block.DefRange.Ptr(),
+				})
+			}
+		}
+	}
+	if a := content.Attributes["separator"]; a != nil {
+		s, d := evalString(a.Expr, ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			t.Separator, t.SeparatorRange = s, a.Expr.Range()
+			if !nameRe.MatchString(s) || len(s) > 8 {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid separator",
+					Detail:   fmt.Sprintf("The separator %q must be 1 to 8 letters, digits, underscores or hyphens, so exposed names stay portable.", s),
+					Subject:  a.Expr.Range().Ptr(),
+				})
+			}
+		}
+	}
+	return t, diags
+}
