@@ -1,0 +1,287 @@
+package search
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Fields of a document, in the order of config weights.
+const (
+	fieldName = iota
+	fieldDescription
+	fieldKeywords
+	fieldCategory
+	fieldParams
+	numFields
+)
+
+// scheme is the scoring function of an index.
+type scheme int
+
+const (
+	schemeBM25F scheme = iota // per-field length normalisation, then one saturation
+	schemeBM25                // one bag of weighted field tokens, one length
+	schemeTFIDF               // cosine-normalised log TF times IDF²
+)
+
+// config is what turns term counts into posting weights. Only the default is
+// used outside the retrieval evaluation, which compares alternatives.
+type config struct {
+	scheme scheme
+	k1     float64
+	weight [numFields]float64 // field boost
+	b      [numFields]float64 // length normalisation per field (BM25F)
+	stem   float64            // weight of a stem match ("~" terms) relative to the word
+	pair   float64            // an occurrence of a joined pair counts this much
+}
+
+// defaultConfig is the measured choice (see eval_test.go and the report in
+// the package README): BM25F with the name boosted and lightly normalised.
+var defaultConfig = config{
+	scheme: schemeBM25F,
+	k1:     1.2,
+	weight: [numFields]float64{fieldName: 3, fieldDescription: 1, fieldKeywords: 2, fieldCategory: 1, fieldParams: 0.5},
+	b:      [numFields]float64{fieldName: 0.5, fieldDescription: 0.75, fieldKeywords: 0.5, fieldCategory: 0.5, fieldParams: 0.75},
+	stem:   0.5,
+	pair:   0.25,
+}
+
+// Build indexes docs. A later doc replaces an earlier one of the same name.
+func Build(docs []Doc) *Index {
+	t := buildTables(docs, defaultConfig)
+	return FromTables(&t)
+}
+
+// docTerm is the count of one term in each field of one doc.
+type docTerm struct {
+	doc  int32
+	term int32 // build-time id, before the vocabulary is sorted
+	tf   [numFields]float32
+}
+
+func buildTables(in []Doc, cfg config) Tables {
+	docs := uniqueSorted(in)
+	n := len(docs)
+
+	vocab := map[string]int32{}
+	var words []string
+	var entries []docTerm
+	lens := make([][numFields]float32, n)
+	var tk tokenizer
+	var hits []docTerm // one doc's (term, field) counts, reused
+
+	for d := range docs {
+		hits = hits[:0]
+		add := func(field int) func([]byte, int) {
+			if cfg.weight[field] == 0 {
+				return func([]byte, int) {}
+			}
+			return func(term []byte, kind int) {
+				id, ok := vocab[string(term)]
+				if !ok {
+					id = int32(len(words))
+					words = append(words, string(term))
+					vocab[words[id]] = id
+				}
+				var e docTerm
+				e.term = id
+				e.tf[field] = 1
+				if kind == kindPair {
+					e.tf[field] = float32(cfg.pair)
+				}
+				hits = append(hits, e)
+				if kind == kindWord {
+					lens[d][field]++
+				}
+			}
+		}
+		doc := &docs[d]
+		tk.each(doc.Name, add(fieldName))
+		tk.each(doc.Description, add(fieldDescription))
+		for _, k := range doc.Keywords {
+			tk.each(k, add(fieldKeywords))
+		}
+		tk.each(doc.Category, add(fieldCategory))
+		for _, p := range doc.Params {
+			tk.each(p, add(fieldParams))
+		}
+		slices.SortFunc(hits, func(a, b docTerm) int { return int(a.term - b.term) })
+		for i := 0; i < len(hits); {
+			e := docTerm{doc: int32(d), term: hits[i].term}
+			for ; i < len(hits) && hits[i].term == e.term; i++ {
+				for f := range e.tf {
+					e.tf[f] += hits[i].tf[f]
+				}
+			}
+			entries = append(entries, e)
+		}
+	}
+
+	// Corpus statistics.
+	df := make([]int, len(words))
+	for _, e := range entries {
+		df[e.term]++
+	}
+	var avg [numFields]float64
+	for d := range lens {
+		for f := range avg {
+			avg[f] += float64(lens[d][f])
+		}
+	}
+	var avgFlat float64
+	for f := range avg {
+		if n > 0 {
+			avg[f] /= float64(n)
+		}
+		avgFlat += cfg.weight[f] * avg[f]
+	}
+	idf := func(term int32) float64 {
+		switch cfg.scheme {
+		case schemeTFIDF:
+			return math.Log(float64(n+1)/float64(df[term]+1)) + 1
+		default:
+			return math.Log(1 + (float64(n)-float64(df[term])+0.5)/(float64(df[term])+0.5))
+		}
+	}
+
+	weights := make([]float32, len(entries))
+	for i, e := range entries {
+		w := termWeight(cfg, e, lens[e.doc], avg, avgFlat, idf(e.term))
+		if words[e.term][0] == '~' {
+			w *= cfg.stem
+		}
+		weights[i] = float32(w)
+	}
+	if cfg.scheme == schemeTFIDF {
+		cosineNormalise(entries, weights, n, idf)
+	}
+	for i := range weights {
+		// Search finds a doc's first posting by its zero score.
+		weights[i] = max(weights[i], math.SmallestNonzeroFloat32)
+	}
+
+	// Sort the vocabulary and lay postings out term by term, docs in order.
+	order := make([]int32, len(words))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.Slice(order, func(i, j int) bool { return words[order[i]] < words[order[j]] })
+	rank := make([]int32, len(words))
+	for r, id := range order {
+		rank[id] = int32(r)
+	}
+	start := make([]uint32, len(words)+1)
+	for _, e := range entries {
+		start[rank[e.term]+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	t := Tables{
+		Version:        TablesVersion,
+		PostingIndex:   start,
+		PostingDocs:    make([]uint32, len(entries)),
+		PostingWeights: make([]float32, len(entries)),
+	}
+	next := slices.Clone(start[:len(words)])
+	for i, e := range entries { // entries are in doc order
+		r := rank[e.term]
+		p := next[r]
+		next[r]++
+		t.PostingDocs[p] = uint32(e.doc)
+		t.PostingWeights[p] = weights[i]
+	}
+	terms := newPacker()
+	for _, id := range order {
+		terms.add(words[id])
+	}
+	t.Terms, t.TermIndex = string(terms.buf), terms.index
+
+	names, descs, cats := newPacker(), newPacker(), newPacker()
+	kws, params := newPacker(), newPacker()
+	t.DocKeywords = []uint32{0}
+	t.DocParams = []uint32{0}
+	for _, d := range docs {
+		names.add(d.Name)
+		descs.add(d.Description)
+		cats.add(d.Category)
+		for _, k := range d.Keywords {
+			kws.add(k)
+		}
+		for _, p := range d.Params {
+			params.add(p)
+		}
+		t.DocKeywords = append(t.DocKeywords, kws.count())
+		t.DocParams = append(t.DocParams, params.count())
+	}
+	t.Names, t.NameIndex = string(names.buf), names.index
+	t.Descriptions, t.DescriptionIndex = string(descs.buf), descs.index
+	t.Categories, t.CategoryIndex = string(cats.buf), cats.index
+	t.Keywords, t.KeywordIndex = string(kws.buf), kws.index
+	t.Params, t.ParamIndex = string(params.buf), params.index
+	return t
+}
+
+// termWeight is a term's contribution to a doc's score under cfg.
+func termWeight(cfg config, e docTerm, lens [numFields]float32, avg [numFields]float64, avgFlat, idf float64) float64 {
+	switch cfg.scheme {
+	case schemeBM25:
+		var tf, l float64
+		for f := range e.tf {
+			tf += cfg.weight[f] * float64(e.tf[f])
+			l += cfg.weight[f] * float64(lens[f])
+		}
+		norm := 1 - cfg.b[0] + cfg.b[0]*l/avgFlat
+		return idf * tf * (cfg.k1 + 1) / (tf + cfg.k1*norm)
+	case schemeTFIDF:
+		var tf float64
+		for f := range e.tf {
+			tf += cfg.weight[f] * float64(e.tf[f])
+		}
+		return (1 + math.Log(tf)) * idf
+	}
+	var tf float64
+	for f := range e.tf {
+		if e.tf[f] == 0 {
+			continue
+		}
+		norm := 1 - cfg.b[f] + cfg.b[f]*float64(lens[f])/avg[f]
+		tf += cfg.weight[f] * float64(e.tf[f]) / norm
+	}
+	return idf * tf * (cfg.k1 + 1) / (tf + cfg.k1)
+}
+
+// cosineNormalise divides each doc's TF-IDF vector by its length and
+// multiplies by IDF once more, the query side's weight, so that summing
+// posting weights over query terms gives the cosine ranking.
+func cosineNormalise(entries []docTerm, w []float32, n int, idf func(int32) float64) {
+	norm := make([]float64, n)
+	for i, e := range entries {
+		norm[e.doc] += float64(w[i]) * float64(w[i])
+	}
+	for i, e := range entries {
+		w[i] = float32(float64(w[i]) / math.Sqrt(norm[e.doc]) * idf(e.term))
+	}
+}
+
+// uniqueSorted sorts docs by name; of several docs with one name the last
+// wins. Docs without a name are dropped.
+func uniqueSorted(in []Doc) []Doc {
+	docs := make([]Doc, 0, len(in))
+	for _, d := range in {
+		if d.Name != "" {
+			docs = append(docs, d)
+		}
+	}
+	slices.SortStableFunc(docs, func(a, b Doc) int { return strings.Compare(a.Name, b.Name) })
+	out := docs[:0]
+	for i, d := range docs {
+		if i+1 < len(docs) && docs[i+1].Name == d.Name {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}

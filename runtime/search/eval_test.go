@@ -1,0 +1,132 @@
+package search_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/toolgen-dev/toolgen/runtime/search"
+	"github.com/toolgen-dev/toolgen/runtime/search/eval"
+)
+
+const toolretDir = "../../../shared/data/toolret"
+
+func loadToolret(t testing.TB) *eval.Set {
+	t.Helper()
+	dir := toolretDir
+	if d := os.Getenv("TOOLRET_DIR"); d != "" {
+		dir = d
+	}
+	set, err := eval.Load(dir)
+	if os.IsNotExist(err) {
+		t.Skipf("toolret data not found at %s", dir)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// TestRetrievalVariants prints the metrics of every scoring variant tried
+// (go test -run RetrievalVariants -v). It asserts nothing: the quality
+// gate is TestRetrievalQuality in package eval.
+func TestRetrievalVariants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("evaluation")
+	}
+	set := loadToolret(t)
+	const (
+		N = 0 // field indexes, as in build.go
+		D = 1
+		K = 2
+		C = 3
+		P = 4
+	)
+	w := func(n, d, k, c, p float64) [5]float64 { return [5]float64{n, d, k, c, p} }
+	variants := []struct {
+		name string
+		v    search.Variant
+	}{
+		{"tfidf name+desc", search.Variant{Scheme: "tfidf", Weight: w(1, 1, 1, 1, 0)}},
+		{"tfidf name+desc+params", search.Variant{Scheme: "tfidf", Weight: w(1, 1, 1, 1, 1)}},
+		{"tfidf name x2 +params", search.Variant{Scheme: "tfidf", Weight: w(2, 1, 1, 1, 1)}},
+		{"bm25 name x2 (reference)", search.Variant{Scheme: "bm25", K1: 1.2, B: w(0.75, 0, 0, 0, 0), Weight: w(2, 1, 1, 1, 0)}},
+		{"bm25 name x2 +params", search.Variant{Scheme: "bm25", K1: 1.2, B: w(0.75, 0, 0, 0, 0), Weight: w(2, 1, 1, 1, 1)}},
+		{"bm25 name x2, stem plurals", search.Variant{Scheme: "bm25", K1: 1.2, B: w(0.75, 0, 0, 0, 0), Weight: w(2, 1, 1, 1, 0), Stem: 1}},
+		{"bm25 name x2, stem light", search.Variant{Scheme: "bm25", K1: 1.2, B: w(0.75, 0, 0, 0, 0), Weight: w(2, 1, 1, 1, 0), Stem: 2}},
+		{"bm25 name x2, surface+stem .5", search.Variant{Scheme: "bm25", K1: 1.2, B: w(0.75, 0, 0, 0, 0), Weight: w(2, 1, 1, 1, 0), Stem: 2, Dual: 0.5}},
+		{"bm25f n3 k2 d1 p.5", search.Variant{Scheme: "bm25f", K1: 1.2, B: w(0.5, 0.75, 0.5, 0.5, 0.75), Weight: w(3, 1, 2, 1, 0.5)}},
+		{"bm25f n3 k2 d1 p.5, stem light", search.Variant{Scheme: "bm25f", K1: 1.2, B: w(0.5, 0.75, 0.5, 0.5, 0.75), Weight: w(3, 1, 2, 1, 0.5), Stem: 2}},
+		{"default", search.DefaultVariant()},
+	}
+	// A coarse sweep around the default, one knob at a time.
+	for _, coord := range []float64{0, 0.5, 1, 2} {
+		v := search.DefaultVariant()
+		v.Coord = coord
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, coord^%.1f", coord), v})
+	}
+	for _, pair := range []float64{0, 0.25, 0.5, 1} {
+		v := search.DefaultVariant()
+		v.Pair = pair
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, pairs %.2f", pair), v})
+	}
+	for _, dual := range []float64{0.25, 0.5, 1} {
+		v := search.DefaultVariant()
+		v.Dual = dual
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, surface+stem %.2f", dual), v})
+	}
+	for _, k1 := range []float64{0.9, 1.2, 1.6, 2.0} {
+		v := search.DefaultVariant()
+		v.K1 = k1
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, k1 %.1f", k1), v})
+	}
+	for _, nw := range []float64{1, 2, 3, 5} {
+		v := search.DefaultVariant()
+		v.Weight[0] = nw
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, name weight %.0f", nw), v})
+	}
+	for _, pw := range []float64{0, 0.25, 0.5, 1} {
+		v := search.DefaultVariant()
+		v.Weight[4] = pw
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, params weight %.2f", pw), v})
+	}
+	for _, b := range []float64{0.25, 0.5, 0.75, 1} {
+		v := search.DefaultVariant()
+		v.B[0] = b
+		v.B[1] = b
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, name/desc b %.2f", b), v})
+	}
+	fmt.Printf("%-34s %6s %6s %6s   %s\n", "variant", "R@1", "R@5", "MRR10", "per source R@1/R@5")
+	for _, tc := range variants {
+		x, restore := search.BuildVariant(set.Docs, tc.v)
+		all, by := eval.Run(set.Queries, eval.IndexRanker(x))
+		restore()
+		line := fmt.Sprintf("%-34s %6.3f %6.3f %6.3f  ", tc.name, all.R1, all.R5, all.MRR10)
+		for src, r := range by {
+			line += fmt.Sprintf(" %s %.3f/%.3f", src, r.R1, r.R5)
+		}
+		fmt.Println(line)
+	}
+	_ = []int{N, D, K, C, P}
+}

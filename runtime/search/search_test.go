@@ -1,0 +1,275 @@
+package search_test
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolgen-dev/toolgen/runtime/search"
+)
+
+// seedDocs is the tool set of the tool-search seed (go-ent's registry tools)
+// plus neighbours that share some of its words.
+var seedDocs = []search.Doc{
+	{Name: "registry_list", Description: "List tasks in the registry, optionally filtered by status.", Category: "registry", Keywords: []string{"tasks", "backlog"}, Params: []string{"status", "limit"}},
+	{Name: "registry_next", Description: "Return the next ready task from the registry.", Category: "registry", Keywords: []string{"task", "queue"}},
+	{Name: "registry_add", Description: "Add a task to the registry.", Category: "registry", Params: []string{"title", "priority"}},
+	{Name: "spec_list", Description: "List specs of the project.", Category: "spec"},
+	{Name: "read_file", Description: "Read a UTF-8 text file inside the workspace.", Category: "files", Keywords: []string{"open", "cat", "contents"}, Params: []string{"path"}},
+	{Name: "write_file", Description: "Write a text file inside the workspace.", Category: "files", Params: []string{"path", "content"}},
+	{Name: "github__search_code", Description: "Search code across GitHub repositories.", Params: []string{"q"}},
+	{Name: "weather", Description: "Current weather for a city.", Params: []string{"city"}},
+}
+
+func names(hits []search.Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Name
+	}
+	return out
+}
+
+func sortedByScore(t *testing.T, hits []search.Hit) {
+	t.Helper()
+	for i := 1; i < len(hits); i++ {
+		a, b := hits[i-1], hits[i]
+		if a.Score < b.Score || (a.Score == b.Score && a.Name > b.Name) {
+			t.Errorf("hits not ranked by score then name at %d: %v", i, hits)
+		}
+	}
+}
+
+func TestSeedRegistryListTasks(t *testing.T) {
+	x := search.Build(seedDocs)
+	hits := x.Search("registry list tasks", 10)
+	got := names(hits)
+	if len(got) < 3 || got[0] != "registry_list" || !slices.Contains(got[:3], "registry_next") {
+		t.Fatalf("Search(registry list tasks) = %v, want registry_list first and registry_next in the top 3", hits)
+	}
+	sortedByScore(t, hits)
+	for _, h := range hits {
+		if h.Score <= 0 {
+			t.Errorf("hit %v has no positive score", h)
+		}
+	}
+	if slices.Contains(got, "weather") {
+		t.Errorf("unrelated tool in results: %v", got)
+	}
+}
+
+func TestLimit(t *testing.T) {
+	x := search.Build(seedDocs)
+	all := x.Search("registry list tasks file", 0)
+	if len(all) < 4 {
+		t.Fatalf("want at least 4 matches, got %v", all)
+	}
+	sortedByScore(t, all)
+	for limit := 1; limit <= len(all)+1; limit++ {
+		got := x.Search("registry list tasks file", limit)
+		want := all[:min(limit, len(all))]
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("limit %d: (-want +got)\n%s", limit, diff)
+		}
+	}
+}
+
+func TestExactNameFirst(t *testing.T) {
+	x := search.Build(seedDocs)
+	// "registry_add" also matches registry_list and registry_next on
+	// "registry"; the exact name must lead even if another scored higher.
+	for _, q := range []string{"registry_add", "  weather "} {
+		hits := x.Search(q, 3)
+		if len(hits) == 0 || hits[0].Name != trim(q) {
+			t.Errorf("Search(%q) = %v, want %s first", q, hits, trim(q))
+		}
+		sortedByScore(t, hits)
+	}
+	// A filtered-out exact name is not returned.
+	hits := x.SearchFunc("registry_add", 3, func(n string) bool { return n != "registry_add" })
+	if slices.Contains(names(hits), "registry_add") {
+		t.Errorf("filtered exact name returned: %v", hits)
+	}
+}
+
+func trim(s string) string {
+	for len(s) > 0 && s[0] == ' ' {
+		s = s[1:]
+	}
+	for len(s) > 0 && s[len(s)-1] == ' ' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func TestTieBreakByName(t *testing.T) {
+	docs := []search.Doc{
+		{Name: "c_tool", Description: "alpha"},
+		{Name: "a_tool", Description: "alpha"},
+		{Name: "b_tool", Description: "alpha"},
+	}
+	x := search.Build(docs)
+	for i := 0; i < 5; i++ {
+		got := names(x.Search("alpha", 2))
+		if want := []string{"a_tool", "b_tool"}; !slices.Equal(got, want) {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}
+
+func TestSearchFunc(t *testing.T) {
+	x := search.Build(seedDocs)
+	loadable := map[string]bool{"registry_next": true, "registry_add": true, "read_file": true}
+	hits := x.SearchFunc("registry list tasks", 10, func(n string) bool { return loadable[n] })
+	if got, want := names(hits), []string{"registry_next", "registry_add"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	// The filter applies before the limit.
+	hits = x.SearchFunc("registry list tasks", 1, func(n string) bool { return n == "registry_add" })
+	if got := names(hits); !slices.Equal(got, []string{"registry_add"}) {
+		t.Errorf("got %v, want [registry_add]", got)
+	}
+}
+
+func TestNoMatch(t *testing.T) {
+	x := search.Build(seedDocs)
+	for _, q := range []string{"", "   ", "the of and", "zzzz", "日本語"} {
+		if hits := x.Search(q, 5); len(hits) != 0 {
+			t.Errorf("Search(%q) = %v, want nothing", q, hits)
+		}
+	}
+	empty := search.Build(nil)
+	if hits := empty.Search("registry", 5); len(hits) != 0 || empty.Len() != 0 {
+		t.Errorf("empty index: %v, len %d", hits, empty.Len())
+	}
+}
+
+func TestDocAndLen(t *testing.T) {
+	x := search.Build(seedDocs)
+	if x.Len() != len(seedDocs) {
+		t.Fatalf("Len = %d, want %d", x.Len(), len(seedDocs))
+	}
+	for _, d := range seedDocs {
+		got, ok := x.Doc(d.Name)
+		if !ok {
+			t.Fatalf("Doc(%q) missing", d.Name)
+		}
+		if diff := cmp.Diff(d, got); diff != "" {
+			t.Errorf("Doc(%q) (-want +got)\n%s", d.Name, diff)
+		}
+	}
+	if _, ok := x.Doc("nope"); ok {
+		t.Error("Doc(nope) found")
+	}
+}
+
+func TestDuplicateNamesLastWins(t *testing.T) {
+	x := search.Build([]search.Doc{
+		{Name: "t", Description: "old words"},
+		{Name: "t", Description: "new words"},
+	})
+	if x.Len() != 1 {
+		t.Fatalf("Len = %d", x.Len())
+	}
+	if d, _ := x.Doc("t"); d.Description != "new words" {
+		t.Errorf("Doc = %+v", d)
+	}
+	if hits := x.Search("old", 5); len(hits) != 0 {
+		t.Errorf("replaced text still found: %v", hits)
+	}
+}
+
+func TestWith(t *testing.T) {
+	base := search.Build(seedDocs[:4])
+	before := base.Search("weather city", 5)
+	added := []search.Doc{seedDocs[7], {Name: "registry_next", Description: "Pop the next queued job."}}
+	grown := base.With(added...)
+
+	// The original is unchanged.
+	if diff := cmp.Diff(before, base.Search("weather city", 5)); diff != "" || base.Len() != 4 {
+		t.Errorf("With changed the original index: len %d, (-want +got)\n%s", base.Len(), diff)
+	}
+	if d, _ := base.Doc("registry_next"); d.Description != seedDocs[1].Description {
+		t.Errorf("original doc replaced: %+v", d)
+	}
+	// The new index equals one built from scratch.
+	want := search.Build(append(slices.Clone(seedDocs[:4]), added...))
+	for _, q := range []string{"weather city", "registry list tasks", "queued job", "next"} {
+		if diff := cmp.Diff(want.Search(q, 10), grown.Search(q, 10)); diff != "" {
+			t.Errorf("With vs Build for %q: (-want +got)\n%s", q, diff)
+		}
+	}
+	if grown.Len() != 5 {
+		t.Errorf("Len = %d, want 5", grown.Len())
+	}
+}
+
+func TestFromTablesRoundTrip(t *testing.T) {
+	x := search.Build(seedDocs)
+	tables := x.Tables()
+	y := search.FromTables(&tables)
+	for _, q := range []string{"registry list tasks", "read a file", "weather", "github search code"} {
+		if diff := cmp.Diff(x.Search(q, 10), y.Search(q, 10)); diff != "" {
+			t.Errorf("%q: (-built +tables)\n%s", q, diff)
+		}
+	}
+	if diff := cmp.Diff(x.Docs(), y.Docs()); diff != "" {
+		t.Errorf("docs (-built +tables)\n%s", diff)
+	}
+}
+
+func TestConcurrentSearch(t *testing.T) {
+	x := search.Build(seedDocs)
+	want := x.Search("registry list tasks", 5)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				got := x.Search("registry list tasks", 5)
+				if !slices.Equal(got, want) {
+					t.Errorf("concurrent search: got %v", got)
+					return
+				}
+				_ = x.SearchFunc(fmt.Sprint("file ", i), 3, func(string) bool { return true })
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestSearchAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop scratch space at random")
+	}
+	x := search.Build(seedDocs)
+	x.Search("registry list tasks", 5) // warm the scratch pool
+	allocs := testing.AllocsPerRun(100, func() { x.Search("registry list tasks", 5) })
+	if allocs > 1 { // the result slice
+		t.Errorf("Search allocates %.0f times per query, want 1", allocs)
+	}
+}
+
+func TestTerms(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"getHTTPServer", []string{"get", "http", "~http", "server", "~server"}},
+		{"github__search_code", []string{"github", "~github", "search", "~search", "code", "~code"}},
+		{"fs.read-file/v2", []string{"fs", "read", "~read", "file", "~file", "v", "2"}},
+		{"ipv4Address", []string{"ipv", "4", "address", "~address"}},
+		{"List the secrets of a vault", []string{"list", "~list", "secrets", "~secret", "vault", "~vault"}},
+		{"listing updated caches", []string{"listing", "~list", "updated", "~updat", "caches", "~cach"}},
+		{"update updates updating cache", []string{"update", "~updat", "updates", "~updat", "updating", "~updat", "cache", "~cach"}},
+		{"Ünïcode Straße", []string{"ünïcode", "straße"}},
+		{"", nil},
+	}
+	for _, c := range cases {
+		if diff := cmp.Diff(c.want, search.Terms(c.in)); diff != "" {
+			t.Errorf("Terms(%q) (-want +got)\n%s", c.in, diff)
+		}
+	}
+}
