@@ -1,0 +1,290 @@
+package templates
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+)
+
+// ResolveGoTools type-checks the Go function tools of a spec (go =
+// "import/path.Func") and fills in what the emitter needs: the Args and
+// Result types, the input schema built from Args, and the catalog's
+// parameter names. A missing package or function, or a function that is
+// not func(context.Context, Args) (Result, error) with a struct Args, is an
+// error at the tool's go attribute. Tools already resolved are skipped, so
+// calling it twice is cheap.
+//
+// Packages are resolved in the spec's Go module (or the current one when
+// the spec is not inside a module), as `go build` there would.
+func ResolveGoTools(spec *ir.Spec) hcl.Diagnostics {
+	var tools []*ir.Tool
+	var paths []string
+	for _, t := range spec.Tools {
+		if t.Kind == ir.KindGo && t.Go != nil && t.Go.ArgsType == "" {
+			tools = append(tools, t)
+			paths = append(paths, t.Go.ImportPath)
+		}
+	}
+	if len(tools) == 0 {
+		return nil
+	}
+	sort.Strings(paths)
+	paths = slices.Compact(paths)
+
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo,
+		Fset: token.NewFileSet(),
+	}
+	if abs, err := filepath.Abs(spec.Dir); err == nil && moduleRoot(abs) != "" {
+		cfg.Dir = abs
+	}
+	pkgs, err := packages.Load(cfg, paths...)
+	var diags hcl.Diagnostics
+	if err != nil {
+		for _, t := range tools {
+			diags = append(diags, goDiag(t, "Cannot load Go package",
+				fmt.Sprintf("Loading %q for tool %q failed: %v.", t.Go.ImportPath, t.Name, err)))
+		}
+		return diags
+	}
+	byPath := make(map[string]*packages.Package, len(pkgs))
+	for _, p := range pkgs {
+		byPath[p.PkgPath] = p
+	}
+	for _, t := range tools {
+		diags = append(diags, resolveGoTool(spec, t, byPath[t.Go.ImportPath], cfg.Fset)...)
+	}
+	return diags
+}
+
+func goDiag(t *ir.Tool, summary, detail string) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  summary,
+		Detail:   detail,
+		Subject:  t.Go.Range.Ptr(),
+		Context:  t.Range.Ptr(),
+	}
+}
+
+const wantSignature = "func(context.Context, Args) (Result, error) with Args a struct type"
+
+func resolveGoTool(spec *ir.Spec, t *ir.Tool, pkg *packages.Package, fset *token.FileSet) hcl.Diagnostics {
+	g := t.Go
+	if pkg == nil || len(pkg.Errors) > 0 || pkg.Types == nil {
+		var msgs []string
+		if pkg != nil {
+			for _, e := range pkg.Errors {
+				msgs = append(msgs, e.Error())
+			}
+		}
+		detail := fmt.Sprintf("The Go package %q of tool %q cannot be loaded", g.ImportPath, t.Name)
+		if len(msgs) > 0 {
+			detail += ": " + strings.Join(msgs, "; ")
+		}
+		return hcl.Diagnostics{goDiag(t, "Cannot load Go package", detail+". Check the import path and that the package builds.")}
+	}
+	obj := pkg.Types.Scope().Lookup(g.Func)
+	if obj == nil || !obj.Exported() {
+		var funcs []string
+		for _, n := range pkg.Types.Scope().Names() {
+			if o, ok := pkg.Types.Scope().Lookup(n).(*types.Func); ok && o.Exported() {
+				funcs = append(funcs, n)
+			}
+		}
+		detail := fmt.Sprintf("Package %q has no exported function %q.", g.ImportPath, g.Func)
+		if s := nearest(g.Func, funcs); s != "" {
+			detail += fmt.Sprintf(" Did you mean %q?", g.ImportPath+"."+s)
+		}
+		return hcl.Diagnostics{goDiag(t, "Unknown Go function", detail)}
+	}
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		return hcl.Diagnostics{goDiag(t, "Not a Go function",
+			fmt.Sprintf("%s.%s is a %s; a Go function tool must be %s.", g.ImportPath, g.Func, objectKind(obj), wantSignature))}
+	}
+	sig := fn.Type().(*types.Signature)
+	bad := func(why string) hcl.Diagnostics {
+		return hcl.Diagnostics{goDiag(t, "Wrong Go function signature",
+			fmt.Sprintf("%s.%s has type %s: %s. A Go function tool must be %s.", g.ImportPath, g.Func, types.TypeString(sig, relativeTo(pkg.Types)), why, wantSignature))}
+	}
+	switch {
+	case sig.TypeParams().Len() > 0:
+		return bad("it is generic")
+	case sig.Params().Len() != 2 || sig.Variadic():
+		return bad("it must take exactly two parameters")
+	case sig.Results().Len() != 2:
+		return bad("it must return exactly two results")
+	case !isNamed(sig.Params().At(0).Type(), "context", "Context"):
+		return bad("its first parameter must be context.Context")
+	case !types.Identical(sig.Results().At(1).Type(), types.Universe.Lookup("error").Type()):
+		return bad("its second result must be error")
+	}
+	args, ok := types.Unalias(sig.Params().At(1).Type()).(*types.Named)
+	if !ok || args.TypeArgs().Len() > 0 {
+		return bad("Args must be a named, non-generic struct type")
+	}
+	if _, ok := args.Underlying().(*types.Struct); !ok {
+		return bad(fmt.Sprintf("Args %s is not a struct", args.Obj().Name()))
+	}
+	if !args.Obj().Exported() || args.Obj().Pkg() == nil {
+		return bad(fmt.Sprintf("Args %s must be exported so the generated wrapper can declare it", args.Obj().Name()))
+	}
+	result := sig.Results().At(0).Type()
+	if why := unencodable(result); why != "" {
+		return bad("Result " + why)
+	}
+
+	b := &schemaBuilder{docs: fieldDocs(pkg), visiting: map[*types.Named]bool{}}
+	schema := b.schemaOf(args, args.Obj().Name())
+	if len(b.problems) > 0 {
+		return hcl.Diagnostics{goDiag(t, "Unsupported Go argument type",
+			fmt.Sprintf("The input schema of tool %q cannot be derived from %s: %s.", t.Name, args.Obj().Name(), strings.Join(b.problems, "; ")))}
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return hcl.Diagnostics{goDiag(t, "Unsupported Go argument type", err.Error())}
+	}
+	g.ArgsType = args.Obj().Pkg().Path() + "." + args.Obj().Name()
+	g.ResultType = types.TypeString(result, nil)
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = raw
+	}
+	setCatalogParams(spec, t.Name, schemaParams(t.InputSchema))
+	return nil
+}
+
+func objectKind(o types.Object) string {
+	switch o.(type) {
+	case *types.TypeName:
+		return "type"
+	case *types.Var:
+		return "variable"
+	case *types.Const:
+		return "constant"
+	}
+	return "declaration"
+}
+
+func relativeTo(pkg *types.Package) types.Qualifier {
+	return func(p *types.Package) string {
+		if p == pkg {
+			return ""
+		}
+		return p.Name()
+	}
+}
+
+func isNamed(t types.Type, pkg, name string) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == pkg && n.Obj().Name() == name
+}
+
+// unencodable says why encoding/json cannot encode values of t, or "".
+func unencodable(t types.Type) string {
+	switch u := t.Underlying().(type) {
+	case *types.Chan, *types.Signature:
+		return fmt.Sprintf("type %s cannot be encoded as JSON", t)
+	case *types.Basic:
+		if u.Info()&types.IsComplex != 0 || u.Kind() == types.UnsafePointer {
+			return fmt.Sprintf("type %s cannot be encoded as JSON", t)
+		}
+	}
+	return ""
+}
+
+// fieldDocs maps each struct field name's position to its doc (or line)
+// comment, for property descriptions.
+func fieldDocs(pkg *packages.Package) map[token.Pos]string {
+	docs := map[token.Pos]string{}
+	for _, file := range pkg.Syntax {
+		ast.Inspect(file, func(n ast.Node) bool {
+			st, ok := n.(*ast.StructType)
+			if !ok {
+				return true
+			}
+			for _, f := range st.Fields.List {
+				doc := f.Doc
+				if doc == nil {
+					doc = f.Comment
+				}
+				if doc == nil {
+					continue
+				}
+				text := strings.TrimSpace(doc.Text())
+				for _, name := range f.Names {
+					docs[name.Pos()] = text
+				}
+			}
+			return true
+		})
+	}
+	return docs
+}
+
+// schemaParams lists the top-level property names of an input schema.
+func schemaParams(schema json.RawMessage) []string {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func setCatalogParams(spec *ir.Spec, name string, params []string) {
+	for _, c := range spec.Catalog {
+		if c.Name == name && len(c.Params) == 0 {
+			c.Params = params
+		}
+	}
+}
+
+// nearest is the candidate closest to name by edit distance, if close
+// enough to be a likely typo.
+func nearest(name string, candidates []string) string {
+	best, bestD := "", len(name)/2+2
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,260 @@
+package templates
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/search"
+)
+
+// RuntimeRegistry builds in memory the Registry that registry_gen.go
+// declares, from the same mapping, for toolgen explain and tests. What only
+// compiled code can hold differs: Go function tools have no Go func (the
+// user's function is not linked into toolgen), and Allow and Route are
+// closures over the same tables the generated switches print.
+func RuntimeRegistry(spec *ir.Spec) *runtime.Registry {
+	reg := registryValue(spec)
+	for i := range reg.Agents {
+		set := agentAllow(spec, spec.Agents[i])
+		reg.Agents[i].Allow = set.allows
+	}
+	table := make(map[[3]string][]string)
+	for _, r := range routes(spec) {
+		table[[3]string{r.Workflow, r.Role, r.Step}] = slices.Clip(append([]string{}, r.Bundles...))
+	}
+	reg.Route = func(workflow, role, step string) []string {
+		return table[[3]string{workflow, role, step}]
+	}
+	reg.Index = search.Build(searchDocs(spec))
+	return reg
+}
+
+// registryValue maps the IR to the runtime's Registry: the one mapping the
+// emitter prints and RuntimeRegistry returns. Func and index fields are
+// left for the caller.
+func registryValue(spec *ir.Spec) *runtime.Registry {
+	sep := spec.Separator
+	if sep == "" {
+		sep = "__"
+	}
+	reg := &runtime.Registry{
+		Package:   spec.Package,
+		Separator: sep,
+		Defaults:  defaultsValue(spec.Defaults),
+	}
+	for _, q := range spec.Queues {
+		reg.Queues = append(reg.Queues, runtime.Queue{Name: q.Name, Concurrent: q.Concurrent})
+	}
+	for _, s := range spec.Servers {
+		reg.Servers = append(reg.Servers, serverValue(s))
+	}
+	for _, p := range spec.Policies {
+		reg.Policies = append(reg.Policies, policyValue(p))
+	}
+	reg.Tools = toolValues(spec)
+	for _, b := range spec.Bundles {
+		reg.Bundles = append(reg.Bundles, bundleValue(b))
+	}
+	for _, a := range spec.Agents {
+		reg.Agents = append(reg.Agents, agentValue(a))
+	}
+	for _, w := range spec.Workflows {
+		reg.Workflows = append(reg.Workflows, workflowValue(w))
+	}
+	return reg
+}
+
+func defaultsValue(d ir.Defaults) runtime.Defaults {
+	return runtime.Defaults{
+		ToolTimeout:      d.ToolTimeout,
+		ResponseMaxBytes: d.ResponseMaxBytes,
+		StartupTimeout:   d.StartupTimeout,
+		MaxDepth:         d.MaxDepth,
+		ContextBudget:    d.ContextBudget,
+		InitConcurrency:  d.InitConcurrency,
+	}
+}
+
+// value keeps env() parts as names: the secret is read when the binary runs.
+func value(v ir.Value) runtime.Value {
+	if len(v.Parts) == 0 {
+		return nil
+	}
+	out := make(runtime.Value, len(v.Parts))
+	for i, p := range v.Parts {
+		out[i] = runtime.ValuePart{Lit: p.Lit, Env: p.Env}
+	}
+	return out
+}
+
+func keyValues(kvs []ir.KeyValue) []runtime.KeyValue {
+	if kvs == nil {
+		return nil
+	}
+	out := make([]runtime.KeyValue, len(kvs))
+	for i, kv := range kvs {
+		out[i] = runtime.KeyValue{Key: kv.Key, Value: value(kv.Value)}
+	}
+	return out
+}
+
+func serverValue(s *ir.Server) runtime.Server {
+	out := runtime.Server{
+		Name:            s.Name,
+		Transport:       s.Transport,
+		Command:         s.Command,
+		Args:            s.Args,
+		Env:             keyValues(s.Env),
+		URL:             value(s.URL),
+		Address:         s.Address,
+		Headers:         keyValues(s.Headers),
+		Trusted:         s.Trusted,
+		AllowTools:      s.AllowTools,
+		DenyTools:       s.DenyTools,
+		Queue:           s.Queue,
+		Timeout:         s.Timeout,
+		Cache:           s.Cache,
+		StartupTimeout:  s.StartupTimeout,
+		ProtocolVersion: s.ProtocolVersion,
+	}
+	if h := s.HealthCheck; h != nil {
+		out.HealthInterval, out.HealthTimeout = h.Interval, h.Timeout
+	}
+	return out
+}
+
+func policyValue(p *ir.Policy) runtime.Policy {
+	return runtime.Policy{
+		Name:            p.Name,
+		Builtin:         p.Builtin,
+		AllowedPaths:    p.AllowedPaths,
+		AllowedCommands: p.AllowedCommands,
+		Timeout:         p.Timeout,
+		MaxOutputBytes:  p.MaxOutputBytes,
+	}
+}
+
+// toolValues lists declared tools and the locked tools of servers (the MCP
+// part of the catalog, already filtered by each server's allow/deny), by
+// exposed name.
+func toolValues(spec *ir.Spec) []runtime.Tool {
+	out := make([]runtime.Tool, 0, len(spec.Catalog))
+	for _, t := range spec.Tools {
+		out = append(out, declaredTool(t))
+	}
+	servers := make(map[string]*ir.Server, len(spec.Servers))
+	for _, s := range spec.Servers {
+		servers[s.Name] = s
+	}
+	for _, c := range spec.Catalog {
+		if c.Kind != ir.KindMCP {
+			continue
+		}
+		t := runtime.Tool{
+			Name:        c.Name,
+			Description: c.Description,
+			Kind:        runtime.KindMCP,
+			Category:    c.Category,
+			Keywords:    c.Keywords,
+			Server:      c.Server,
+			Original:    c.Original,
+		}
+		if s := servers[c.Server]; s != nil {
+			for _, l := range s.Locked {
+				if l.Name == c.Original {
+					t.InputSchema = l.InputSchema
+					break
+				}
+			}
+		}
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b runtime.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func declaredTool(t *ir.Tool) runtime.Tool {
+	out := runtime.Tool{
+		Name:        t.Name,
+		Description: t.Description,
+		Kind:        runtime.ToolKind(t.Kind),
+		InputSchema: t.InputSchema,
+		Category:    t.Category,
+		Keywords:    t.Keywords,
+		RenamedFrom: t.RenamedFrom,
+		Policy:      t.Policy,
+		Queue:       t.Queue,
+		Timeout:     t.Timeout,
+	}
+	if r := t.REST; r != nil {
+		out.REST = &runtime.REST{Method: r.Method, URL: value(r.URL), Headers: keyValues(r.Headers)}
+	}
+	return out
+}
+
+func bundleValue(b *ir.Bundle) runtime.Bundle {
+	return runtime.Bundle{
+		Name:       b.Name,
+		Mode:       b.Mode,
+		Server:     b.Server,
+		Tools:      b.Tools,
+		AllowTools: b.AllowTools,
+		DenyTools:  b.DenyTools,
+	}
+}
+
+func agentValue(a *ir.Agent) runtime.Agent {
+	out := runtime.Agent{
+		Name:        a.Name,
+		Description: a.Description,
+		Discovery:   a.Discovery,
+		Subagents:   a.Subagents,
+		Spawn:       a.Spawn,
+		MaxDepth:    a.MaxDepth,
+		Router:      a.Router,
+	}
+	for _, u := range a.Use {
+		out.Use = append(out.Use, runtime.Use{Kind: runtime.UseKind(u.Kind), Name: u.Name})
+	}
+	if a.AllowedSet {
+		// Non-nil even when empty: allowed = [] permits nothing, while nil
+		// means everything in use.
+		out.Allowed = make([]string, 0, len(a.Allowed))
+		for _, e := range a.Allowed {
+			out.Allowed = append(out.Allowed, e.Pattern)
+		}
+	}
+	for _, al := range a.Aliases {
+		out.Aliases = append(out.Aliases, runtime.Alias{Name: al.Name, Target: al.Target})
+	}
+	return out
+}
+
+func workflowValue(w *ir.Workflow) runtime.Workflow {
+	out := runtime.Workflow{Name: w.Name}
+	for _, r := range w.Roles {
+		role := runtime.Role{Name: r.Name}
+		for _, s := range r.Steps {
+			role.Steps = append(role.Steps, runtime.Step{Name: s.Name, Bundles: s.Bundles})
+		}
+		out.Roles = append(out.Roles, role)
+	}
+	return out
+}
+
+// searchDocs is the catalog as search documents: what index_gen.go holds.
+func searchDocs(spec *ir.Spec) []search.Doc {
+	docs := make([]search.Doc, len(spec.Catalog))
+	for i, c := range spec.Catalog {
+		docs[i] = search.Doc{
+			Name:        c.Name,
+			Description: c.Description,
+			Category:    c.Category,
+			Keywords:    c.Keywords,
+			Params:      c.Params,
+		}
+	}
+	return docs
+}

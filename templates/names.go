@@ -1,0 +1,71 @@
+package templates
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+)
+
+// Private generated names start with this prefix, which user code in the
+// same package is unlikely to use (stringer's _Day_name convention).
+const private = "_toolgen"
+
+// goName is the exported CamelCase form of a name, the same rule the
+// loader uses for ir.*.GoName: get_file_contents → GetFileContents.
+func goName(name string) string {
+	var b strings.Builder
+	upper := true
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			upper = true
+			continue
+		}
+		if upper {
+			r = unicode.ToUpper(r)
+			upper = false
+		}
+		b.WriteRune(r)
+	}
+	s := b.String()
+	if s == "" || unicode.IsDigit(rune(s[0])) {
+		s = "X" + s
+	}
+	return s
+}
+
+// toolGoNames gives every tool of the registry (declared and locked server
+// tools, by exposed name) the identifier part of its Tool constant.
+// Declared tools keep the loader's GoName; a server tool is server + tool
+// (github__search_code → GithubSearchCode). Where two tools would share an
+// identifier, the later one in name order gets a numeric suffix, so the
+// result is stable.
+func toolGoNames(spec *ir.Spec) map[string]string {
+	out := make(map[string]string, len(spec.Catalog))
+	used := make(map[string]bool, len(spec.Catalog))
+	for _, t := range spec.Tools {
+		out[t.Name] = t.GoName
+		used[t.GoName] = true
+	}
+	servers := make(map[string]string, len(spec.Servers))
+	for _, s := range spec.Servers {
+		servers[s.Name] = s.GoName
+	}
+	for _, c := range spec.Catalog {
+		if _, ok := out[c.Name]; ok || c.Kind != ir.KindMCP {
+			continue
+		}
+		base := goName(c.Name)
+		if s, ok := servers[c.Server]; ok {
+			base = s + goName(c.Original)
+		}
+		id := base
+		for n := 2; used[id]; n++ {
+			id = base + strconv.Itoa(n)
+		}
+		used[id] = true
+		out[c.Name] = id
+	}
+	return out
+}

@@ -1,0 +1,214 @@
+package templates
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// valuePrinter prints a Go value (the runtime.Registry built by the shared
+// IR→runtime mapping) as a composite literal, so the generated registry and
+// the in-memory one used by explain and tests cannot disagree.
+//
+// Zero fields are left out; nil and empty slices differ (a non-nil empty
+// slice prints as T{}), because runtime.Agent.Allowed gives nil a meaning.
+type valuePrinter struct {
+	// field, when it returns ok, replaces the printing of one struct field:
+	// func values and pointers to data emitted elsewhere (the search index).
+	// A nil code with ok leaves the field out.
+	field func(owner reflect.Value, name string) (code jen.Code, ok bool)
+	// consts names the constant to print for a value of a named string type
+	// (runtime.KindGo instead of runtime.ToolKind("go")).
+	consts map[any]jen.Code
+}
+
+var (
+	durationType = reflect.TypeFor[time.Duration]()
+	rawJSONType  = reflect.TypeFor[json.RawMessage]()
+)
+
+// literal prints v with its type, as needed where no type can be elided.
+func (p *valuePrinter) literal(v reflect.Value) jen.Code { return p.print(v, false) }
+
+// print prints v; elide drops the type of a composite literal, as Go allows
+// for elements of a slice literal.
+func (p *valuePrinter) print(v reflect.Value, elide bool) jen.Code {
+	t := v.Type()
+	switch {
+	case t == durationType:
+		return durationCode(time.Duration(v.Int()))
+	case t == rawJSONType:
+		return jen.Qual("encoding/json", "RawMessage").Call(rawString(string(v.Bytes())))
+	}
+	switch t.Kind() {
+	case reflect.String:
+		if c, ok := p.consts[v.Interface()]; ok {
+			return c
+		}
+		if t.PkgPath() != "" {
+			return typeCode(t).Call(jen.Lit(v.String()))
+		}
+		return jen.Lit(v.String())
+	case reflect.Bool:
+		return jen.Lit(v.Bool())
+	case reflect.Int:
+		return jen.Lit(int(v.Int()))
+	case reflect.Int64, reflect.Int32, reflect.Int16, reflect.Int8:
+		return typeCode(t).Call(jen.Lit(v.Int()))
+	case reflect.Pointer:
+		if v.IsNil() {
+			return jen.Nil()
+		}
+		if elide {
+			return p.print(v.Elem(), true)
+		}
+		return jen.Op("&").Add(p.print(v.Elem(), false))
+	case reflect.Struct:
+		return p.structLit(v, elide)
+	case reflect.Slice:
+		if v.IsNil() {
+			return jen.Nil()
+		}
+		return p.sliceLit(v, elide)
+	}
+	panic(fmt.Sprintf("templates: cannot print %s", t))
+}
+
+func (p *valuePrinter) structLit(v reflect.Value, elide bool) jen.Code {
+	t := v.Type()
+	var fields []jen.Code
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if p.field != nil {
+			if c, ok := p.field(v, f.Name); ok {
+				if c != nil {
+					fields = append(fields, jen.Id(f.Name).Op(":").Add(c))
+				}
+				continue
+			}
+		}
+		fv := v.Field(i)
+		if fv.IsZero() && !(fv.Kind() == reflect.Slice && !fv.IsNil()) {
+			continue
+		}
+		fields = append(fields, jen.Id(f.Name).Op(":").Add(p.literal(fv)))
+	}
+	body := jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: !small(v)}, fields...)
+	if elide {
+		return body
+	}
+	return typeCode(t).Add(body)
+}
+
+func (p *valuePrinter) sliceLit(v reflect.Value, elide bool) jen.Code {
+	t := v.Type()
+	elems := make([]jen.Code, v.Len())
+	allSmall, width := true, 0
+	for i := range elems {
+		e := v.Index(i)
+		allSmall = allSmall && small(e)
+		if e.Kind() == reflect.String {
+			width += len(e.String()) + 4
+		}
+		elems[i] = p.print(e, true)
+	}
+	structs := t.Elem().Kind() == reflect.Struct || t.Elem().Kind() == reflect.Pointer
+	multi := !allSmall || structs && v.Len() > 1 || v.Len() > 8 && width == 0 || width > 80
+	body := jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: multi}, elems...)
+	if elide {
+		return body
+	}
+	return typeCode(t).Add(body)
+}
+
+// small reports whether a value reads well on one line: a scalar, or a
+// struct of at most two set scalar fields ({Lit: "Bearer "}, {Env: "X"}).
+func small(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Pointer:
+		return v.IsNil() || small(v.Elem())
+	case reflect.Slice:
+		return v.Type() == rawJSONType || v.Len() == 0
+	case reflect.Struct:
+		if v.Type() == durationType {
+			return true
+		}
+		set := 0
+		for i := range v.NumField() {
+			f := v.Field(i)
+			if f.IsZero() || !v.Type().Field(i).IsExported() {
+				continue
+			}
+			if k := f.Kind(); k == reflect.Struct || k == reflect.Func ||
+				k == reflect.Slice && f.Type() != rawJSONType && f.Type().Elem().Kind() != reflect.String {
+				return false
+			}
+			set++
+		}
+		return set <= 2
+	}
+	return true
+}
+
+// typeCode names a type: qualified when named, built up for slices and pointers.
+func typeCode(t reflect.Type) *jen.Statement {
+	if t.Name() != "" {
+		if t.PkgPath() == "" {
+			return jen.Id(t.Name())
+		}
+		return jen.Qual(t.PkgPath(), t.Name())
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		return jen.Index().Add(typeCode(t.Elem()))
+	case reflect.Pointer:
+		return jen.Op("*").Add(typeCode(t.Elem()))
+	}
+	panic(fmt.Sprintf("templates: cannot name type %s", t))
+}
+
+// durationCode prints a duration in its largest exact unit: 30 * time.Second.
+func durationCode(d time.Duration) jen.Code {
+	units := []struct {
+		d    time.Duration
+		name string
+	}{
+		{time.Hour, "Hour"}, {time.Minute, "Minute"}, {time.Second, "Second"},
+		{time.Millisecond, "Millisecond"}, {time.Microsecond, "Microsecond"},
+	}
+	for _, u := range units {
+		if d%u.d == 0 {
+			if d == u.d {
+				return jen.Qual("time", u.name)
+			}
+			return jen.Lit(int(d/u.d)).Op("*").Qual("time", u.name)
+		}
+	}
+	return jen.Qual("time", "Duration").Call(jen.Lit(int64(d)))
+}
+
+// rawString prints s as a raw string literal when it can be one (JSON
+// schemas read better without escapes), else as a quoted literal.
+func rawString(s string) jen.Code {
+	if strings.ContainsAny(s, "`\r") || !utf8.ValidString(s) || !isPrintable(s) {
+		return jen.Lit(s)
+	}
+	return jen.Op("`" + s + "`")
+}
+
+func isPrintable(s string) bool {
+	for _, r := range s {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r == '\uFEFF' {
+			return false
+		}
+	}
+	return true
+}
