@@ -1,0 +1,96 @@
+package eval_test
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgen-dev/toolgen/runtime/search"
+	"github.com/toolgen-dev/toolgen/runtime/search/eval"
+)
+
+// Reference lexical baseline on the toolret set (its README): BM25 with
+// split names, name counted twice. The index must beat it on both.
+const (
+	baselineR1 = 0.670
+	baselineR5 = 0.841
+)
+
+func toolretDir() string {
+	if d := os.Getenv("TOOLRET_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "..", "shared", "data", "toolret")
+}
+
+// TestRetrievalQuality is the regression gate for search quality on the
+// real catalog (707 MCP tools, 569 labelled queries).
+func TestRetrievalQuality(t *testing.T) {
+	set, err := eval.Load(toolretDir())
+	if os.IsNotExist(err) {
+		t.Skipf("toolret data not found: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Docs) != 707 || len(set.Queries) != 569 {
+		t.Fatalf("loaded %d tools and %d queries, want 707 and 569", len(set.Docs), len(set.Queries))
+	}
+	all, by := eval.Run(set.Queries, eval.IndexRanker(search.Build(set.Docs)))
+	t.Logf("all: %v", all)
+	for src, r := range by {
+		t.Logf("%s: %v", src, r)
+	}
+	if all.R1 < baselineR1 || all.R5 < baselineR5 {
+		t.Errorf("retrieval regressed: R@1 %.3f (baseline %.3f), R@5 %.3f (baseline %.3f)", all.R1, baselineR1, all.R5, baselineR5)
+	}
+}
+
+func TestRunMetrics(t *testing.T) {
+	queries := []eval.Query{
+		// Two groups: one found at rank 1, the other at rank 3.
+		{Text: "q1", Groups: [][]string{{"a"}, {"c", "x"}}, Source: "s1"},
+		// Found at rank 2 only.
+		{Text: "q2", Groups: [][]string{{"b"}}, Source: "s2"},
+		// Never found.
+		{Text: "q3", Groups: [][]string{{"z"}}, Source: "s2"},
+	}
+	ranked := map[string][]string{
+		"q1": {"a", "b", "x", "d"},
+		"q2": {"a", "b"},
+		"q3": {"a", "b", "c", "d", "e", "z"},
+	}
+	all, by := eval.Run(queries, func(q string, k int) []string {
+		r := ranked[q]
+		return r[:min(k, len(r))]
+	})
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	// R@1: q1 0.5, q2 0, q3 0. R@5: q1 1, q2 1, q3 0. MRR: 1, 0.5, 1/6.
+	if all.Queries != 3 || !near(all.R1, 0.5/3) || !near(all.R5, 2.0/3) || !near(all.MRR10, (1+0.5+1.0/6)/3) {
+		t.Errorf("all = %+v", all)
+	}
+	if s := by["s2"]; s.Queries != 2 || !near(s.R5, 0.5) {
+		t.Errorf("s2 = %+v", s)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := eval.Load(dir); !os.IsNotExist(err) {
+		t.Errorf("missing files: err = %v, want not-exist", err)
+	}
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("catalog.json", `{"tools":[{"name":"a","description":"x"}]}`)
+	write("queries.jsonl", "{\"query\":\"x\",\"relevant_groups\":[[\"a\"]]}\n{bad\n")
+	if _, err := eval.Load(dir); err == nil || !contains(err.Error(), "queries.jsonl:2") {
+		t.Errorf("bad line: err = %v, want queries.jsonl:2", err)
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
