@@ -1,0 +1,265 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unsafe"
+)
+
+// entry is one callable tool of a surface, with everything the pipeline
+// needs precomputed so that a call does no lookups besides the name.
+type entry struct {
+	info     ToolInfo
+	server   string
+	original string // the server's own tool name
+	goFn     GoFunc // KindGo: called directly
+	run      provider
+	q        *queue
+	timeout  time.Duration
+	cacheTTL time.Duration
+	noCap    bool // output_read: already paged, never spilled again
+	noBudget bool // agent__batch: its calls were counted one by one
+	linked   bool // the call's context ends with the agent context
+}
+
+// provider runs one tool. args are valid JSON.
+type provider func(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (string, error)
+
+var emptyArgs = json.RawMessage(`{}`)
+
+// call is the pipeline: lookup → allowed? → cache → queue → timeout →
+// provider → size cap → context budget → event.
+func (st *agentState) call(ctx context.Context, name string, args json.RawMessage) Result {
+	start := time.Now()
+	e := st.surf.Load().byName[name]
+	if e == nil {
+		return st.blocked(ctx, name, start)
+	}
+	out, err := st.invoke(ctx, e, args)
+	if err == nil && !e.noCap && st.maxBytes > 0 && len(out) > st.maxBytes {
+		out, err = st.spill.store(out)
+	}
+	if err == nil && st.budget > 0 && !e.noBudget {
+		err = st.charge(out)
+	}
+	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: time.Since(start)}
+	if err != nil {
+		r.Error = err.Error()
+	} else {
+		r.OK, r.Result = true, out
+	}
+	level := slog.LevelDebug
+	if err != nil {
+		level = slog.LevelWarn
+	}
+	if st.log.Enabled(ctx, level) {
+		st.logCall(ctx, level, e, len(args), &r)
+	}
+	return r
+}
+
+// charge adds an output's tokens (about 4 characters each) to the
+// session's context budget, refusing outputs that would exceed it.
+func (st *agentState) charge(out string) error {
+	tokens := int64(len(out)+3) / 4
+	for {
+		used := st.used.Load()
+		if used+tokens > st.budget {
+			return errBudget
+		}
+		if st.used.CompareAndSwap(used, used+tokens) {
+			return nil
+		}
+	}
+}
+
+var errBudget = errors.New("context window budget exceeded")
+
+func (st *agentState) logCall(ctx context.Context, level slog.Level, e *entry, charsIn int, r *Result) {
+	status := "ok"
+	if !r.OK {
+		status = "failed"
+	}
+	attrs := []slog.Attr{
+		slog.String("tool", e.info.Name), slog.String("server", e.server), slog.String("agent", st.agent.Name),
+		slog.Float64("latency_ms", ms(r.Latency)), slog.Int("chars_in", charsIn), slog.Int("chars_out", len(r.Result)),
+		slog.String("status", status), slog.String("kind", string(r.Kind)),
+	}
+	if !r.OK {
+		attrs = append(attrs, slog.String("error", r.Error))
+	}
+	st.log.LogAttrs(ctx, level, EventToolCall, attrs...)
+}
+
+// invoke runs the middle of the pipeline (cache, queue, timeout,
+// provider); meta and batch tools reuse it for the calls they make.
+func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage) (string, error) {
+	if e.goFn != nil && e.q == nil && e.timeout <= 0 {
+		return callGo(ctx, e.goFn, args) // the in-process fast path
+	}
+	if len(args) == 0 {
+		args = emptyArgs
+	} else if e.goFn == nil && !json.Valid(args) {
+		return "", fmt.Errorf("invalid JSON arguments for tool %q", e.info.Name)
+	}
+	var key string
+	if e.cacheTTL > 0 {
+		key = e.info.Name + "\x00" + string(args)
+		if out, ok := st.cache.get(key); ok {
+			return out, nil
+		}
+	}
+	if e.q != nil {
+		if err := e.q.acquire(ctx, st.ctx.Done()); err != nil {
+			return "", fmt.Errorf("waiting for queue %q: %w", e.q.name, err)
+		}
+		defer e.q.release()
+	}
+	if e.linked {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		stop := context.AfterFunc(st.ctx, cancel)
+		defer stop()
+		defer cancel()
+	}
+	if e.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, e.timeout, fmt.Errorf("timeout after %s", e.timeout))
+		defer cancel()
+	}
+	var out string
+	var err error
+	if e.goFn != nil {
+		out, err = callGoBounded(ctx, e.goFn, args)
+	} else {
+		out, err = runSafely(ctx, st, e, args)
+	}
+	if err != nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	if err == nil && e.cacheTTL > 0 {
+		st.cache.put(key, out, e.cacheTTL)
+	}
+	return out, err
+}
+
+// callGo calls a Go function tool, turning a panic into an error. The
+// result bytes become the result string without a copy: generated wrappers
+// return a fresh buffer from json.Marshal that nothing else holds.
+func callGo(ctx context.Context, fn GoFunc, args json.RawMessage) (out string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = "", fmt.Errorf("tool panicked: %v", r)
+		}
+	}()
+	b, err := fn(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	if len(b) == 0 {
+		return "", nil
+	}
+	return unsafe.String(&b[0], len(b)), nil
+}
+
+// callGoBounded runs a Go tool under a deadline it may ignore: the call
+// returns at the deadline and the goroutine finishes on its own.
+func callGoBounded(ctx context.Context, fn GoFunc, args json.RawMessage) (string, error) {
+	type res struct {
+		out string
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		out, err := callGo(ctx, fn, args)
+		ch <- res{out, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.out, r.err
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
+	}
+}
+
+func runSafely(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (out string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = "", fmt.Errorf("tool panicked: %v", r)
+		}
+	}()
+	return e.run(ctx, st, e, args)
+}
+
+// blocked answers a call to a name the agent cannot call: renamed, not
+// allowed, not loaded, or not found with the nearest names.
+func (st *agentState) blocked(ctx context.Context, name string, start time.Time) Result {
+	snap := st.s.pool.snap.Load()
+	agent := st.agent.Name
+	var msg, reason string
+	st.mu.Lock()
+	loadable := st.res.allowed[name] || st.res.allowed[st.res.aliases[name]]
+	st.mu.Unlock()
+	switch to, renamed := snap.renamed[name]; {
+	case renamed:
+		msg = fmt.Sprintf("tool %q not found: it was renamed to %s", name, to)
+		reason = "renamed"
+	case loadable && st.agent.Discovery:
+		msg = fmt.Sprintf("tool %q not allowed for agent %q: it is not loaded; call %s first", name, agent, ToolLoad)
+		reason = "not_loaded"
+	case snap.byName[name] != nil || isRuntimeToolName(name) || st.res.aliases[name] != "":
+		msg = fmt.Sprintf("tool %q not allowed for agent %q", name, agent)
+		reason = "not_allowed"
+	default:
+		msg = fmt.Sprintf("tool %q not found", name)
+		if near := nearest(name, st.knownNames(), 3); len(near) > 0 {
+			msg += "; did you mean " + quoteList(near) + "?"
+		}
+		if st.agent.Discovery {
+			msg += " Use " + ToolFind + " to search the tools you can load."
+		} else {
+			msg += " Use " + ToolFind + " or the tools list to see the tools you can call."
+		}
+		reason = "not_found"
+	}
+	emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", agent), slog.String("reason", reason))
+	return Result{Error: msg, Latency: time.Since(start)}
+}
+
+// knownNames are the names an agent may be told about: what it can call
+// and what it can load.
+func (st *agentState) knownNames() []string {
+	sf := st.surf.Load()
+	seen := map[string]bool{}
+	for n := range sf.byName {
+		seen[n] = true
+	}
+	st.mu.Lock()
+	for n := range st.res.allowed {
+		seen[n] = true
+	}
+	st.mu.Unlock()
+	return sortedKeys(seen)
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+func isRuntimeToolName(name string) bool {
+	switch name {
+	case ToolSpawnAgents, ToolListAgents, ToolHandoff, ToolFinalReport, ToolTaskStatus, ToolBatch,
+		ToolFind, ToolDescribe, ToolLoad, ToolActive, ToolMCPList, ToolMCPSchema, ToolMCPCall, ToolOutputRead:
+		return true
+	}
+	return strings.HasPrefix(name, subagentPrefix)
+}

@@ -1,0 +1,180 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// upstreamConn is one agent context's use of a server connection.
+type upstreamConn struct {
+	ready   chan struct{} // closed once up or err is set
+	up      Upstream
+	err     error
+	unwatch func()
+	once    sync.Once
+}
+
+func (c *upstreamConn) release() {
+	<-c.ready
+	c.once.Do(func() {
+		if c.unwatch != nil {
+			c.unwatch()
+		}
+		if c.up != nil {
+			c.up.Release()
+		}
+	})
+}
+
+// connect starts the named servers that are not started yet, at most
+// init_concurrency at a time, each bounded by its startup timeout. A server
+// that fails is recorded and reported; the others go on.
+func (st *agentState) connect(ctx context.Context, servers []string) {
+	var todo []*upstreamConn
+	var names []string
+	var wait []*upstreamConn
+	st.mu.Lock()
+	if st.torndown {
+		st.mu.Unlock()
+		return
+	}
+	for _, name := range servers {
+		if c := st.ups[name]; c != nil {
+			wait = append(wait, c)
+			continue
+		}
+		c := &upstreamConn{ready: make(chan struct{})}
+		st.ups[name] = c
+		todo = append(todo, c)
+		names = append(names, name)
+	}
+	st.mu.Unlock()
+	limit := st.s.reg.Defaults.InitConcurrency
+	if limit <= 0 {
+		limit = 4
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i, c := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			st.start(ctx, names[i], c)
+		}()
+	}
+	wg.Wait()
+	for _, c := range wait {
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
+	defer close(c.ready)
+	srv := st.s.pool.servers[name]
+	if srv == nil {
+		c.err = fmt.Errorf("unknown server %q", name)
+		return
+	}
+	timeout := srv.StartupTimeout
+	if timeout <= 0 {
+		timeout = st.s.reg.Defaults.StartupTimeout
+	}
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	begin := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	up, err := safeAcquire(cctx, st.s.opts.Connector, srv, st.s.opts.Getenv)
+	cancel()
+	if err == nil && up == nil {
+		err = fmt.Errorf("server %q: connector returned no connection", name)
+	}
+	if err != nil {
+		c.err = err
+		emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
+			slog.String("server", name), slog.String("error", err.Error()))
+		return
+	}
+	c.up = up
+	emit(st.log, slog.LevelInfo, EventServerStart, slog.String("agent", st.agent.Name),
+		slog.String("server", name), slog.String("transport", srv.Transport),
+		slog.Int("tools", len(up.Tools())), slog.String("health", string(up.Health())),
+		slog.Float64("latency_ms", ms(time.Since(begin))))
+	st.recordTools(name, up)
+	c.unwatch = up.OnToolsChanged(func() { st.toolsChanged(name, up) })
+}
+
+// safeAcquire turns a connector panic into an error.
+func safeAcquire(ctx context.Context, conn Connector, srv *Server, getenv func(string) (string, bool)) (up Upstream, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			up, err = nil, fmt.Errorf("server %q: connector panicked: %v", srv.Name, r)
+		}
+	}()
+	return conn.Acquire(ctx, srv, getenv)
+}
+
+// recordTools hands a server's tool list to the pool and reports drift
+// from the lock file.
+func (st *agentState) recordTools(name string, up Upstream) bool {
+	changed, d := st.s.pool.setLive(name, up.Tools())
+	if !d.empty() {
+		emit(st.log, slog.LevelWarn, EventLockDrift, slog.String("server", name),
+			slog.Any("added", d.Added), slog.Any("removed", d.Removed), slog.Any("changed", d.Changed))
+	}
+	return changed
+}
+
+// toolsChanged follows an upstream tools/list_changed: the pool is
+// rebuilt, and this agent's surface drops vanished tools and picks up new
+// descriptions. The use set itself (globs included) stays as resolved.
+func (st *agentState) toolsChanged(name string, up Upstream) {
+	if st.ctx.Err() != nil {
+		return
+	}
+	st.recordTools(name, up)
+	st.mu.Lock()
+	if st.torndown {
+		st.mu.Unlock()
+		return
+	}
+	changed := st.rebuildSurfaceLocked()
+	st.mu.Unlock()
+	if changed {
+		st.s.notify()
+	}
+}
+
+// upstream returns the live connection of a server, connecting it lazily.
+func (st *agentState) upstream(ctx context.Context, server string) (Upstream, error) {
+	st.mu.Lock()
+	c := st.ups[server]
+	st.mu.Unlock()
+	if c == nil {
+		st.connect(ctx, []string{server})
+		st.mu.Lock()
+		c = st.ups[server]
+		st.mu.Unlock()
+		if c == nil {
+			return nil, errSessionClosed
+		}
+	}
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	if c.err != nil {
+		return nil, fmt.Errorf("server %s unavailable: %v", server, c.err)
+	}
+	return c.up, nil
+}

@@ -1,0 +1,31 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+)
+
+// Event names: stable, for hosts and log pipelines to match on.
+const (
+	EventAgentBuild         = "agent.build"
+	EventAgentTeardown      = "agent.teardown"
+	EventAgentSwitchTimeout = "agent.switch_timeout"
+	EventToolCall           = "tool.call"
+	EventToolBlocked        = "tool.blocked"
+	EventToolUnknown        = "tool.unknown"
+	EventServerStart        = "server.start"
+	EventServerFail         = "server.fail"
+	EventServerHealth       = "server.health"
+	EventLockDrift          = "lock.drift"
+	EventSubagentMaxDepth   = "subagent.max_depth"
+)
+
+// emit logs one event if the logger wants it; attrs are built by the
+// caller only after the Enabled check when they are costly.
+func emit(l *slog.Logger, level slog.Level, event string, attrs ...slog.Attr) {
+	ctx := context.Background()
+	if !l.Enabled(ctx, level) {
+		return
+	}
+	l.LogAttrs(ctx, level, event, attrs...)
+}

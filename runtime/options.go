@@ -1,0 +1,84 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+)
+
+// Options configure a Session. The zero value is usable.
+type Options struct {
+	Logger     *slog.Logger                // events; default slog.Default()
+	Getenv     func(string) (string, bool) // default os.LookupEnv
+	Workdir    string                      // base for policy paths; default "."
+	SpillDir   string                      // spilled outputs; default a temp dir per session
+	Runner     Runner                      // runs sub-agents; nil: agent__<name> returns an error result
+	Memory     Memory                      // per-session store; default in-memory
+	Connector  Connector                   // default defaultConnector()
+	HTTPClient *http.Client                // REST tools
+	Depth      int                         // sub-agent depth; 0 at top level
+
+	// Routes overrides Registry.Route for some step addresses
+	// ("WF/ROLE/STEP" → bundle names); an empty list denies the step.
+	Routes map[string][]string
+}
+
+// Runner runs a sub-agent: the host's LLM loop over the child session's
+// tools. The child is closed by the runtime after Run returns.
+type Runner interface {
+	Run(ctx context.Context, child *Session, prompt string) (string, error)
+}
+
+// Memory is the per-session key/value store of an agent context.
+type Memory interface {
+	Get(key string) (string, bool)
+	Set(key, value string)
+}
+
+// Memory keys the internal tools write.
+const (
+	MemoryFinalReport = "agent.final_report"
+	MemoryTaskStatus  = "agent.task_status"
+)
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.LookupEnv
+	}
+	if o.Workdir == "" {
+		o.Workdir = "."
+	}
+	if o.Connector == nil {
+		o.Connector = defaultConnector()
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = http.DefaultClient
+	}
+	return o
+}
+
+// memStore is the default Memory: a map behind a mutex.
+type memStore struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func newMemStore() *memStore { return &memStore{m: map[string]string{}} }
+
+func (m *memStore) Get(key string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.m[key]
+	return v, ok
+}
+
+func (m *memStore) Set(key, value string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.m[key] = value
+}

@@ -1,0 +1,293 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// PoolTool is one tool of a registry's pool: a declared tool, a server tool
+// recorded in the lock file, or a server tool discovered at run time.
+type PoolTool struct {
+	Name        string // exposed name
+	Description string
+	InputSchema json.RawMessage
+	Kind        ToolKind
+	Server      string // KindMCP
+	Original    string // KindMCP: the server's own name
+	Category    string
+	Keywords    []string
+	Untrusted   bool  // from an untrusted server: reachable through meta tools only
+	Decl        *Tool // the Registry entry; nil for a tool found only at run time
+}
+
+// Pool is the set of tools one registry can offer: builtin, declared and
+// server-discovered tools. It is shared by every session of the registry,
+// cached as an immutable snapshot, and rebuilt when a server's tool list
+// changes or is invalidated.
+type Pool struct {
+	reg     *Registry
+	servers map[string]*Server
+	bundles map[string]*Bundle
+	agents  map[string]*Agent
+	queues  map[string]*queue
+
+	mu   sync.Mutex
+	live map[string][]UpstreamTool // server → its current tools/list
+	snap atomic.Pointer[poolSnapshot]
+}
+
+type poolSnapshot struct {
+	tools   []*PoolTool // sorted by name
+	byName  map[string]*PoolTool
+	renamed map[string]string // old name → current name
+	finder  *finder
+}
+
+var pools sync.Map // *Registry → *Pool
+
+// PoolFor returns the pool of a registry, creating it on first use.
+func PoolFor(reg *Registry) *Pool {
+	if p, ok := pools.Load(reg); ok {
+		return p.(*Pool)
+	}
+	p, _ := pools.LoadOrStore(reg, newPool(reg))
+	return p.(*Pool)
+}
+
+func newPool(reg *Registry) *Pool {
+	p := &Pool{
+		reg:     reg,
+		servers: map[string]*Server{},
+		bundles: map[string]*Bundle{},
+		agents:  map[string]*Agent{},
+		queues:  map[string]*queue{},
+		live:    map[string][]UpstreamTool{},
+	}
+	for i := range reg.Servers {
+		p.servers[reg.Servers[i].Name] = &reg.Servers[i]
+	}
+	for i := range reg.Bundles {
+		p.bundles[reg.Bundles[i].Name] = &reg.Bundles[i]
+	}
+	for i := range reg.Agents {
+		p.agents[reg.Agents[i].Name] = &reg.Agents[i]
+	}
+	for _, q := range reg.Queues {
+		p.queues[q.Name] = newQueue(q.Name, q.Concurrent)
+	}
+	p.rebuild()
+	return p
+}
+
+// Tools returns the pool's tools, sorted by name.
+func (p *Pool) Tools() []PoolTool {
+	snap := p.snap.Load()
+	out := make([]PoolTool, len(snap.tools))
+	for i, t := range snap.tools {
+		out[i] = *t
+	}
+	return out
+}
+
+// Invalidate drops what was discovered from a server (its configuration
+// changed or it went away); the next resolution uses the lock file again.
+func (p *Pool) Invalidate(server string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.live[server]; !ok {
+		return
+	}
+	delete(p.live, server)
+	p.rebuild()
+}
+
+// drift is how a live tools/list differs from the lock file.
+type drift struct {
+	Added, Removed, Changed []string
+}
+
+func (d drift) empty() bool { return len(d.Added)+len(d.Removed)+len(d.Changed) == 0 }
+
+// setLive records a server's live tools/list. It reports whether the pool
+// changed and how the list drifted from the lock file.
+func (p *Pool) setLive(server string, tools []UpstreamTool) (changed bool, d drift) {
+	tools = slices.Clone(tools)
+	slices.SortFunc(tools, func(a, b UpstreamTool) int { return strings.Compare(a.Name, b.Name) })
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old, had := p.live[server]
+	if had && slices.EqualFunc(old, tools, sameUpstreamTool) {
+		return false, drift{}
+	}
+	p.live[server] = tools
+	p.rebuild()
+	return true, p.lockDrift(server, tools)
+}
+
+func sameUpstreamTool(a, b UpstreamTool) bool {
+	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema)
+}
+
+// lockDrift compares live tools with the locked tools of a server.
+func (p *Pool) lockDrift(server string, live []UpstreamTool) drift {
+	locked := map[string]*Tool{}
+	for i := range p.reg.Tools {
+		t := &p.reg.Tools[i]
+		if t.Kind == KindMCP && t.Server == server {
+			locked[t.Original] = t
+		}
+	}
+	if len(locked) == 0 {
+		return drift{} // never locked: nothing to drift from
+	}
+	srv := p.servers[server]
+	var d drift
+	seen := map[string]bool{}
+	for _, lt := range live {
+		if !serverExposes(srv, lt.Name) {
+			continue
+		}
+		seen[lt.Name] = true
+		t, ok := locked[lt.Name]
+		switch {
+		case !ok:
+			d.Added = append(d.Added, lt.Name)
+		case t.Description != lt.Description || !jsonEqual(t.InputSchema, lt.InputSchema):
+			d.Changed = append(d.Changed, lt.Name)
+		}
+	}
+	for name := range locked {
+		if !seen[name] {
+			d.Removed = append(d.Removed, name)
+		}
+	}
+	slices.Sort(d.Removed)
+	return d
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+// serverExposes applies a server's own allow/deny lists to one of its tools.
+func serverExposes(srv *Server, tool string) bool {
+	if srv == nil {
+		return true
+	}
+	if len(srv.AllowTools) > 0 && !matchAny(srv.AllowTools, tool) {
+		return false
+	}
+	return !matchAny(srv.DenyTools, tool)
+}
+
+// rebuild makes a new snapshot; p.mu is held (or p is not shared yet).
+func (p *Pool) rebuild() {
+	reg := p.reg
+	snap := &poolSnapshot{byName: map[string]*PoolTool{}, renamed: map[string]string{}}
+	add := func(t *PoolTool) {
+		if _, dup := snap.byName[t.Name]; dup {
+			return // declared tools win over server tools of the same name
+		}
+		snap.byName[t.Name] = t
+		snap.tools = append(snap.tools, t)
+	}
+	for i := range reg.Tools {
+		t := &reg.Tools[i]
+		if t.Kind == KindMCP {
+			if _, ok := p.live[t.Server]; ok {
+				continue // replaced by the live list below
+			}
+		}
+		pt := &PoolTool{
+			Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Kind: t.Kind,
+			Server: t.Server, Original: t.Original, Category: t.Category, Keywords: t.Keywords, Decl: t,
+		}
+		if t.Kind == KindMCP {
+			srv := p.servers[t.Server]
+			pt.Untrusted = srv != nil && !srv.Trusted
+		}
+		add(pt)
+		for _, old := range t.RenamedFrom {
+			snap.renamed[old] = t.Name
+		}
+	}
+	servers := make([]string, 0, len(p.live))
+	for s := range p.live {
+		servers = append(servers, s)
+	}
+	slices.Sort(servers)
+	for _, s := range servers {
+		srv := p.servers[s]
+		declared := map[string]*Tool{}
+		for i := range reg.Tools {
+			if t := &reg.Tools[i]; t.Kind == KindMCP && t.Server == s {
+				declared[t.Original] = t
+			}
+		}
+		for _, lt := range p.live[s] {
+			if !serverExposes(srv, lt.Name) {
+				continue
+			}
+			pt := &PoolTool{
+				Name: exposedName(s, reg.separator(), lt.Name), Description: lt.Description,
+				InputSchema: normalizeSchema(lt.InputSchema), Kind: KindMCP, Server: s, Original: lt.Name,
+				Untrusted: srv != nil && !srv.Trusted,
+			}
+			if d := declared[lt.Name]; d != nil {
+				pt.Category, pt.Keywords, pt.Decl = d.Category, d.Keywords, d
+			}
+			add(pt)
+		}
+	}
+	slices.SortFunc(snap.tools, func(a, b *PoolTool) int { return strings.Compare(a.Name, b.Name) })
+	var prevFinder *finder
+	if prev := p.snap.Load(); prev != nil {
+		prevFinder = prev.finder
+	}
+	snap.finder = newFinder(reg, snap.tools, prevFinder)
+	p.snap.Store(snap)
+}
+
+func (r *Registry) separator() string {
+	if r.Separator == "" {
+		return "__"
+	}
+	return r.Separator
+}
+
+// exposedName namespaces a server tool and keeps it inside the portable
+// name set ^[a-zA-Z0-9_-]{1,64}$.
+func exposedName(server, sep, tool string) string {
+	name := server + sep + tool
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	return string(b)
+}
+
+// normalizeSchema makes an input schema an object schema, as MCP requires.
+func normalizeSchema(s json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(s)) == 0 || string(s) == "null" {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return s
+}

@@ -1,0 +1,136 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/builtin"
+)
+
+// poolEntry makes the callable entry of a pool tool for this agent
+// context: its provider, queue, timeout and cache. st.mu is held.
+func (st *agentState) poolEntry(pt *PoolTool) *entry {
+	reg := st.s.reg
+	e := &entry{
+		info: ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: normalizeSchema(pt.InputSchema),
+			Kind: pt.Kind, Namespace: string(pt.Kind)},
+		server: pt.Server, original: pt.Original,
+	}
+	d := pt.Decl
+	srv := st.s.pool.servers[pt.Server]
+	qname := ""
+	if d != nil {
+		qname, e.timeout = d.Queue, d.Timeout
+	}
+	if srv != nil {
+		if qname == "" {
+			qname = srv.Queue
+		}
+		if e.timeout <= 0 {
+			e.timeout = srv.Timeout
+		}
+	}
+	if e.timeout <= 0 {
+		e.timeout = reg.Defaults.ToolTimeout
+	}
+	e.q = st.s.pool.queues[qname]
+	switch pt.Kind {
+	case KindGo:
+		if d != nil && d.Go != nil {
+			e.goFn = d.Go
+		} else {
+			e.run = failing(fmt.Errorf("tool %q: Go function not linked into this binary", pt.Name))
+		}
+	case KindBuiltin:
+		e.run, e.linked = st.builtinProvider(e, d), true
+	case KindREST:
+		e.run, e.linked = st.restProvider(d), true
+		e.info.Namespace = "rest"
+	case KindMCP:
+		e.run, e.linked = callUpstream, true
+		e.info.Namespace = pt.Server
+		if srv != nil {
+			e.cacheTTL = srv.Cache
+		}
+	default:
+		e.run = failing(fmt.Errorf("tool %q: unknown kind %q", pt.Name, pt.Kind))
+	}
+	return e
+}
+
+func failing(err error) provider {
+	return func(context.Context, *agentState, *entry, json.RawMessage) (string, error) { return "", err }
+}
+
+// callUpstream runs an MCP tool on its server, connecting lazily.
+func callUpstream(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (string, error) {
+	up, err := st.upstream(ctx, e.server)
+	if err != nil {
+		return "", err
+	}
+	res, err := up.Call(ctx, e.original, args)
+	if err != nil {
+		return "", err
+	}
+	if res.IsError {
+		return "", errors.New(res.Text)
+	}
+	return res.Text, nil
+}
+
+// builtinTool is what runtime/builtin's tools share.
+type builtinTool interface {
+	Call(ctx context.Context, args json.RawMessage) (string, error)
+	Schema() json.RawMessage
+}
+
+// builtinProvider builds the policy's builtin for this agent context,
+// confined to the policy's paths under Options.Workdir.
+func (st *agentState) builtinProvider(e *entry, d *Tool) provider {
+	if d == nil {
+		return failing(fmt.Errorf("tool %q: no policy", e.info.Name))
+	}
+	var pol *Policy
+	for i := range st.s.reg.Policies {
+		if st.s.reg.Policies[i].Name == d.Policy {
+			pol = &st.s.reg.Policies[i]
+		}
+	}
+	if pol == nil {
+		return failing(fmt.Errorf("tool %q: unknown policy %q", e.info.Name, d.Policy))
+	}
+	wd := st.s.opts.Workdir
+	var tool builtinTool
+	var err error
+	switch pol.Builtin {
+	case "fs_read":
+		tool, err = builtin.NewFSRead(wd, pol.AllowedPaths, pol.MaxOutputBytes)
+	case "fs_write":
+		tool, err = builtin.NewFSWrite(wd, pol.AllowedPaths)
+	case "shell_exec":
+		tool = builtin.NewShell(pol.AllowedCommands, pol.Timeout, pol.MaxOutputBytes, wd)
+		if pol.Timeout > 0 {
+			// the shell kills its process group at the policy timeout; the
+			// pipeline's own deadline only backs it up
+			e.timeout = max(e.timeout, pol.Timeout+time.Second)
+		}
+	default:
+		err = fmt.Errorf("unknown builtin %q", pol.Builtin)
+	}
+	if err != nil {
+		return failing(fmt.Errorf("tool %q (policy %s): %v", e.info.Name, pol.Name, err))
+	}
+	if c, ok := tool.(io.Closer); ok {
+		st.closers = append(st.closers, c.Close)
+	}
+	if len(d.InputSchema) == 0 {
+		e.info.InputSchema = tool.Schema()
+	}
+	return func(ctx context.Context, _ *agentState, _ *entry, args json.RawMessage) (string, error) {
+		return tool.Call(ctx, args)
+	}
+}

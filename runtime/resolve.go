@@ -1,0 +1,500 @@
+package runtime
+
+import (
+	"fmt"
+	"time"
+	"log/slog"
+	"slices"
+	"strings"
+)
+
+// Names of the tools the runtime itself provides.
+const (
+	ToolSpawnAgents   = "spawn_agents"
+	ToolListAgents    = "list_available_agents"
+	ToolHandoff       = "router__handoff-to"
+	ToolFinalReport   = "agent__final_report"
+	ToolTaskStatus    = "agent__task_status"
+	ToolBatch         = "agent__batch"
+	ToolFind          = "tool_find"
+	ToolDescribe      = "tool_describe"
+	ToolLoad          = "tool_load"
+	ToolActive        = "tool_active"
+	ToolMCPList       = "mcp_list_tools"
+	ToolMCPSchema     = "mcp_get_tool_schema"
+	ToolMCPCall       = "mcp_call_tool"
+	ToolOutputRead    = "output_read"
+	subagentPrefix    = "agent__"
+	defaultMaxDepth   = 2
+)
+
+// switchGrace is how long Switch waits for in-flight calls.
+var switchGrace = 5 * time.Second
+
+// resolution is an agent's tool surface computed from a pool snapshot. The
+// same code serves Open, ToolsForStep and Explain.
+type resolution struct {
+	agent    *Agent
+	depth    int
+	maxDepth int
+	use      map[string]bool // pool tools put in use
+	allowed  map[string]bool // use ∩ tools.allowed: callable (or loadable with discovery)
+	aliases  map[string]string
+	meta     metaScopes
+	spawn    bool // spawn_agents and list_available_agents kept
+	warnings []warning
+	tr       *trace // nil unless explaining
+}
+
+type warning struct {
+	event string
+	msg   string
+	attrs []slog.Attr
+}
+
+// trace records why each tool is in or out, for explain.
+type trace struct {
+	reasons  map[string][]string
+	excluded map[string]bool
+}
+
+func (t *trace) note(name, format string, args ...any) {
+	if t == nil {
+		return
+	}
+	t.reasons[name] = append(t.reasons[name], fmt.Sprintf(format, args...))
+}
+
+func (t *trace) exclude(name, format string, args ...any) {
+	if t == nil {
+		return
+	}
+	t.note(name, format, args...)
+	t.excluded[name] = true
+}
+
+// metaScopes are the servers meta tools may reach, each with the merged
+// policy of the bundles that selected it.
+type metaScopes map[string]*metaScope
+
+type metaScope struct {
+	bundles []string
+	allows  [][]string // intersect: a tool must match every list
+	deny    []string   // union
+}
+
+func (m *metaScope) permits(srv *Server, tool string) bool {
+	if !serverExposes(srv, tool) {
+		return false
+	}
+	for _, a := range m.allows {
+		if !matchAny(a, tool) {
+			return false
+		}
+	}
+	return !matchAny(m.deny, tool)
+}
+
+func (m *metaScope) merge(b *Bundle) {
+	m.bundles = append(m.bundles, b.Name)
+	if len(b.AllowTools) > 0 {
+		m.allows = append(m.allows, b.AllowTools)
+	}
+	m.deny = append(m.deny, b.DenyTools...)
+}
+
+func (r *resolution) warn(event, msg string, attrs ...slog.Attr) {
+	r.warnings = append(r.warnings, warning{event, msg, attrs})
+}
+
+func (p *Pool) agentMaxDepth(a *Agent) int {
+	switch {
+	case a.MaxDepth > 0:
+		return a.MaxDepth
+	case p.reg.Defaults.MaxDepth > 0:
+		return p.reg.Defaults.MaxDepth
+	}
+	return defaultMaxDepth
+}
+
+// resolveAgent computes what an agent can call at a spawn depth.
+func (p *Pool) resolveAgent(snap *poolSnapshot, a *Agent, depth int, tr *trace) *resolution {
+	r := &resolution{
+		agent: a, depth: depth, maxDepth: p.agentMaxDepth(a),
+		use: map[string]bool{}, allowed: map[string]bool{}, aliases: map[string]string{},
+		meta: metaScopes{}, tr: tr,
+	}
+	for _, al := range a.Aliases {
+		r.aliases[al.Name] = al.Target
+	}
+	spawnOptIn := a.Spawn
+	direct := map[string][]*Bundle{} // server → direct bundles selected in use
+	var directOrder []string
+	for i, u := range a.Use {
+		where := fmt.Sprintf("tools.use[%d]", i)
+		switch u.Kind {
+		case UseTool:
+			if u.Name == ToolSpawnAgents || u.Name == ToolListAgents {
+				spawnOptIn = true
+				tr.note(ToolSpawnAgents, "%s names %s: opts in to coordination tools", where, u.Name)
+				continue
+			}
+			r.useTool(snap, u.Name, where+" tool."+u.Name)
+		case UseServer:
+			srv := p.servers[u.Name]
+			if srv == nil {
+				r.warn(EventToolUnknown, "unknown server in tools.use; skipped", slog.String("agent", a.Name), slog.String("server", u.Name))
+				continue
+			}
+			if !srv.Trusted {
+				r.warn(EventToolBlocked, "untrusted server cannot be exposed directly; use a meta bundle", slog.String("agent", a.Name), slog.String("server", u.Name))
+				for _, t := range snap.tools {
+					if t.Server == u.Name {
+						tr.exclude(t.Name, "%s server.%s: untrusted server, meta only", where, u.Name)
+					}
+				}
+				continue
+			}
+			for _, t := range snap.tools {
+				if t.Server == u.Name {
+					r.add(t, "%s server.%s", where, u.Name)
+				}
+			}
+		case UseBundle:
+			b := p.bundles[u.Name]
+			if b == nil {
+				r.warn(EventToolUnknown, "unknown bundle in tools.use; skipped", slog.String("agent", a.Name), slog.String("bundle", u.Name))
+				continue
+			}
+			p.selectBundle(snap, r, b, where, direct, &directOrder)
+		case UseGlob:
+			n := 0
+			for _, t := range snap.tools {
+				if !matchGlob(u.Name, t.Name) {
+					continue
+				}
+				if t.Untrusted {
+					tr.exclude(t.Name, "%s glob %q: untrusted server, meta only", where, u.Name)
+					continue
+				}
+				r.add(t, "%s glob %q", where, u.Name)
+				n++
+			}
+			if n == 0 {
+				tr.note("", "%s glob %q matches no tool in the pool", where, u.Name)
+			}
+		}
+	}
+	p.mergeDirect(snap, r, direct, directOrder)
+	r.applyAllowed(snap)
+	r.restrictSpawn(spawnOptIn)
+	return r
+}
+
+func (r *resolution) useTool(snap *poolSnapshot, name, why string) {
+	t := snap.byName[name]
+	if t == nil {
+		if target, ok := r.aliases[name]; ok {
+			t = snap.byName[target]
+		}
+	}
+	if t == nil {
+		attrs := []slog.Attr{slog.String("agent", r.agent.Name), slog.String("tool", name)}
+		if to, ok := snap.renamed[name]; ok {
+			attrs = append(attrs, slog.String("renamed_to", to))
+		}
+		r.warn(EventToolUnknown, "tool not found in pool; skipped", attrs...)
+		r.tr.exclude(name, "%s: not found in the pool; skipped", why)
+		return
+	}
+	if t.Untrusted {
+		r.tr.exclude(t.Name, "%s: untrusted server, meta only", why)
+		return
+	}
+	r.add(t, "%s", why)
+}
+
+func (r *resolution) add(t *PoolTool, format string, args ...any) {
+	r.use[t.Name] = true
+	r.tr.note(t.Name, format, args...)
+}
+
+// selectBundle applies one selected bundle: meta bundles widen the meta
+// scope, direct server bundles are merged per server later.
+func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *Bundle, where string, direct map[string][]*Bundle, order *[]string) {
+	srv := p.servers[b.Server]
+	switch {
+	case b.Mode == "meta":
+		if srv == nil {
+			r.warn(EventToolUnknown, "meta bundle names an unknown server; skipped", slog.String("bundle", b.Name), slog.String("server", b.Server))
+			return
+		}
+		if !srv.Trusted && len(b.AllowTools) == 0 && len(srv.AllowTools) == 0 {
+			r.warn(EventToolBlocked, "untrusted server needs allow_tools; bundle skipped", slog.String("bundle", b.Name), slog.String("server", b.Server))
+			return
+		}
+		m := r.meta[b.Server]
+		if m == nil {
+			m = &metaScope{}
+			r.meta[b.Server] = m
+		}
+		m.merge(b)
+		r.tr.note(ToolMCPCall, "%s bundle.%s: meta tools reach server %s", where, b.Name, b.Server)
+	case b.Server != "":
+		if srv == nil {
+			r.warn(EventToolUnknown, "bundle names an unknown server; skipped", slog.String("bundle", b.Name), slog.String("server", b.Server))
+			return
+		}
+		if !srv.Trusted {
+			r.warn(EventToolBlocked, "direct bundle of an untrusted server rejected; untrusted servers are meta only", slog.String("bundle", b.Name), slog.String("server", b.Server))
+			for _, t := range snap.tools {
+				if t.Server == b.Server {
+					r.tr.exclude(t.Name, "%s bundle.%s: untrusted server %s, meta only", where, b.Name, b.Server)
+				}
+			}
+			return
+		}
+		if _, ok := direct[b.Server]; !ok {
+			*order = append(*order, b.Server)
+		}
+		direct[b.Server] = append(direct[b.Server], b)
+	default:
+		for _, name := range b.Tools {
+			r.useTool(snap, name, fmt.Sprintf("%s bundle.%s", where, b.Name))
+		}
+	}
+}
+
+// mergeDirect exposes the tools of direct server bundles: across bundles
+// of one server allow lists intersect and deny lists union.
+func (p *Pool) mergeDirect(snap *poolSnapshot, r *resolution, direct map[string][]*Bundle, order []string) {
+	for _, server := range order {
+		var m metaScope
+		for _, b := range direct[server] {
+			m.merge(b)
+		}
+		srv := p.servers[server]
+		why := "bundle." + strings.Join(m.bundles, "+bundle.")
+		for _, t := range snap.tools {
+			if t.Server != server {
+				continue
+			}
+			if m.permits(srv, t.Original) {
+				r.add(t, "%s (direct, server %s)", why, server)
+			} else {
+				r.tr.exclude(t.Name, "%s: filtered by the bundles' allow/deny lists", why)
+			}
+		}
+	}
+}
+
+// applyAllowed intersects the use set with tools.allowed. The generated
+// Agent.Allow switch answers exact names; globs are matched here.
+func (r *resolution) applyAllowed(snap *poolSnapshot) {
+	a := r.agent
+	names := make([]string, 0, len(r.use))
+	for n := range r.use {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if a.Allowed == nil && a.Allow == nil {
+		for _, n := range names {
+			r.allowed[n] = true
+			r.tr.note(n, "tools.allowed omitted: everything in use is allowed")
+		}
+		return
+	}
+	reverse := map[string][]string{} // target → aliases
+	for al, target := range r.aliases {
+		reverse[target] = append(reverse[target], al)
+	}
+	for _, n := range names {
+		if why, ok := r.allowedBy(n, reverse[n]); ok {
+			r.allowed[n] = true
+			r.tr.note(n, "%s", why)
+		} else {
+			r.tr.exclude(n, "in use but not matched by tools.allowed")
+		}
+	}
+	for i, p := range a.Allowed {
+		if isGlob(p) {
+			continue
+		}
+		if _, alias := r.aliases[p]; alias {
+			continue
+		}
+		if snap.byName[p] == nil {
+			r.warn(EventToolUnknown, "tools.allowed names a tool not in the pool; ignored", slog.String("agent", a.Name), slog.String("tool", p))
+			r.tr.note("", "tools.allowed[%d] %q: not in the pool", i, p)
+		} else if !r.use[p] {
+			r.tr.exclude(p, "tools.allowed[%d] names it, but it is not in tools.use", i)
+		}
+	}
+}
+
+func (r *resolution) allowedBy(name string, aliasesOf []string) (string, bool) {
+	a := r.agent
+	if a.Allow != nil {
+		if a.Allow(name) {
+			return "tools.allowed (generated switch)", true
+		}
+		for _, al := range aliasesOf {
+			if a.Allow(al) {
+				return fmt.Sprintf("tools.allowed alias %q (generated switch)", al), true
+			}
+		}
+	}
+	for i, p := range a.Allowed {
+		switch {
+		case isGlob(p):
+			if matchGlob(p, name) {
+				return fmt.Sprintf("tools.allowed[%d] glob %q", i, p), true
+			}
+		case a.Allow != nil:
+			// exact names answered by the switch above
+		case p == name:
+			return fmt.Sprintf("tools.allowed[%d] %q", i, p), true
+		case r.aliases[p] == name:
+			return fmt.Sprintf("tools.allowed[%d] alias %q -> %s", i, p, name), true
+		case slices.Contains(aliasesOf, p):
+			return fmt.Sprintf("tools.allowed[%d] alias %q", i, p), true
+		}
+	}
+	return "", false
+}
+
+// restrictSpawn applies the sub-agent restrictions: coordination tools need
+// an opt-in, and are removed at depth >= max_depth whatever the agent says.
+func (r *resolution) restrictSpawn(optIn bool) {
+	a := r.agent
+	switch {
+	case !optIn && r.depth > 0:
+		r.tr.exclude(ToolSpawnAgents, "removed: sub-agent at depth %d without opt-in (spawn = true)", r.depth)
+		r.tr.exclude(ToolListAgents, "removed: sub-agent at depth %d without opt-in (spawn = true)", r.depth)
+	case !optIn:
+		r.tr.exclude(ToolSpawnAgents, "not enabled: agent has spawn = false")
+		r.tr.exclude(ToolListAgents, "not enabled: agent has spawn = false")
+	case r.depth >= r.maxDepth:
+		r.warn(EventSubagentMaxDepth, "max depth reached: spawn_agents and list_available_agents removed",
+			slog.String("agent", a.Name), slog.Int("depth", r.depth), slog.Int("max_depth", r.maxDepth))
+		r.tr.exclude(ToolSpawnAgents, "removed: depth %d reached max_depth %d", r.depth, r.maxDepth)
+		r.tr.exclude(ToolListAgents, "removed: depth %d reached max_depth %d", r.depth, r.maxDepth)
+	default:
+		r.spawn = true
+		r.tr.note(ToolSpawnAgents, "spawn = true and depth %d < max_depth %d", r.depth, r.maxDepth)
+		r.tr.note(ToolListAgents, "spawn = true and depth %d < max_depth %d", r.depth, r.maxDepth)
+	}
+}
+
+// spawnable lists the agents spawn_agents may start: the declared
+// sub-agents, or every other agent when none are declared.
+func (p *Pool) spawnable(a *Agent) []string {
+	if len(a.Subagents) > 0 {
+		return a.Subagents
+	}
+	var out []string
+	for _, b := range p.reg.Agents {
+		if b.Name != a.Name {
+			out = append(out, b.Name)
+		}
+	}
+	return out
+}
+
+// serversFor lists the servers an agent's use entries need connected.
+func (p *Pool) serversFor(snap *poolSnapshot, a *Agent) []string {
+	need := map[string]bool{}
+	sep := p.reg.separator()
+	for _, u := range a.Use {
+		switch u.Kind {
+		case UseServer:
+			if srv := p.servers[u.Name]; srv != nil && srv.Trusted {
+				need[u.Name] = true
+			}
+		case UseBundle:
+			if b := p.bundles[u.Name]; b != nil && b.Server != "" {
+				need[b.Server] = true
+			}
+			if b := p.bundles[u.Name]; b != nil {
+				for _, n := range b.Tools {
+					if t := snap.byName[n]; t != nil && t.Server != "" {
+						need[t.Server] = true
+					}
+				}
+			}
+		case UseTool:
+			if t := snap.byName[u.Name]; t != nil && t.Server != "" && !t.Untrusted {
+				need[t.Server] = true
+			}
+		case UseGlob:
+			for _, srv := range p.reg.Servers {
+				if srv.Trusted && globMayReachServer(u.Name, srv.Name, sep) {
+					need[srv.Name] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(need))
+	for s := range need {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// stepSurface is what one workflow step selects through its bundles.
+type stepSurface struct {
+	addr    string
+	bundles []string
+	direct  map[string]bool // pool tools exposed directly
+	meta    metaScopes
+	servers []string
+}
+
+// resolveStep computes the tools a step's bundles select. With an agent
+// whose tools.allowed is set, direct tools outside it stay out.
+func (p *Pool) resolveStep(snap *poolSnapshot, a *Agent, addr string, bundles []string, tr *trace) (*stepSurface, []warning) {
+	r := &resolution{agent: a, use: map[string]bool{}, allowed: map[string]bool{}, aliases: map[string]string{}, meta: metaScopes{}, tr: tr}
+	if a == nil {
+		r.agent = &Agent{}
+	} else {
+		for _, al := range a.Aliases {
+			r.aliases[al.Name] = al.Target
+		}
+	}
+	direct := map[string][]*Bundle{}
+	var order []string
+	for i, name := range bundles {
+		b := p.bundles[name]
+		if b == nil {
+			r.warn(EventToolUnknown, "step names an unknown bundle; skipped", slog.String("step", addr), slog.String("bundle", name))
+			continue
+		}
+		p.selectBundle(snap, r, b, fmt.Sprintf("step %s bundles[%d]", addr, i), direct, &order)
+	}
+	p.mergeDirect(snap, r, direct, order)
+	if a != nil && (a.Allowed != nil || a.Allow != nil) {
+		r.applyAllowed(snap)
+	} else {
+		for n := range r.use {
+			r.allowed[n] = true
+		}
+	}
+	s := &stepSurface{addr: addr, bundles: bundles, direct: r.allowed, meta: r.meta}
+	need := map[string]bool{}
+	for _, b := range bundles {
+		if bb := p.bundles[b]; bb != nil && bb.Server != "" {
+			need[bb.Server] = true
+		}
+	}
+	for n := range s.direct {
+		if t := snap.byName[n]; t != nil && t.Server != "" {
+			need[t.Server] = true
+		}
+	}
+	for srv := range need {
+		s.servers = append(s.servers, srv)
+	}
+	slices.Sort(s.servers)
+	return s, r.warnings
+}

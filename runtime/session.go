@@ -1,0 +1,496 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Session is one agent context: its resolved tools, its use of MCP
+// connections, its queue waiters, loaded tools, memory and spilled outputs.
+// Switch replaces the agent context; nothing carries over.
+type Session struct {
+	reg    *Registry
+	pool   *Pool
+	opts   Options
+	router *router
+
+	swMu   sync.Mutex // held by Switch and Close
+	st     atomic.Pointer[agentState]
+	closed atomic.Bool
+
+	subMu   sync.Mutex
+	subs    map[int]func()
+	nextSub int
+}
+
+// Open resolves an agent's tool surface, connects the servers it needs and
+// returns a ready session. A server that fails to start is reported (event
+// and Servers) and its tools are unavailable; the rest go on.
+func Open(ctx context.Context, reg *Registry, agent string, opts Options) (*Session, error) {
+	opts = opts.withDefaults()
+	s := &Session{reg: reg, pool: PoolFor(reg), opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
+	st, err := s.build(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	s.st.Store(st)
+	return s, nil
+}
+
+// Agent returns the current agent's name ("" after Close).
+func (s *Session) Agent() string {
+	if st := s.st.Load(); st != nil {
+		return st.agent.Name
+	}
+	return ""
+}
+
+// Tools returns what the agent can see and call now, sorted by name.
+func (s *Session) Tools() []ToolInfo {
+	st := s.st.Load()
+	if st == nil {
+		return nil
+	}
+	return slices.Clone(st.surf.Load().list)
+}
+
+// Call runs one tool call through the pipeline. It never panics and never
+// blocks past ctx: every failure is an error Result.
+func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) Result {
+	st := s.enter()
+	if st == nil {
+		return Result{Error: "session closed"}
+	}
+	r := st.call(ctx, name, args)
+	st.exit()
+	return r
+}
+
+// enter pins the current agent context for one call; during Switch it
+// waits for the new context.
+func (s *Session) enter() *agentState {
+	if st := s.st.Load(); st != nil && st.enter() {
+		return st
+	}
+	s.swMu.Lock() // a Switch is under way: wait for it
+	s.swMu.Unlock()
+	if st := s.st.Load(); st != nil && st.enter() {
+		return st
+	}
+	return nil
+}
+
+// Switch waits up to 5 s for in-flight calls, tears the current agent
+// context down (forcing it after the wait, with an agent.switch_timeout
+// event), then builds the new agent's context.
+func (s *Session) Switch(ctx context.Context, agent string) error {
+	if s.pool.agents[agent] == nil {
+		return s.unknownAgent(agent)
+	}
+	s.swMu.Lock()
+	defer s.swMu.Unlock()
+	if s.closed.Load() {
+		return errors.New("session closed")
+	}
+	old := s.st.Load()
+	old.teardown(true)
+	st, err := s.build(ctx, agent)
+	if err != nil {
+		s.st.Store(nil)
+		return err
+	}
+	s.st.Store(st)
+	s.notify()
+	return nil
+}
+
+// Close tears the agent context down (waiting up to 5 s for in-flight
+// calls) and releases every server connection. It is idempotent.
+func (s *Session) Close() error {
+	s.swMu.Lock()
+	defer s.swMu.Unlock()
+	if s.closed.Swap(true) {
+		return nil
+	}
+	if st := s.st.Load(); st != nil {
+		st.teardown(false)
+	}
+	return nil
+}
+
+// Subscribe registers fn to run when Tools() changed: tool_load, a step's
+// tools, Switch, or an upstream tools/list_changed.
+func (s *Session) Subscribe(fn func()) (cancel func()) {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	id := s.nextSub
+	s.nextSub++
+	s.subs[id] = fn
+	return func() {
+		s.subMu.Lock()
+		defer s.subMu.Unlock()
+		delete(s.subs, id)
+	}
+}
+
+func (s *Session) notify() {
+	s.subMu.Lock()
+	fns := make([]func(), 0, len(s.subs))
+	for _, fn := range s.subs {
+		fns = append(fns, fn)
+	}
+	s.subMu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// Instructions are the server instructions from the MCP handshakes, in
+// server order, for the host's prompt.
+func (s *Session) Instructions() []string {
+	st := s.st.Load()
+	if st == nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []string
+	for _, name := range sortedKeys(st.ups) {
+		if c := st.ups[name]; c.up != nil {
+			if in := c.up.Instructions(); in != "" {
+				out = append(out, in)
+			}
+		}
+	}
+	return out
+}
+
+// Servers reports the servers this agent context connected or tried to.
+func (s *Session) Servers() []ServerStatus {
+	st := s.st.Load()
+	if st == nil {
+		return nil
+	}
+	snap := s.pool.snap.Load()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []ServerStatus
+	for _, name := range sortedKeys(st.ups) {
+		c := st.ups[name]
+		ss := ServerStatus{Name: name, Health: HealthRed}
+		select {
+		case <-c.ready:
+		default:
+			ss.Error = "starting"
+			out = append(out, ss)
+			continue
+		}
+		if c.err != nil {
+			ss.Error = c.err.Error()
+		} else {
+			ss.Health = c.up.Health()
+			for _, t := range snap.tools {
+				if t.Server == name {
+					ss.Tools++
+				}
+			}
+		}
+		out = append(out, ss)
+	}
+	return out
+}
+
+// ToolsForStep routes a workflow step to its bundles (deny by default),
+// connects only the servers those bundles reference, and makes the step's
+// tools callable until the next ToolsForStep.
+func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string) ([]ToolInfo, error) {
+	st := s.enter()
+	if st == nil {
+		return nil, errors.New("session closed")
+	}
+	defer st.exit()
+	bundles, _ := s.router.bundles(workflow, role, step)
+	addr := stepAddr(workflow, role, step)
+	first, _ := s.pool.resolveStep(s.pool.snap.Load(), st.agent, addr, bundles, nil)
+	st.connect(ctx, first.servers)
+	surf, warns := s.pool.resolveStep(s.pool.snap.Load(), st.agent, addr, bundles, nil)
+	st.emitWarnings(warns)
+	st.mu.Lock()
+	st.step = surf
+	changed := st.rebuildSurfaceLocked()
+	list := st.stepTools()
+	st.mu.Unlock()
+	if changed {
+		s.notify()
+	}
+	return list, nil
+}
+
+func (s *Session) unknownAgent(name string) error {
+	var names []string
+	for _, a := range s.reg.Agents {
+		names = append(names, a.Name)
+	}
+	msg := fmt.Sprintf("unknown agent %q", name)
+	if near := nearest(name, names, 3); len(near) > 0 {
+		msg += fmt.Sprintf("; did you mean %q?", near[0])
+	}
+	return errors.New(msg)
+}
+
+// agentState is one built agent context.
+type agentState struct {
+	s      *Session
+	agent  *Agent
+	res    *resolution
+	log    *slog.Logger
+	memory Memory
+
+	ctx    context.Context // lives until teardown; cancels queue waiters and linked calls
+	cancel context.CancelFunc
+
+	inflight atomic.Int64 // calls running; closedBit set once teardown began
+	drained  chan struct{}
+	drainMu  sync.Once
+
+	surf atomic.Pointer[surface]
+
+	maxBytes int
+	budget   int64
+	used     atomic.Int64 // tokens of output added so far
+	spill    *spillStore
+	cache    *responseCache
+
+	mu       sync.Mutex // guards what follows
+	ups      map[string]*upstreamConn
+	loaded   map[string]bool // tools activated by tool_load
+	step     *stepSurface
+	entries  map[*PoolTool]*entry
+	closers  []func() error
+	torndown bool
+}
+
+const closedBit = 1 << 62
+
+func (st *agentState) enter() bool {
+	if st.inflight.Add(1)&closedBit != 0 {
+		st.exit()
+		return false
+	}
+	return true
+}
+
+func (st *agentState) exit() {
+	if st.inflight.Add(-1) == closedBit {
+		st.drainMu.Do(func() { close(st.drained) })
+	}
+}
+
+// build makes an agent context: resolve, connect, resolve again over the
+// live tool lists, then expose.
+func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
+	a := s.pool.agents[name]
+	if a == nil {
+		return nil, s.unknownAgent(name)
+	}
+	start := time.Now()
+	st := &agentState{
+		s: s, agent: a, log: s.opts.Logger, memory: s.opts.Memory,
+		drained: make(chan struct{}), ups: map[string]*upstreamConn{},
+		loaded: map[string]bool{}, entries: map[*PoolTool]*entry{},
+		maxBytes: s.reg.Defaults.ResponseMaxBytes, budget: int64(s.reg.Defaults.ContextBudget),
+		cache: newResponseCache(),
+	}
+	if st.memory == nil {
+		st.memory = newMemStore()
+	}
+	st.spill = newSpillStore(s.opts.SpillDir)
+	st.ctx, st.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	st.connect(ctx, s.pool.serversFor(s.pool.snap.Load(), a))
+	st.res = s.pool.resolveAgent(s.pool.snap.Load(), a, s.opts.Depth, nil)
+	st.emitWarnings(st.res.warnings)
+	st.mu.Lock()
+	st.rebuildSurfaceLocked()
+	st.mu.Unlock()
+	if st.log.Enabled(ctx, slog.LevelInfo) {
+		st.log.LogAttrs(ctx, slog.LevelInfo, EventAgentBuild,
+			slog.String("agent", a.Name), slog.Int("depth", s.opts.Depth),
+			slog.Int("tools", len(st.surf.Load().list)), slog.Any("servers", sortedKeys(st.ups)),
+			slog.Bool("discovery", a.Discovery), slog.Float64("latency_ms", ms(time.Since(start))))
+	}
+	return st, nil
+}
+
+func (st *agentState) emitWarnings(ws []warning) {
+	for _, w := range ws {
+		attrs := append([]slog.Attr{slog.String("reason", w.msg)}, w.attrs...)
+		emit(st.log, slog.LevelWarn, w.event, attrs...)
+	}
+}
+
+// teardown stops new calls, waits up to 5 s for in-flight ones when
+// switching (then forces), and releases everything the context owns.
+func (st *agentState) teardown(switching bool) {
+	if st.inflight.Add(closedBit) == closedBit {
+		st.drainMu.Do(func() { close(st.drained) })
+	}
+	forced := false
+	timer := time.NewTimer(switchGrace)
+	select {
+	case <-st.drained:
+	case <-timer.C:
+		forced = true
+	}
+	timer.Stop()
+	if forced {
+		event := EventAgentSwitchTimeout
+		if !switching {
+			event = EventAgentTeardown
+		}
+		emit(st.log, slog.LevelWarn, event, slog.String("agent", st.agent.Name),
+			slog.Int64("in_flight", st.inflight.Load()&^closedBit), slog.String("reason", "in-flight calls exceeded 5s; forcing teardown"))
+	}
+	st.cancel()
+	st.mu.Lock()
+	st.torndown = true
+	ups := st.ups
+	closers := st.closers
+	st.closers = nil
+	st.mu.Unlock()
+	for _, name := range sortedKeys(ups) {
+		ups[name].release()
+	}
+	for _, c := range closers {
+		_ = c()
+	}
+	st.spill.close()
+	emit(st.log, slog.LevelInfo, EventAgentTeardown, slog.String("agent", st.agent.Name),
+		slog.Bool("forced", forced), slog.Int("servers", len(ups)))
+}
+
+// surface is an immutable view of what the agent can call, swapped whole
+// on every change so that Call reads it without locks.
+type surface struct {
+	byName map[string]*entry // callable names, aliases included
+	list   []ToolInfo        // visible tools, sorted by name
+}
+
+// active reports whether a pool tool is activated for the agent.
+func (st *agentState) activeLocked(name string) bool {
+	if st.agent.Discovery {
+		return st.loaded[name]
+	}
+	return st.res.allowed[name]
+}
+
+// rebuildSurfaceLocked recomputes the surface; it reports whether the
+// visible list changed. st.mu is held.
+func (st *agentState) rebuildSurfaceLocked() bool {
+	snap := st.s.pool.snap.Load()
+	sf := &surface{byName: map[string]*entry{}}
+	add := func(e *entry, visible bool) {
+		if _, dup := sf.byName[e.info.Name]; dup {
+			return
+		}
+		sf.byName[e.info.Name] = e
+		if visible {
+			sf.list = append(sf.list, e.info)
+		}
+	}
+	names := map[string]bool{}
+	for n := range st.res.allowed {
+		if st.activeLocked(n) {
+			names[n] = true
+		}
+	}
+	if st.step != nil {
+		for n := range st.step.direct {
+			names[n] = true
+		}
+	}
+	for _, n := range sortedKeys(names) {
+		pt := snap.byName[n]
+		if pt == nil {
+			continue // gone from its server's list
+		}
+		e := st.entries[pt]
+		if e == nil {
+			e = st.poolEntry(pt)
+			st.entries[pt] = e
+		}
+		add(e, st.serverUp(pt.Server))
+	}
+	st.addRuntimeTools(add)
+	for _, al := range st.agent.Aliases {
+		if e := sf.byName[al.Target]; e != nil {
+			if _, taken := sf.byName[al.Name]; !taken {
+				sf.byName[al.Name] = e
+			}
+		}
+	}
+	slices.SortFunc(sf.list, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	old := st.surf.Load()
+	st.surf.Store(sf)
+	return old == nil || !slices.EqualFunc(old.list, sf.list, func(a, b ToolInfo) bool {
+		return a.Name == b.Name && a.Description == b.Description && string(a.InputSchema) == string(b.InputSchema)
+	})
+}
+
+// stepTools lists the current step's tools; st.mu is held.
+func (st *agentState) stepTools() []ToolInfo {
+	sf := st.surf.Load()
+	var out []ToolInfo
+	for _, n := range sortedKeys(st.step.direct) {
+		if e := sf.byName[n]; e != nil && st.serverUp(e.server) {
+			out = append(out, e.info)
+		}
+	}
+	if len(st.step.meta) > 0 {
+		for _, n := range []string{ToolMCPCall, ToolMCPSchema, ToolMCPList} {
+			if e := sf.byName[n]; e != nil {
+				out = append(out, e.info)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// serverUp reports whether a server's tools can be offered: not a server
+// tool, or its server connected (or was never needed: locked tools of
+// servers not connected stay listed so that hosts see them, and a call
+// connects lazily).
+func (st *agentState) serverUp(server string) bool {
+	if server == "" {
+		return true
+	}
+	c := st.ups[server]
+	if c == nil {
+		return true
+	}
+	select {
+	case <-c.ready:
+		return c.err == nil
+	default:
+		return true
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,121 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// spillStore keeps outputs over response_max_bytes on disk and hands out
+// handles that output_read pages through. Handles are opaque names looked
+// up in a map, never paths, so a caller cannot reach other files.
+type spillStore struct {
+	base string // Options.SpillDir, or "" for a temp dir per agent context
+
+	mu      sync.Mutex
+	dir     string
+	own     bool // dir was created here and is removed on teardown
+	n       int
+	handles map[string]spilled
+}
+
+type spilled struct {
+	path  string
+	bytes int
+}
+
+func newSpillStore(base string) *spillStore {
+	return &spillStore{base: base, handles: map[string]spilled{}}
+}
+
+type toolOutput struct {
+	Handle string `json:"handle"`
+	Reason string `json:"reason"`
+	Bytes  int    `json:"bytes"`
+	Lines  int    `json:"lines"`
+	Tokens int    `json:"tokens"`
+}
+
+// store writes out to disk and returns the tool_output handle JSON.
+func (sp *spillStore) store(out string) (string, error) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.dir == "" {
+		if err := sp.open(); err != nil {
+			return "", fmt.Errorf("output of %d bytes exceeds response_max_bytes and cannot be stored: %v", len(out), err)
+		}
+	}
+	sp.n++
+	name := fmt.Sprintf("output-%d.txt", sp.n)
+	path := filepath.Join(sp.dir, name)
+	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
+		return "", fmt.Errorf("output of %d bytes exceeds response_max_bytes and cannot be stored: %v", len(out), err)
+	}
+	handle := filepath.Base(sp.dir) + "/" + name
+	sp.handles[handle] = spilled{path, len(out)}
+	lines := strings.Count(out, "\n")
+	if !strings.HasSuffix(out, "\n") {
+		lines++
+	}
+	b, _ := json.Marshal(map[string]toolOutput{"tool_output": {
+		Handle: handle, Reason: "size_limit_exceeded", Bytes: len(out), Lines: lines, Tokens: (len(out) + 3) / 4,
+	}})
+	return string(b), nil
+}
+
+func (sp *spillStore) open() error {
+	if sp.base != "" {
+		if err := os.MkdirAll(sp.base, 0o700); err != nil {
+			return err
+		}
+		dir, err := os.MkdirTemp(sp.base, "session-")
+		if err != nil {
+			return err
+		}
+		sp.dir = dir
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "toolgen-session-")
+	if err != nil {
+		return err
+	}
+	sp.dir, sp.own = dir, true
+	return nil
+}
+
+// read returns up to limit bytes of a stored output from offset.
+func (sp *spillStore) read(handle string, offset, limit int) (chunk string, total int, err error) {
+	sp.mu.Lock()
+	s, ok := sp.handles[handle]
+	sp.mu.Unlock()
+	if !ok {
+		return "", 0, fmt.Errorf("unknown output handle %q", handle)
+	}
+	if offset < 0 || offset > s.bytes {
+		return "", s.bytes, fmt.Errorf("offset %d outside the output (%d bytes)", offset, s.bytes)
+	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return "", s.bytes, err
+	}
+	defer f.Close()
+	buf := make([]byte, min(limit, s.bytes-offset))
+	n, err := f.ReadAt(buf, int64(offset))
+	if n < len(buf) && err != nil {
+		return "", s.bytes, err
+	}
+	return string(buf[:n]), s.bytes, nil
+}
+
+// close removes the temp dir this store created.
+func (sp *spillStore) close() {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.own && sp.dir != "" {
+		os.RemoveAll(sp.dir)
+	}
+	sp.handles = map[string]spilled{}
+}

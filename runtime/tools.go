@@ -1,0 +1,109 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Input schemas of the tools the runtime provides.
+var (
+	schemaSubagent    = json.RawMessage(`{"type":"object","properties":{"prompt":{"type":"string","description":"The task for the sub-agent."}},"required":["prompt"]}`)
+	schemaSpawn       = json.RawMessage(`{"type":"object","properties":{"agents":{"type":"array","description":"Sub-agents to run in parallel, each with its own prompt.","items":{"type":"object","properties":{"agent":{"type":"string"},"prompt":{"type":"string"}},"required":["agent","prompt"]}}},"required":["agents"]}`)
+	schemaNone        = json.RawMessage(`{"type":"object","properties":{}}`)
+	schemaHandoff     = json.RawMessage(`{"type":"object","properties":{"agent":{"type":"string","description":"Destination agent."},"message":{"type":"string","description":"Optional advisory text for the destination."}},"required":["agent"]}`)
+	schemaFinalReport = json.RawMessage(`{"type":"object","properties":{"status":{"type":"string","enum":["success","failure","partial"]},"format":{"type":"string"},"content":{"type":"string"},"content_json":{"type":"object"},"metadata":{"type":"object"}},"required":["status"]}`)
+	schemaTaskStatus  = json.RawMessage(`{"type":"object","properties":{"status":{"type":"string","enum":["starting","in-progress","completed"]},"done":{"type":"string"},"pending":{"type":"string"},"now":{"type":"string"},"ready_for_final_report":{"type":"boolean"},"need_to_run_more_tools":{"type":"boolean"}},"required":["status"]}`)
+	schemaBatch       = json.RawMessage(`{"type":"object","properties":{"calls":{"type":"array","items":{"type":"object","properties":{"tool":{"type":"string"},"args":{"type":"object"}},"required":["tool"]}}},"required":["calls"]}`)
+	schemaFind        = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Keywords describing the tool you need."},"limit":{"type":"integer","minimum":1,"description":"Maximum results (default 10)."}},"required":["query"]}`)
+	schemaDescribe    = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
+	schemaLoad        = json.RawMessage(`{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["names"]}`)
+	schemaMCPList     = json.RawMessage(`{"type":"object","properties":{"server":{"type":"string"},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1}},"required":["server"]}`)
+	schemaMCPSchema   = json.RawMessage(`{"type":"object","properties":{"server":{"type":"string"},"tool":{"type":"string"}},"required":["server","tool"]}`)
+	schemaMCPCall     = json.RawMessage(`{"type":"object","properties":{"server":{"type":"string","description":"Server name; omit to call a loaded tool by its exposed name."},"tool":{"type":"string"},"args":{"type":"object"}},"required":["tool"]}`)
+	schemaOutputRead  = json.RawMessage(`{"type":"object","properties":{"handle":{"type":"string"},"offset":{"type":"integer","minimum":0,"description":"Byte offset (default 0)."},"limit":{"type":"integer","minimum":1,"description":"Bytes to read."}},"required":["handle"]}`)
+)
+
+func runtimeEntry(name, desc string, kind ToolKind, ns string, schema json.RawMessage, run provider) *entry {
+	return &entry{info: ToolInfo{Name: name, Description: desc, InputSchema: schema, Kind: kind, Namespace: ns}, run: run}
+}
+
+// addRuntimeTools adds the tools the agent gets from its declaration
+// rather than from tools.use. st.mu is held.
+func (st *agentState) addRuntimeTools(add func(*entry, bool)) {
+	a := st.agent
+	add(runtimeEntry(ToolFinalReport, "Deliver the final answer of this task.", KindInternal, "agent", schemaFinalReport, finalReport), true)
+	add(runtimeEntry(ToolTaskStatus, "Record task progress: what is done, pending and next.", KindInternal, "agent", schemaTaskStatus, taskStatus), true)
+	batch := runtimeEntry(ToolBatch, "Run several tool calls in parallel; returns one result per call, in order.", KindInternal, "agent", schemaBatch, runBatch)
+	batch.noBudget = true
+	add(batch, true)
+	pool := st.s.pool
+	for _, sub := range a.Subagents {
+		desc := "Run the sub-agent " + sub
+		if sa := pool.agents[sub]; sa != nil && sa.Description != "" {
+			desc += ": " + sa.Description
+		}
+		e := runtimeEntry(subagentPrefix+sub, desc, KindAgent, "subagent", schemaSubagent, runSubagent(sub))
+		e.linked = true
+		add(e, true)
+	}
+	if len(a.Router) > 0 {
+		add(runtimeEntry(ToolHandoff, "Hand the conversation off to another agent: "+strings.Join(a.Router, ", ")+".",
+			KindRouter, "router", schemaHandoff, handoff), true)
+	}
+	if st.res.spawn {
+		e := runtimeEntry(ToolSpawnAgents, "Run several sub-agents in parallel, each with its own prompt.", KindAgent, "agent", schemaSpawn, spawnAgents)
+		e.linked = true
+		add(e, true)
+		add(runtimeEntry(ToolListAgents, "List the agents spawn_agents can run.", KindAgent, "agent", schemaNone, listAgents), true)
+	}
+	if a.Discovery {
+		add(runtimeEntry(ToolFind, "Search the tools you can load by keywords; marks the active ones.", KindDiscovery, "discovery", schemaFind, toolFind), true)
+		add(runtimeEntry(ToolDescribe, "Describe one tool: description, input schema, category, keywords, active status.", KindDiscovery, "discovery", schemaDescribe, toolDescribe), true)
+		add(runtimeEntry(ToolLoad, "Activate tools by name (all or none); returns their schemas.", KindDiscovery, "discovery", schemaLoad, toolLoad), true)
+		add(runtimeEntry(ToolActive, "List the tools loaded so far.", KindDiscovery, "discovery", schemaNone, toolActive), true)
+	}
+	servers := st.metaServers()
+	if len(servers) > 0 {
+		scope := " Servers: " + strings.Join(servers, ", ") + "."
+		add(runtimeEntry(ToolMCPList, "List the tools of an MCP server (paged)."+scope, KindMeta, "mcp", schemaMCPList, mcpListTools), true)
+		add(runtimeEntry(ToolMCPSchema, "Get the input schema of one MCP server tool."+scope, KindMeta, "mcp", schemaMCPSchema, mcpGetToolSchema), true)
+	}
+	if len(servers) > 0 || a.Discovery {
+		e := runtimeEntry(ToolMCPCall, "Call an MCP server tool, or a loaded tool by name.", KindMeta, "mcp", schemaMCPCall, mcpCallTool)
+		add(e, true)
+	}
+	if st.maxBytes > 0 {
+		e := runtimeEntry(ToolOutputRead, fmt.Sprintf("Read a stored tool output (over %d bytes) by handle, a page at a time.", st.maxBytes),
+			KindOutput, "output", schemaOutputRead, outputRead)
+		e.noCap = true
+		add(e, true)
+	}
+}
+
+// metaServers lists the servers meta tools reach now; st.mu is held.
+func (st *agentState) metaServers() []string {
+	seen := map[string]bool{}
+	for s := range st.res.meta {
+		seen[s] = true
+	}
+	if st.step != nil {
+		for s := range st.step.meta {
+			seen[s] = true
+		}
+	}
+	return sortedKeys(seen)
+}
+
+// decode unmarshals tool arguments with an error the model can act on.
+func decode(args json.RawMessage, v any) error {
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+func marshal(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}

@@ -1,0 +1,194 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+func finalReport(_ context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
+	var a struct {
+		Status string `json:"status"`
+	}
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	switch a.Status {
+	case "success", "failure", "partial":
+	default:
+		return "", fmt.Errorf("status must be success, failure or partial, not %q", a.Status)
+	}
+	st.memory.Set(MemoryFinalReport, string(args))
+	return "final report recorded (status " + a.Status + ")", nil
+}
+
+func taskStatus(_ context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
+	var a struct {
+		Status string `json:"status"`
+	}
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	switch a.Status {
+	case "starting", "in-progress", "completed":
+	default:
+		return "", fmt.Errorf("status must be starting, in-progress or completed, not %q", a.Status)
+	}
+	st.memory.Set(MemoryTaskStatus, string(args))
+	return "task status recorded (" + a.Status + ")", nil
+}
+
+type batchResult struct {
+	Tool string `json:"tool"`
+	Result
+}
+
+func (b batchResult) MarshalJSON() ([]byte, error) {
+	r, err := b.Result.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	t, _ := json.Marshal(b.Tool)
+	return append(append(append([]byte(`{"tool":`), t...), ','), r[1:]...), nil
+}
+
+// runBatch runs several calls in parallel through the same pipeline, each
+// with its own allow check, queue, cap and budget.
+func runBatch(ctx context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
+	var a struct {
+		Calls []struct {
+			Tool string          `json:"tool"`
+			Args json.RawMessage `json:"args"`
+		} `json:"calls"`
+	}
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	if len(a.Calls) == 0 {
+		return "", errors.New("calls is empty")
+	}
+	out := make([]batchResult, len(a.Calls))
+	var wg sync.WaitGroup
+	for i, c := range a.Calls {
+		out[i].Tool = c.Tool
+		if c.Tool == ToolBatch {
+			out[i].Result = Result{Error: "agent__batch cannot be nested"}
+			continue
+		}
+		wg.Go(func() { out[i].Result = st.call(ctx, c.Tool, c.Args) })
+	}
+	wg.Wait()
+	return marshal(out)
+}
+
+// runSubagent runs agent__<name>: a child session one level deeper, with
+// its own resolved tools, driven by the host's Runner.
+func runSubagent(name string) provider {
+	return func(ctx context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
+		var a struct {
+			Prompt string `json:"prompt"`
+		}
+		if err := decode(args, &a); err != nil {
+			return "", err
+		}
+		return st.runChild(ctx, name, a.Prompt)
+	}
+}
+
+func (st *agentState) runChild(ctx context.Context, name, prompt string) (string, error) {
+	opts := st.s.opts
+	if opts.Runner == nil {
+		return "", fmt.Errorf("cannot run sub-agent %q: no Runner configured in this host", name)
+	}
+	opts.Depth++
+	opts.Memory = nil // the child has its own memory
+	opts.SpillDir = ""
+	if st.s.opts.SpillDir != "" {
+		opts.SpillDir = st.s.opts.SpillDir
+	}
+	child, err := Open(ctx, st.s.reg, name, opts)
+	if err != nil {
+		return "", fmt.Errorf("sub-agent %q: %v", name, err)
+	}
+	defer child.Close()
+	out, err := opts.Runner.Run(ctx, child, prompt)
+	if err != nil {
+		return "", fmt.Errorf("sub-agent %q: %v", name, err)
+	}
+	return out, nil
+}
+
+// spawnAgents runs several sub-agents through the Runner in parallel.
+func spawnAgents(ctx context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
+	var a struct {
+		Agents []struct {
+			Agent  string `json:"agent"`
+			Prompt string `json:"prompt"`
+		} `json:"agents"`
+	}
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	if len(a.Agents) == 0 {
+		return "", errors.New("agents is empty")
+	}
+	allowed := st.s.pool.spawnable(st.agent)
+	for _, t := range a.Agents {
+		if !slices.Contains(allowed, t.Agent) {
+			return "", fmt.Errorf("agent %q cannot be spawned here; available: %v (see %s)", t.Agent, allowed, ToolListAgents)
+		}
+	}
+	type spawned struct {
+		Agent  string `json:"agent"`
+		OK     bool   `json:"ok"`
+		Result string `json:"result,omitempty"`
+		Error  string `json:"error,omitempty"`
+	}
+	out := make([]spawned, len(a.Agents))
+	var wg sync.WaitGroup
+	for i, t := range a.Agents {
+		wg.Go(func() {
+			res, err := st.runChild(ctx, t.Agent, t.Prompt)
+			out[i] = spawned{Agent: t.Agent, OK: err == nil, Result: res}
+			if err != nil {
+				out[i].Error = err.Error()
+			}
+		})
+	}
+	wg.Wait()
+	return marshal(out)
+}
+
+func listAgents(_ context.Context, st *agentState, _ *entry, _ json.RawMessage) (string, error) {
+	type agentInfo struct {
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+	}
+	var out []agentInfo
+	for _, name := range st.s.pool.spawnable(st.agent) {
+		info := agentInfo{Name: name}
+		if a := st.s.pool.agents[name]; a != nil {
+			info.Description = a.Description
+		}
+		out = append(out, info)
+	}
+	return marshal(map[string]any{"agents": out})
+}
+
+// handoff answers router__handoff-to; the host performs the switch.
+func handoff(_ context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
+	var a struct {
+		Agent   string `json:"agent"`
+		Message string `json:"message"`
+	}
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	if !slices.Contains(st.agent.Router, a.Agent) {
+		return "", fmt.Errorf("agent %q is not a router destination of %q; destinations: %v", a.Agent, st.agent.Name, st.agent.Router)
+	}
+	return marshal(map[string]string{"handoff_to": a.Agent, "message": a.Message})
+}

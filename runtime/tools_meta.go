@@ -1,0 +1,170 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// metaScope returns the merged scope of a server for meta tools: the
+// agent's meta bundles and the current step's, each restrictive inside.
+func (st *agentState) metaScopeFor(server string) (agent, step *metaScope) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	agent = st.res.meta[server]
+	if st.step != nil {
+		step = st.step.meta[server]
+	}
+	return agent, step
+}
+
+// metaPermits checks a server tool against the meta scopes.
+func (st *agentState) metaPermits(server, tool string) (inScope, ok bool) {
+	a, s := st.metaScopeFor(server)
+	if a == nil && s == nil {
+		return false, false
+	}
+	srv := st.s.pool.servers[server]
+	return true, (a != nil && a.permits(srv, tool)) || (s != nil && s.permits(srv, tool))
+}
+
+func (st *agentState) scopeError(server string) error {
+	st.mu.Lock()
+	servers := st.metaServers()
+	st.mu.Unlock()
+	if len(servers) == 0 {
+		return fmt.Errorf("server %q is not reachable through meta tools for agent %q", server, st.agent.Name)
+	}
+	return fmt.Errorf("server %q is not reachable through meta tools for agent %q; servers: %s", server, st.agent.Name, strings.Join(servers, ", "))
+}
+
+// serverTools returns a server's live tools that the meta scope permits.
+func (st *agentState) serverTools(ctx context.Context, server string) ([]UpstreamTool, error) {
+	if in, _ := st.metaPermits(server, ""); !in {
+		return nil, st.scopeError(server)
+	}
+	up, err := st.upstream(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	var out []UpstreamTool
+	for _, t := range up.Tools() {
+		if _, ok := st.metaPermits(server, t.Name); ok {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func mcpListTools(ctx context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
+	var a struct {
+		Server string `json:"server"`
+		Offset int    `json:"offset"`
+		Limit  int    `json:"limit"`
+	}
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	tools, err := st.serverTools(ctx, a.Server)
+	if err != nil {
+		return "", err
+	}
+	if a.Limit <= 0 {
+		a.Limit = 50
+	}
+	a.Offset = min(max(a.Offset, 0), len(tools))
+	end := min(a.Offset+a.Limit, len(tools))
+	type listed struct {
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+	}
+	page := []listed{}
+	for _, t := range tools[a.Offset:end] {
+		page = append(page, listed{t.Name, t.Description})
+	}
+	res := map[string]any{"server": a.Server, "tools": page, "total": len(tools), "offset": a.Offset}
+	if end < len(tools) {
+		res["next_offset"] = end
+	}
+	return marshal(res)
+}
+
+func mcpGetToolSchema(ctx context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
+	var a struct {
+		Server string `json:"server"`
+		Tool   string `json:"tool"`
+	}
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	tools, err := st.serverTools(ctx, a.Server)
+	if err != nil {
+		return "", err
+	}
+	for _, t := range tools {
+		if t.Name == a.Tool {
+			return marshal(map[string]any{"server": a.Server, "name": t.Name, "description": t.Description, "input_schema": normalizeSchema(t.InputSchema)})
+		}
+	}
+	return "", fmt.Errorf("tool %q not found on server %q (or not allowed); use %s", a.Tool, a.Server, ToolMCPList)
+}
+
+// mcpCallTool calls a server tool inside the meta scope, or a loaded tool
+// by its exposed name, through the cache, queue and timeout of that tool.
+func mcpCallTool(ctx context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
+	var a struct {
+		Server string          `json:"server"`
+		Tool   string          `json:"tool"`
+		Args   json.RawMessage `json:"args"`
+	}
+	if err := decode(args, &a); err != nil {
+		return "", err
+	}
+	if len(a.Args) == 0 || string(a.Args) == "null" {
+		a.Args = emptyArgs
+	}
+	sep := st.s.reg.separator()
+	if a.Server == "" || st.isActive(a.Server+sep+a.Tool) {
+		name := a.Tool
+		if a.Server != "" {
+			name = a.Server + sep + a.Tool
+		}
+		e := st.surf.Load().byName[name]
+		if e == nil || e.info.Kind == KindMeta || isRuntimeToolName(e.info.Name) {
+			return "", fmt.Errorf("tool %q is not active for agent %q; load it with %s first", name, st.agent.Name, ToolLoad)
+		}
+		return st.invoke(ctx, e, a.Args)
+	}
+	in, ok := st.metaPermits(a.Server, a.Tool)
+	if !in {
+		return "", st.scopeError(a.Server)
+	}
+	if !ok {
+		return "", fmt.Errorf("tool %q of server %q not allowed for agent %q", a.Tool, a.Server, st.agent.Name)
+	}
+	return st.invoke(ctx, st.metaEntry(a.Server, a.Tool), a.Args)
+}
+
+// isActive reports whether an exposed name is callable now.
+func (st *agentState) isActive(name string) bool {
+	_, ok := st.surf.Load().byName[name]
+	return ok
+}
+
+// metaEntry is a transient entry for a server tool reached by meta call,
+// with the server's queue, timeout and cache.
+func (st *agentState) metaEntry(server, tool string) *entry {
+	srv := st.s.pool.servers[server]
+	e := &entry{info: ToolInfo{Name: exposedName(server, st.s.reg.separator(), tool), Kind: KindMCP, Namespace: server},
+		server: server, original: tool, run: callUpstream, linked: true}
+	e.timeout = st.s.reg.Defaults.ToolTimeout
+	if srv != nil {
+		e.q = st.s.pool.queues[srv.Queue]
+		e.cacheTTL = srv.Cache
+		if srv.Timeout > 0 {
+			e.timeout = srv.Timeout
+		}
+	}
+	return e
+}
