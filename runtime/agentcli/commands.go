@@ -170,8 +170,8 @@ func (c *cli) tools(args []string) int {
 	fmt.Fprintln(tw, "TOOL\tKIND\tDESCRIPTION")
 	for _, t := range tools {
 		kind := string(t.Kind)
-		if t.Namespace != "" {
-			kind += ":" + t.Namespace
+		if t.Namespace != "" && t.Namespace != kind {
+			kind += " (" + t.Namespace + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, kind, summary(t.Description, 80))
 	}

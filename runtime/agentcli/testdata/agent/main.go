@@ -1,0 +1,79 @@
+// Command agent is the agent binary agentcli's tests build and run: a
+// hand-written Registry (what toolgen would generate) with a builtin, Go
+// tools and the real server-everything over stdio.
+//
+// TESTAGENT_NODE and TESTAGENT_EVERYTHING name node and server-everything's
+// dist/index.js; TESTAGENT_ROOT is the directory read_file may read.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/agentcli"
+)
+
+func main() { os.Exit(agentcli.Main(registry(), os.Args[1:])) }
+
+func registry() *runtime.Registry {
+	obj := func(s string) json.RawMessage { return json.RawMessage(s) }
+	use := func(kind runtime.UseKind, names ...string) []runtime.Use {
+		var u []runtime.Use
+		for _, n := range names {
+			u = append(u, runtime.Use{Kind: kind, Name: n})
+		}
+		return u
+	}
+	return &runtime.Registry{
+		Package:   "testagent",
+		Separator: "__",
+		Defaults: runtime.Defaults{
+			ToolTimeout:      30 * time.Second,
+			ResponseMaxBytes: 100000,
+			StartupTimeout:   30 * time.Second,
+			MaxDepth:         2,
+			InitConcurrency:  4,
+		},
+		Servers: []runtime.Server{{
+			Name:           "everything",
+			Transport:      "stdio",
+			Command:        os.Getenv("TESTAGENT_NODE"),
+			Args:           []string{os.Getenv("TESTAGENT_EVERYTHING"), "stdio"},
+			Trusted:        true,
+			StartupTimeout: 30 * time.Second,
+		}},
+		Policies: []runtime.Policy{{Name: "repo_read", Builtin: "fs_read", AllowedPaths: []string{os.Getenv("TESTAGENT_ROOT")}}},
+		Tools: []runtime.Tool{
+			{Name: "read_file", Description: "Read a UTF-8 text file inside the repository.", Kind: runtime.KindBuiltin, Policy: "repo_read",
+				Category: "files", Keywords: []string{"open", "cat", "contents"}},
+			{Name: "shout", Description: "Upper-case a piece of text.", Kind: runtime.KindGo,
+				InputSchema: obj(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`), Go: shout},
+			{Name: "wipe_disk", Description: "Erase every file on the disk.", Kind: runtime.KindGo,
+				InputSchema: obj(`{"type":"object"}`), Go: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+					return nil, errors.New("wipe_disk must never run in tests")
+				}},
+		},
+		Agents: []runtime.Agent{
+			{Name: "helper", Description: "Reads files and echoes.",
+				Use:     append(use(runtime.UseTool, "read_file", "shout", "wipe_disk"), use(runtime.UseServer, "everything")...),
+				Allowed: []string{"read_file", "shout", "everything__echo", "everything__get-sum"}},
+			{Name: "seeker", Description: "Starts with discovery tools only.",
+				Use:       append(use(runtime.UseTool, "read_file", "shout"), use(runtime.UseServer, "everything")...),
+				Allowed:   []string{"read_file", "shout", "everything__echo"},
+				Discovery: true},
+		},
+	}
+}
+
+func shout(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var a struct{ Text string }
+	if err := json.Unmarshal(args, &a); err != nil {
+		return nil, err
+	}
+	return json.Marshal(strings.ToUpper(a.Text))
+}
