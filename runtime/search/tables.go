@@ -7,8 +7,7 @@ package search
 // For a packed field F with index FIndex, item i is F[FIndex[i]:FIndex[i+1]].
 // Documents are sorted by name; a document's id is its position.
 type Tables struct {
-	// Version is the format version, checked by FromTables users through
-	// the generated code's guard.
+	// Version is the format the tables were written in (TablesVersion).
 	Version int
 
 	Names            string
@@ -38,8 +37,22 @@ type Tables struct {
 	PostingWeights []float32
 }
 
-// TablesVersion is the current Tables format.
-const TablesVersion = 1
+// TablesVersion is the Tables format this package writes. Generated code
+// guards it at compile time, after protoimpl.EnforceVersion:
+//
+//	const _ = search.EnforceVersion(1 - search.MinTablesVersion)
+//	const _ = search.EnforceVersion(search.MaxTablesVersion - 1)
+//
+// so tables written for another format fail to build with an overflow of
+// this unsigned type instead of being misread at run time.
+const (
+	TablesVersion    = 1
+	MinTablesVersion = 1
+	MaxTablesVersion = 1
+)
+
+// EnforceVersion is the type of the compile-time guard above.
+type EnforceVersion uint
 
 func packed(s string, index []uint32, i int) string {
 	return s[index[i]:index[i+1]]
