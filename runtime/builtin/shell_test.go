@@ -1,0 +1,250 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestShellArgvIsLiteral(t *testing.T) {
+	s := NewShell([]string{"echo"}, 0, 0, "")
+	got, err := call(t, s, `{"command":"echo","args":["$(id)",";","|","*","$HOME","a b","'q'","`+"`id`"+`","&&","rm -rf /"]}`)
+	want := "$(id) ; | * $HOME a b 'q' `id` && rm -rf /\n"
+	if err != nil || got != want {
+		t.Fatalf("echo = %q, %v; want %q", got, err, want)
+	}
+}
+
+func TestShellAllowList(t *testing.T) {
+	echo, err := execPath("echo")
+	if err != nil {
+		t.Skip(err)
+	}
+	s := NewShell([]string{"echo", "cat", "no-such-command-xyz"}, 0, 0, "")
+	for _, c := range []struct{ args, wantErr string }{
+		{`{"command":"rm","args":["-rf","x"]}`, `command "rm" is not allowed; allowed commands: echo, cat, no-such-command-xyz`},
+		{`{"command":"sh","args":["-c","echo hi"]}`, `command "sh" is not allowed`},
+		{`{"command":"` + echo + `"}`, `is a path, and only the allowed commands may run`},
+		{`{"command":"./echo"}`, `is a path`},
+		{`{"command":"../bin/echo"}`, `is a path`},
+		{`{"command":"echo "}`, `command "echo " is not allowed`},
+		{`{"command":"ECHO"}`, `command "ECHO" is not allowed`},
+		{`{"command":"echo;id"}`, `command "echo;id" is not allowed`},
+		{`{"command":""}`, `"command" is required`},
+		{`{}`, `"command" is required`},
+		{`{"command":"echo\u0000x"}`, `NUL byte`},
+		{`{"command":"echo","args":["a\u0000b"]}`, `args[0] contains a NUL byte`},
+		{`{"command":"echo","args":"hi"}`, `"args" must be an array, got string`},
+		{`{"command":"echo","argv":["hi"]}`, `unknown field "argv"`},
+		{`{"command":"no-such-command-xyz"}`, `command "no-such-command-xyz" is allowed but cannot be run`},
+		{`not json`, `invalid arguments: malformed JSON`},
+	} {
+		got, err := call(t, s, c.args)
+		if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("%s: got %q, %v; want error containing %q", c.args, got, err, c.wantErr)
+		}
+	}
+	// A full path runs when it is itself listed.
+	s = NewShell([]string{echo}, 0, 0, "")
+	if got, err := call(t, s, `{"command":"`+echo+`","args":["ok"]}`); err != nil || got != "ok\n" {
+		t.Errorf("listed full path = %q, %v", got, err)
+	}
+}
+
+func TestShellExitStatusAndStdin(t *testing.T) {
+	s := NewShell([]string{"sh", "cat", "true"}, 0, 0, "")
+	_, err := call(t, s, `{"command":"sh","args":["-c","echo out; echo err >&2; exit 3"]}`)
+	if err == nil || err.Error() != "command \"sh\" exited with status 3\nout\nerr\n" {
+		t.Errorf("exit 3: %v", err)
+	}
+	_, err = call(t, s, `{"command":"sh","args":["-c","kill -TERM $$"]}`)
+	if err == nil || !strings.Contains(err.Error(), "killed by signal terminated") {
+		t.Errorf("signal: %v", err)
+	}
+	if got, err := call(t, s, `{"command":"cat","stdin":"line1\nline2 $(id)\n"}`); err != nil || got != "line1\nline2 $(id)\n" {
+		t.Errorf("cat stdin = %q, %v", got, err)
+	}
+	if got, err := call(t, s, `{"command":"true"}`); err != nil || got != "(no output)" {
+		t.Errorf("true = %q, %v", got, err)
+	}
+	// A program that never reads a large stdin must not hang the call.
+	big, _ := json.Marshal(map[string]any{"command": "true", "stdin": strings.Repeat("x", 4<<20)})
+	if got, err := s.Call(context.Background(), big); err != nil || got != "(no output)" {
+		t.Errorf("unread stdin = %q, %v", got, err)
+	}
+}
+
+func TestShellCwd(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub", "deeper"), 0o755)
+	os.Symlink("..", filepath.Join(dir, "sub", "up"))
+	os.Symlink("../..", filepath.Join(dir, "sub", "out"))
+	os.Symlink(t.TempDir(), filepath.Join(dir, "abs"))
+	s := NewShell([]string{"pwd"}, 0, 0, dir)
+	if got, err := call(t, s, `{"command":"pwd"}`); err != nil || got != dir+"\n" {
+		t.Errorf("pwd = %q, %v; want %q", got, err, dir)
+	}
+	if got, err := call(t, s, `{"command":"pwd","cwd":"sub/deeper"}`); err != nil || got != filepath.Join(dir, "sub/deeper")+"\n" {
+		t.Errorf("pwd in sub/deeper = %q, %v", got, err)
+	}
+	if got, err := call(t, s, `{"command":"pwd","cwd":"sub/up"}`); err != nil || got != dir+"\n" {
+		t.Errorf("pwd in sub/up (inside) = %q, %v", got, err)
+	}
+	for cwd, wantErr := range map[string]string{
+		"..":        "must be a relative directory inside the working directory",
+		"/tmp":      "must be a relative directory inside the working directory",
+		"sub/../..": "must be a relative directory inside the working directory",
+		"sub/out":   "leads outside the working directory through a symbolic link",
+		"abs":       "leads outside the working directory through a symbolic link",
+		"missing":   `cwd "missing": no such file or directory`,
+		"sub/\x00":  "must be a relative directory",
+	} {
+		args, _ := json.Marshal(map[string]string{"command": "pwd", "cwd": cwd})
+		if got, err := s.Call(context.Background(), args); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("cwd %q: got %q, %v; want error containing %q", cwd, got, err, wantErr)
+		}
+	}
+}
+
+func TestShellOutputCap(t *testing.T) {
+	s := NewShell([]string{"sh"}, 0, 1000, "")
+	got, err := call(t, s, `{"command":"sh","args":["-c","i=0; while [ $i -lt 2000 ]; do printf 'é\n'; i=$((i+1)); done"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2000 lines of 3 bytes; the first 1000 bytes end inside a rune, which is dropped.
+	want := strings.Repeat("é\n", 333) + "[shell_exec: output truncated: showing the first 999 of 6000 bytes]"
+	if got != want {
+		t.Errorf("capped output = %q…%q (%d bytes)", got[:20], got[len(got)-80:], len(got))
+	}
+	// Failures carry the capped output too.
+	_, err = call(t, s, `{"command":"sh","args":["-c","head -c 5000 /dev/zero | tr '\\0' x; exit 1"]}`)
+	if err == nil || !strings.HasSuffix(err.Error(), strings.Repeat("x", 1000)+"\n[shell_exec: output truncated: showing the first 1000 of 5000 bytes]") {
+		t.Errorf("capped failure: %.200v", err)
+	}
+}
+
+// The timeout kills the whole process group: the shell and the sleeps it forked.
+func TestShellTimeoutKillsGroup(t *testing.T) {
+	s := NewShell([]string{"sh"}, 300*time.Millisecond, 0, "")
+	_, err := call(t, s, `{"command":"sh","args":["-c","echo pid=$$; sleep 100 & sleep 100"]}`)
+	if err == nil || !strings.Contains(err.Error(), `command "sh" timed out after 300ms and its process group was killed`) {
+		t.Fatalf("timeout: %v", err)
+	}
+	pgid := leaderPid(t, err.Error())
+	assertGroupGone(t, pgid)
+	waitGroupReaped(t, pgid)
+}
+
+func TestShellCancelKillsGroup(t *testing.T) {
+	s := NewShell([]string{"sh"}, time.Hour, 0, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err := s.Call(ctx, json.RawMessage(`{"command":"sh","args":["-c","echo pid=$$; sleep 100 & sleep 100"]}`))
+	if err == nil || !strings.Contains(err.Error(), `command "sh" was cancelled (context canceled)`) {
+		t.Fatalf("cancel: %v", err)
+	}
+	assertGroupGone(t, leaderPid(t, err.Error()))
+}
+
+// Background children left behind by a command that exits are killed, and do not hold the
+// call open through the output pipe they inherited.
+func TestShellKillsLeftovers(t *testing.T) {
+	s := NewShell([]string{"sh"}, time.Hour, 0, "")
+	got, err := call(t, s, `{"command":"sh","args":["-c","sleep 100 & echo pid=$$"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertGroupGone(t, leaderPid(t, got))
+}
+
+func TestShellRace(t *testing.T) {
+	s := NewShell([]string{"echo"}, 0, 0, "")
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			got, err := s.Call(context.Background(), json.RawMessage(`{"command":"echo","args":["`+strconv.Itoa(i)+`"]}`))
+			if err == nil && got != strconv.Itoa(i)+"\n" {
+				err = errors.New("got " + got)
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func leaderPid(t *testing.T, out string) int {
+	t.Helper()
+	m := regexp.MustCompile(`pid=(\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no pid in %q", out)
+	}
+	pid, _ := strconv.Atoi(m[1])
+	return pid
+}
+
+// assertGroupGone fails if any live process is still in process group pgid. Killed orphans may
+// linger as zombies until init reaps them; they run nothing, so they do not count.
+func assertGroupGone(t *testing.T, pgid int) {
+	t.Helper()
+	if live := liveGroupMembers(t, pgid); len(live) > 0 {
+		t.Errorf("process group %d still has live members: %v", pgid, live)
+	}
+}
+
+// waitGroupReaped logs when kill(-pgid, 0) reports ESRCH: the killed grandchildren were
+// orphaned to init, which reaps them in its own time (up to ~2 s here), so this is not asserted.
+func waitGroupReaped(t *testing.T, pgid int) {
+	start := time.Now()
+	err := syscall.Kill(-pgid, 0)
+	for err == nil && time.Since(start) < 5*time.Second {
+		time.Sleep(10 * time.Millisecond)
+		err = syscall.Kill(-pgid, 0)
+	}
+	t.Logf("process group %d: kill(-pgid, 0) = %v after %v", pgid, err, time.Since(start).Round(time.Millisecond))
+}
+
+func liveGroupMembers(t *testing.T, pgid int) []string {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil || len(stats) == 0 {
+		t.Skip("no /proc to inspect")
+	}
+	var live []string
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces, so split after the last ")".
+		s := string(b)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 3 || fields[2] != strconv.Itoa(pgid) || fields[0] == "Z" {
+			continue
+		}
+		live = append(live, s[:strings.LastIndexByte(s, ')')+1]+" "+fields[0])
+	}
+	return live
+}
+
+func execPath(name string) (string, error) {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", errors.New(name + " not found")
+}
