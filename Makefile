@@ -55,7 +55,7 @@ fuzz:
 conformance: npm build
 	@echo "conformance: not wired yet"
 
-demo: build
-	@echo "demo: not wired yet"
+demo: npm build
+	./scripts/demo.sh
 
 ci: vet test check-generated
