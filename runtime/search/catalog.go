@@ -32,14 +32,16 @@ func ParseCatalog(data []byte) ([]Doc, error) {
 		}
 	} else {
 		var list struct {
-			Tools *[]tool `json:"tools"`
+			Tools json.RawMessage `json:"tools"`
 		}
-		list.Tools = &tools
 		if err := json.Unmarshal(trimmed, &list); err != nil {
 			return nil, fmt.Errorf("catalog: %w", err)
 		}
 		if list.Tools == nil {
 			return nil, fmt.Errorf(`catalog: want a tools/list result {"tools": [...]} or a JSON array of tools`)
+		}
+		if err := json.Unmarshal(list.Tools, &tools); err != nil {
+			return nil, fmt.Errorf("catalog: tools: %w", err)
 		}
 	}
 	docs := make([]Doc, 0, len(tools))

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const findCatalog = `{"tools": [
+  {"name": "registry_list", "description": "List tasks in the registry.", "inputSchema": {"type": "object", "properties": {"status": {"type": "string"}}}},
+  {"name": "registry_next", "description": "Return the next ready task from the registry.", "inputSchema": {"type": "object"}},
+  {"name": "read_file", "description": "Read a text file.", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+  {"name": "weather", "title": "Weather", "description": "Current weather for a city."}
+]}`
+
+func findRun(t *testing.T, in string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	old := stdin
+	stdin = strings.NewReader(in)
+	defer func() { stdin = old }()
+	var out, errb bytes.Buffer
+	code = run(append([]string{"find"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func findWriteTemp(t *testing.T, name, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+type findJSONResult struct {
+	Query   string `json:"query"`
+	Results []struct {
+		Name  string  `json:"name"`
+		Score float64 `json:"score"`
+	} `json:"results"`
+	Error string `json:"error"`
+}
+
+func findNames(r findJSONResult) []string {
+	var out []string
+	for _, h := range r.Results {
+		out = append(out, h.Name)
+	}
+	return out
+}
+
+func TestFindCatalogText(t *testing.T) {
+	cat := findWriteTemp(t, "tools.json", findCatalog)
+	code, out, errs := findRun(t, "", "--catalog", cat, "registry", "list", "tasks")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "registry_list") || !strings.Contains(lines[1], "registry_next") {
+		t.Errorf("output:\n%s", out)
+	}
+	if !strings.Contains(lines[0], "List tasks in the registry.") {
+		t.Errorf("no description in %q", lines[0])
+	}
+}
+
+func TestFindJSONAndLimit(t *testing.T) {
+	// A bare JSON array works too; flags may follow the query.
+	cat := findWriteTemp(t, "tools.json", `[{"name": "a_tool", "description": "alpha beta"}, {"name": "b_tool", "description": "alpha"}, {"name": "c_tool", "description": "alpha gamma"}]`)
+	code, out, errs := findRun(t, "", "alpha", "--catalog", cat, "--json", "--limit", "2")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r findJSONResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if r.Query != "alpha" || len(r.Results) != 2 || r.Results[0].Score < r.Results[1].Score {
+		t.Errorf("result %+v", r)
+	}
+}
+
+func TestFindBatch(t *testing.T) {
+	cat := findWriteTemp(t, "tools.json", findCatalog)
+	in := `{"query": "registry list tasks"}
+
+not json
+{"query": "weather", "limit": 1}
+{"limit": 3}
+`
+	code, out, errs := findRun(t, in, "--batch", "--catalog", cat, "--limit", "5")
+	if code != exitDiags {
+		t.Errorf("exit %d, want %d for bad lines", code, exitDiags)
+	}
+	var got []findJSONResult
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r findJSONResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		got = append(got, r)
+	}
+	if len(got) != 4 {
+		t.Fatalf("want 4 output lines (one per non-empty input), got %d:\n%s", len(got), out)
+	}
+	if diff := cmp.Diff([]string{"registry_list", "registry_next"}, findNames(got[0])); diff != "" {
+		t.Errorf("line 1 (-want +got)\n%s", diff)
+	}
+	if !strings.Contains(got[1].Error, "line 3") || !strings.Contains(errs, "stdin:3") {
+		t.Errorf("bad line: %+v, stderr %q", got[1], errs)
+	}
+	if diff := cmp.Diff([]string{"weather"}, findNames(got[2])); diff != "" {
+		t.Errorf("line 4 (-want +got)\n%s", diff)
+	}
+	if !strings.Contains(got[3].Error, `want {"query"`) {
+		t.Errorf("missing query: %+v", got[3])
+	}
+}
+
+func TestFindSpec(t *testing.T) {
+	dir := t.TempDir()
+	spec := `toolgen {
+  package = "demo"
+}
+policy "ws" {
+  builtin       = "fs_read"
+  allowed_paths = ["./workspace"]
+}
+tool "read_file" {
+  description = "Read a UTF-8 text file inside the workspace."
+  policy      = policy.ws
+  category    = "files"
+  keywords    = ["open", "cat", "contents"]
+}
+tool "list_dir" {
+  description = "List the entries of a directory."
+  policy      = policy.ws
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "toolgen.hcl"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := findRun(t, "", "--spec", dir, "--json", "cat", "contents")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r findJSONResult
+	json.Unmarshal([]byte(out), &r)
+	if diff := cmp.Diff([]string{"read_file"}, findNames(r)); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+
+	// A broken spec is a diagnostic with its position, exit 1.
+	if err := os.WriteFile(filepath.Join(dir, "toolgen.hcl"), []byte("tool \"x\" {\n  description = \n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = findRun(t, "", "--spec", dir, "x")
+	if code != exitDiags || !strings.Contains(errs, "toolgen.hcl:") {
+		t.Errorf("broken spec: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestFindErrors(t *testing.T) {
+	cat := findWriteTemp(t, "tools.json", findCatalog)
+	bad := findWriteTemp(t, "bad.json", `{"tools": [{"description": "no name"}]}`)
+	notTools := findWriteTemp(t, "obj.json", `{"items": []}`)
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--catalog", cat}, exitUsage, "no query"},
+		{[]string{"--catalog", cat, "--spec", ".", "q"}, exitUsage, "exclusive"},
+		{[]string{"--catalog", cat, "--limit", "0", "q"}, exitUsage, "--limit"},
+		{[]string{"--catalog", cat, "--batch", "q"}, exitUsage, "stdin"},
+		{[]string{"--eval", "x", "q"}, exitUsage, "--eval"},
+		{[]string{"--nope", "q"}, exitUsage, "nope"},
+		{[]string{"--catalog", filepath.Join(t.TempDir(), "missing.json"), "q"}, exitDiags, "missing.json"},
+		{[]string{"--catalog", bad, "q"}, exitDiags, "no name"},
+		{[]string{"--catalog", notTools, "q"}, exitDiags, "tools/list"},
+		{[]string{"--eval", t.TempDir()}, exitDiags, "catalog.json"},
+	}
+	for _, c := range cases {
+		code, _, errs := findRun(t, "", c.args...)
+		if code != c.code || !strings.Contains(errs, c.msg) {
+			t.Errorf("find %v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, errs, c.code, c.msg)
+		}
+	}
+}
+
+func TestFindEval(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "data", "toolret")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("toolret data not found")
+	}
+	code, out, errs := findRun(t, "", "--eval", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"707 tools, 569 queries", "R@1", "R@5", "MRR@10", "azure_mcp", "livemcp"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
