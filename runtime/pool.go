@@ -35,9 +35,11 @@ type Pool struct {
 	agents  map[string]*Agent
 	queues  map[string]*queue
 
-	mu   sync.Mutex
-	live map[string][]UpstreamTool // server → its current tools/list
-	snap atomic.Pointer[poolSnapshot]
+	mu       sync.Mutex
+	live     map[string][]UpstreamTool // server → its current tools/list
+	snap     atomic.Pointer[poolSnapshot]
+	watchers map[int]func()
+	nextW    int
 }
 
 type poolSnapshot struct {
@@ -60,12 +62,13 @@ func PoolFor(reg *Registry) *Pool {
 
 func newPool(reg *Registry) *Pool {
 	p := &Pool{
-		reg:     reg,
-		servers: map[string]*Server{},
-		bundles: map[string]*Bundle{},
-		agents:  map[string]*Agent{},
-		queues:  map[string]*queue{},
-		live:    map[string][]UpstreamTool{},
+		reg:      reg,
+		servers:  map[string]*Server{},
+		bundles:  map[string]*Bundle{},
+		agents:   map[string]*Agent{},
+		queues:   map[string]*queue{},
+		live:     map[string][]UpstreamTool{},
+		watchers: map[int]func(){},
 	}
 	for i := range reg.Servers {
 		p.servers[reg.Servers[i].Name] = &reg.Servers[i]
@@ -103,6 +106,7 @@ func (p *Pool) Invalidate(server string) {
 	}
 	delete(p.live, server)
 	p.rebuild()
+	p.changed()
 }
 
 // drift is how a live tools/list differs from the lock file.
@@ -125,7 +129,29 @@ func (p *Pool) setLive(server string, tools []UpstreamTool) (changed bool, d dri
 	}
 	p.live[server] = tools
 	p.rebuild()
+	p.changed()
 	return true, p.lockDrift(server, tools)
+}
+
+// watch registers fn to run after the pool was rebuilt.
+func (p *Pool) watch(fn func()) (cancel func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id := p.nextW
+	p.nextW++
+	p.watchers[id] = fn
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.watchers, id)
+	}
+}
+
+// changed runs the watchers in their own goroutines; p.mu is held.
+func (p *Pool) changed() {
+	for _, fn := range p.watchers {
+		go fn()
+	}
 }
 
 func sameUpstreamTool(a, b UpstreamTool) bool {

@@ -2,30 +2,30 @@ package runtime
 
 import (
 	"fmt"
-	"time"
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Names of the tools the runtime itself provides.
 const (
-	ToolSpawnAgents   = "spawn_agents"
-	ToolListAgents    = "list_available_agents"
-	ToolHandoff       = "router__handoff-to"
-	ToolFinalReport   = "agent__final_report"
-	ToolTaskStatus    = "agent__task_status"
-	ToolBatch         = "agent__batch"
-	ToolFind          = "tool_find"
-	ToolDescribe      = "tool_describe"
-	ToolLoad          = "tool_load"
-	ToolActive        = "tool_active"
-	ToolMCPList       = "mcp_list_tools"
-	ToolMCPSchema     = "mcp_get_tool_schema"
-	ToolMCPCall       = "mcp_call_tool"
-	ToolOutputRead    = "output_read"
-	subagentPrefix    = "agent__"
-	defaultMaxDepth   = 2
+	ToolSpawnAgents = "spawn_agents"
+	ToolListAgents  = "list_available_agents"
+	ToolHandoff     = "router__handoff-to"
+	ToolFinalReport = "agent__final_report"
+	ToolTaskStatus  = "agent__task_status"
+	ToolBatch       = "agent__batch"
+	ToolFind        = "tool_find"
+	ToolDescribe    = "tool_describe"
+	ToolLoad        = "tool_load"
+	ToolActive      = "tool_active"
+	ToolMCPList     = "mcp_list_tools"
+	ToolMCPSchema   = "mcp_get_tool_schema"
+	ToolMCPCall     = "mcp_call_tool"
+	ToolOutputRead  = "output_read"
+	subagentPrefix  = "agent__"
+	defaultMaxDepth = 2
 )
 
 // switchGrace is how long Switch waits for in-flight calls.

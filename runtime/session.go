@@ -123,6 +123,7 @@ func (s *Session) Close() error {
 	if st := s.st.Load(); st != nil {
 		st.teardown(false)
 	}
+	s.st.Store(nil)
 	return nil
 }
 

@@ -1,0 +1,411 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+)
+
+func TestSeed_ToolOrchestration_AgentSwitchInitiated(t *testing.T) {
+	f := newFixture(
+		Agent{Name: "coder", Use: []Use{{Kind: UseServer, Name: "github"}}},
+		Agent{Name: "writer", Use: useTools("summarize")},
+	)
+	ev := &events{}
+	s := open(t, f.reg, "coder", f.opts(ev))
+	mem := s.st.Load().memory
+	mem.Set("draft", "x")
+	notified := 0
+	s.Subscribe(func() { notified++ })
+	if err := s.Switch(context.Background(), "writer"); err != nil {
+		t.Fatal(err)
+	}
+	if s.Agent() != "writer" || notified != 1 {
+		t.Errorf("agent %q, notified %d", s.Agent(), notified)
+	}
+	if diff := cmp.Diff([]string{"summarize"}, poolNames(s)); diff != "" {
+		t.Errorf("tools after switch (-want +got):\n%s", diff)
+	}
+	if _, ok := s.st.Load().memory.Get("draft"); ok {
+		t.Error("memory leaked across Switch")
+	}
+	if r := call(t, s, "github__search_code", `{}`); r.OK {
+		t.Error("old agent's tool callable after Switch")
+	}
+	if _, live := f.conn.count("github"); live != 0 {
+		t.Errorf("github connection not released: %d live", live)
+	}
+	if err := s.Switch(context.Background(), "wrtier"); err == nil || !strings.Contains(err.Error(), `did you mean "writer"`) {
+		t.Errorf("unknown agent: %v", err)
+	}
+	if s.Agent() != "writer" {
+		t.Error("a failed Switch to an unknown agent tore the session down")
+	}
+}
+
+func TestSeed_ToolOrchestration_ContextTeardown(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	f := newFixture(Agent{Name: "coder", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseServer, Name: "docs"}}})
+	ev := &events{}
+	s, err := Open(context.Background(), f.reg, "coder", f.opts(ev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, call(t, s, "github__search_code", `{"q":"x"}`))
+	spillDir := s.st.Load().spill
+	s.Close()
+	s.Close() // idempotent
+	for _, srv := range []string{"github", "docs"} {
+		if acq, live := f.conn.count(srv); acq != 1 || live != 0 {
+			t.Errorf("%s: acquired %d, live %d after Close", srv, acq, live)
+		}
+	}
+	if s.Tools() != nil {
+		t.Error("tools registry not cleared")
+	}
+	_ = spillDir
+	e := ev.requireOne(t, EventAgentTeardown, "agent", "coder")
+	if e.Attrs["servers"] != "2" || e.Attrs["forced"] != "false" {
+		t.Errorf("teardown event %+v", e)
+	}
+	if r := call(t, s, "github__search_code", `{}`); r.OK || r.Error != "session closed" {
+		t.Errorf("call after Close: %+v", r)
+	}
+}
+
+func TestSeed_ToolOrchestration_ContextBuild(t *testing.T) {
+	f := newFixture(Agent{Name: "coder", Use: []Use{{Kind: UseTool, Name: "read_file"}, {Kind: UseServer, Name: "github"}}})
+	ev := &events{}
+	s := open(t, f.reg, "coder", f.opts(ev))
+	ev.requireOne(t, EventServerStart, "server", "github", "agent", "coder")
+	e := ev.requireOne(t, EventAgentBuild, "agent", "coder")
+	if e.Attrs["servers"] != "[github]" || e.Attrs["depth"] != "0" {
+		t.Errorf("build event %+v", e)
+	}
+	if diff := cmp.Diff([]string{"github__get_file_contents", "github__get_file_history", "github__search_code", "read_file"}, poolNames(s)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	if got := s.Instructions(); !slices.Equal(got, []string{"Use search_code before reading files."}) {
+		t.Errorf("instructions %q", got)
+	}
+	s.st.Load().memory.Set("k", "v")
+	if v, _ := s.st.Load().memory.Get("k"); v != "v" {
+		t.Error("memory not initialised")
+	}
+}
+
+func TestSeed_ToolOrchestration_SwitchTimeout(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	release := make(chan struct{})
+	started := make(chan struct{})
+	f := newFixture(Agent{Name: "slow", Use: useTools("hang")}, Agent{Name: "next", Use: useTools("summarize")})
+	f.reg.Tools = append(f.reg.Tools, Tool{Name: "hang", Kind: KindGo, Go: goTool(func(ctx context.Context, _ json.RawMessage) (string, error) {
+		close(started)
+		<-release // ignores ctx on purpose: only the forced teardown ends the wait
+		return "late", nil
+	})})
+	f.reg.Defaults.ToolTimeout = 0
+	slices.SortFunc(f.reg.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	ev := &events{}
+	s, err := Open(context.Background(), f.reg, "slow", f.opts(ev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Result)
+	go func() { done <- call(t, s, "hang", `{}`) }()
+	<-started
+	if err := s.Switch(context.Background(), "next"); err != nil {
+		t.Fatal(err)
+	}
+	e := ev.requireOne(t, EventAgentSwitchTimeout, "agent", "slow")
+	if e.Level != slog.LevelWarn || e.Attrs["in_flight"] != "1" {
+		t.Errorf("event %+v", e)
+	}
+	ev.requireOne(t, EventAgentTeardown, "agent", "slow", "forced", "true")
+	ev.requireOne(t, EventAgentBuild, "agent", "next")
+	mustOK(t, call(t, s, "summarize", `{}`))
+	close(release)
+	if r := <-done; !r.OK || r.Result != `"late"` {
+		t.Errorf("in-flight call: %+v", r)
+	}
+	s.Close()
+}
+
+func TestSeed_ToolOrchestration_SwitchWaitsForInFlight(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{})
+	f := newFixture(Agent{Name: "a", Use: useTools("work")}, Agent{Name: "b"})
+	f.reg.Tools = append(f.reg.Tools, Tool{Name: "work", Kind: KindGo, Go: goTool(func(ctx context.Context, _ json.RawMessage) (string, error) {
+		close(started)
+		<-release
+		return "done", nil
+	})})
+	ev := &events{}
+	s := open(t, f.reg, "a", f.opts(ev))
+	done := make(chan Result)
+	go func() { done <- call(t, s, "work", `{}`) }()
+	<-started
+	switched := make(chan error)
+	go func() { switched <- s.Switch(context.Background(), "b") }()
+	close(release)
+	if r := <-done; !r.OK {
+		t.Errorf("in-flight call failed: %+v", r)
+	}
+	if err := <-switched; err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.named(EventAgentSwitchTimeout)) != 0 {
+		t.Error("switch timed out although the call finished")
+	}
+	ev.requireOne(t, EventAgentTeardown, "agent", "a", "forced", "false")
+}
+
+func TestSeed_ToolOrchestration_AllowedToolInvoked(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("entities_*"), Allowed: []string{"entities_get"}})
+	ev := &events{}
+	s := open(t, f.reg, "a", f.opts(ev))
+	r := call(t, s, "entities_get", `{"id":"7"}`)
+	if out := mustOK(t, r); out != `{"id":"7"}` {
+		t.Errorf("result %q", out)
+	}
+	e := ev.requireOne(t, EventToolCall, "tool", "entities_get")
+	for k, want := range map[string]string{"agent": "a", "status": "ok", "chars_in": "10", "chars_out": "10", "server": ""} {
+		if e.Attrs[k] != want {
+			t.Errorf("tool.call %s = %q, want %q", k, e.Attrs[k], want)
+		}
+	}
+	if _, ok := e.Attrs["latency_ms"]; !ok {
+		t.Error("tool.call has no latency_ms")
+	}
+}
+
+func TestSeed_ToolOrchestration_BlockedToolInvoked(t *testing.T) {
+	f := newFixture(
+		Agent{Name: "a", Use: useTools("entities_*"), Allowed: []string{"entities_get"}},
+		Agent{Name: "b", Use: useTools("entities_get")}, // allowed omitted: only use
+	)
+	ev := &events{}
+	s := open(t, f.reg, "a", f.opts(ev))
+	if slices.Contains(toolNames(s.Tools()), "entities_delete") {
+		t.Error("tool outside tools.allowed listed")
+	}
+	r := call(t, s, "entities_delete", `{"id":"7"}`)
+	if r.OK || r.Error != `tool "entities_delete" not allowed for agent "a"` {
+		t.Errorf("result %+v", r)
+	}
+	ev.requireOne(t, EventToolBlocked, "tool", "entities_delete", "agent", "a", "reason", "not_allowed")
+	b := open(t, f.reg, "b", f.opts(ev))
+	if r := call(t, b, "summarize", `{}`); r.OK || r.Error != `tool "summarize" not allowed for agent "b"` {
+		t.Errorf("result %+v", r)
+	}
+	ev.requireOne(t, EventToolBlocked, "tool", "summarize", "agent", "b")
+}
+
+func TestSeed_ToolOrchestration_WildcardAllowAll(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("entities_*", "summarize"), Allowed: []string{"*"}})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	if diff := cmp.Diff([]string{"entities_create", "entities_delete", "entities_get", "entities_update", "summarize"}, poolNames(s)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	if r := call(t, s, "graph_traverse", `{}`); r.OK {
+		t.Error(`"*" allowed a tool outside use`)
+	}
+}
+
+func TestSeed_ToolOrchestration_MCPServerFailsToStart(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseServer, Name: "docs"}, {Kind: UseTool, Name: "summarize"}}})
+	f.conn.fail["docs"] = errors.New("exec: docs-server: not found")
+	ev := &events{}
+	s := open(t, f.reg, "a", f.opts(ev))
+	e := ev.requireOne(t, EventServerFail, "server", "docs")
+	if !strings.Contains(e.Attrs["error"], "not found") {
+		t.Errorf("event %+v", e)
+	}
+	st := s.Servers()
+	if len(st) != 2 || st[0].Name != "docs" || st[0].Health != HealthRed || st[0].Error == "" || st[1].Health != HealthGreen || st[1].Tools != 3 {
+		t.Errorf("servers %+v", st)
+	}
+	mustOK(t, call(t, s, "github__search_code", `{}`))
+	mustOK(t, call(t, s, "summarize", `{}`))
+}
+
+func TestSeed_ToolOrchestration_MissingServerEnv(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	ev := &events{}
+	opts := f.opts(ev)
+	opts.Getenv = func(string) (string, bool) { return "", false }
+	s := open(t, f.reg, "a", opts)
+	e := ev.requireOne(t, EventServerFail, "server", "github")
+	if !strings.Contains(e.Attrs["error"], "GITHUB_TOKEN") || !strings.Contains(e.Attrs["error"], `"github"`) {
+		t.Errorf("error does not name server and variable: %q", e.Attrs["error"])
+	}
+	if len(poolNames(s)) != 0 {
+		t.Errorf("tools of a failed server listed: %v", poolNames(s))
+	}
+	if r := call(t, s, "github__search_code", `{}`); r.OK || !strings.Contains(r.Error, "server github unavailable") {
+		t.Errorf("result %+v", r)
+	}
+}
+
+func TestSeed_ToolOrchestration_MCPHealthCheck(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	st := s.Servers()
+	if len(st) != 1 || st[0].Health != HealthGreen {
+		t.Fatalf("servers %+v", st)
+	}
+	// the health the connection reports is what Servers shows
+	s.st.Load().ups["github"].up = healthUpstream{s.st.Load().ups["github"].up, HealthYellow}
+	if st := s.Servers(); st[0].Health != HealthYellow {
+		t.Errorf("servers %+v", st)
+	}
+}
+
+type healthUpstream struct {
+	Upstream
+	h Health
+}
+
+func (u healthUpstream) Health() Health { return u.h }
+
+func TestSeed_ToolOrchestration_AliasResolved(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("summarize"), Aliases: []Alias{{Name: "sum", Target: "summarize"}}})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	for _, name := range []string{"sum", "summarize"} {
+		if out := mustOK(t, call(t, s, name, `{"x":1}`)); out != `{"x":1}` {
+			t.Errorf("%s: %q", name, out)
+		}
+	}
+}
+
+func TestSeed_ToolOrchestration_AliasInAllowList(t *testing.T) {
+	f := newFixture(
+		Agent{Name: "a", Use: useTools("summarize", "entities_get"), Allowed: []string{"sum"}, Aliases: []Alias{{Name: "sum", Target: "summarize"}}},
+		Agent{Name: "b", Use: useTools("summarize"), Allowed: []string{"summarize"}, Aliases: []Alias{{Name: "sum", Target: "summarize"}}},
+	)
+	for _, agent := range []string{"a", "b"} {
+		s := open(t, f.reg, agent, f.opts(&events{}))
+		mustOK(t, call(t, s, "sum", `{}`))
+		mustOK(t, call(t, s, "summarize", `{}`))
+		if r := call(t, s, "entities_get", `{}`); r.OK {
+			t.Errorf("%s: entities_get allowed", agent)
+		}
+	}
+}
+
+func TestSeed_ToolOrchestration_GeneratedAllowSwitch(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseGlob, Name: "entities_*"}},
+		Allowed: []string{"entities_get", "github__get_*"},
+		Allow: func(name string) bool {
+			switch name {
+			case "entities_get":
+				return true
+			}
+			return false
+		}})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	// exact names from the switch, globs at run time over live server tools
+	if diff := cmp.Diff([]string{"entities_get", "github__get_file_contents", "github__get_file_history"}, poolNames(s)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+func workspace(t *testing.T) string {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "workspace", "out"), 0o755)
+	os.WriteFile(filepath.Join(dir, "workspace", "notes.txt"), []byte("hello\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("secret\n"), 0o644)
+	return dir
+}
+
+func TestSeed_ToolOrchestration_FsReadToolRegistered(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("read_file")})
+	opts := f.opts(&events{})
+	opts.Workdir = workspace(t)
+	s := open(t, f.reg, "a", opts)
+	if ti := s.Tools(); !strings.Contains(string(infoOf(ti, "read_file").InputSchema), "path") {
+		t.Errorf("read_file schema: %s", infoOf(ti, "read_file").InputSchema)
+	}
+	if out := mustOK(t, call(t, s, "read_file", `{"path":"workspace/notes.txt"}`)); !strings.Contains(out, "hello") {
+		t.Errorf("read: %q", out)
+	}
+	for _, p := range []string{"secret.txt", "workspace/../secret.txt", filepath.Join(opts.Workdir, "secret.txt")} {
+		if r := call(t, s, "read_file", `{"path":`+jsonString(p)+`}`); r.OK || strings.Contains(r.Result, "secret") {
+			t.Errorf("read %s escaped the policy: %+v", p, r)
+		}
+	}
+}
+
+func TestSeed_ToolOrchestration_FsWriteToolRegistered(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("write_file")})
+	opts := f.opts(&events{})
+	opts.Workdir = workspace(t)
+	s := open(t, f.reg, "a", opts)
+	mustOK(t, call(t, s, "write_file", `{"path":"workspace/out/a.txt","content":"hi"}`))
+	if b, _ := os.ReadFile(filepath.Join(opts.Workdir, "workspace", "out", "a.txt")); string(b) != "hi" {
+		t.Errorf("file %q", b)
+	}
+	if r := call(t, s, "write_file", `{"path":"workspace/notes.txt","content":"x"}`); r.OK {
+		t.Error("write outside allowed_paths succeeded")
+	}
+}
+
+func TestSeed_ToolOrchestration_ShellExecToolRegistered(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("git")})
+	opts := f.opts(&events{})
+	opts.Workdir = workspace(t)
+	s := open(t, f.reg, "a", opts)
+	if out := mustOK(t, call(t, s, "git", `{"command":"go","args":["env","GOOS"]}`)); !strings.Contains(out, "linux") {
+		t.Errorf("go env: %q", out)
+	}
+	if r := call(t, s, "git", `{"command":"sh","args":["-c","echo pwned"]}`); r.OK {
+		t.Errorf("command outside allowed_commands ran: %+v", r)
+	}
+}
+
+func TestSeed_ToolOrchestration_MCPCapabilitiesDiscovered(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "docs"}}})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	// docs is not in the lock file: its tools come from tools/list alone
+	if diff := cmp.Diff([]string{"docs__search_docs"}, poolNames(s)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	if out := mustOK(t, call(t, s, "docs__search_docs", `{"q":"x"}`)); out != `search_docs:{"q":"x"}` {
+		t.Errorf("result %q", out)
+	}
+}
+
+func TestSeed_ToolOrchestration_ToolMetadataExposed(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "docs"}}})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	ti := infoOf(s.Tools(), "docs__search_docs")
+	if ti.Description != "The search docs tool." || !strings.Contains(string(ti.InputSchema), `"q"`) || ti.Kind != KindMCP || ti.Namespace != "docs" {
+		t.Errorf("metadata %+v", ti)
+	}
+}
+
+func infoOf(tools []ToolInfo, name string) ToolInfo {
+	for _, t := range tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return ToolInfo{}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+var _ sync.Locker = (*sync.Mutex)(nil)

@@ -1,0 +1,231 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSeed_AgentToolPool_ToolPoolInitialization(t *testing.T) {
+	f := newFixture(Agent{Name: "all", Use: []Use{{Kind: UseGlob, Name: "*"}}})
+	ev := &events{}
+	s := open(t, f.reg, "all", f.opts(ev))
+	pool := PoolFor(f.reg)
+	var names []string
+	for _, pt := range pool.Tools() {
+		names = append(names, pt.Name)
+	}
+	// declared tools, plus github's live tools/list filtered by its allow/deny
+	for _, want := range []string{"read_file", "summarize", "entities_get", "github__search_code", "github__get_file_history", "docs__search_docs"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("pool lacks %s: %v", want, names)
+		}
+	}
+	for _, not := range []string{"github__delete_repo", "github__create_issue", "scraper__post_form"} {
+		if slices.Contains(names, not) {
+			t.Errorf("pool has %s, which the server's allow/deny excludes", not)
+		}
+	}
+	// cached: a second session reuses the pool and its snapshot
+	snap := pool.snap.Load()
+	s2 := open(t, f.reg, "all", f.opts(ev))
+	if PoolFor(f.reg) != pool || pool.snap.Load() != snap {
+		t.Error("pool rebuilt although nothing changed")
+	}
+	if !slices.Contains(poolNames(s), "github__get_file_history") || !slices.Contains(poolNames(s2), "docs__search_docs") {
+		t.Errorf("session tools miss discovered tools: %v", poolNames(s))
+	}
+}
+
+func TestSeed_AgentToolPool_ToolPoolCacheInvalidation(t *testing.T) {
+	f := newFixture(Agent{Name: "gh", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	ev := &events{}
+	s := open(t, f.reg, "gh", f.opts(ev))
+	pool := PoolFor(f.reg)
+	before := pool.snap.Load()
+	// the server's tool list changes: the pool is rebuilt
+	changed := make(chan struct{}, 1)
+	cancel := s.Subscribe(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	defer cancel()
+	f.conn.servers["github"].RemoveTools("get_file_history")
+	<-changed
+	after := pool.snap.Load()
+	if after == before || after.byName["github__get_file_history"] != nil {
+		t.Fatal("pool not rebuilt after tools/list_changed")
+	}
+	if slices.Contains(poolNames(s), "github__get_file_history") {
+		t.Error("session still lists a tool its server removed")
+	}
+	// configuration reloaded: Invalidate falls back to the lock file
+	pool.Invalidate("github")
+	if pool.snap.Load() == after || pool.snap.Load().byName["github__get_file_history"] != nil {
+		t.Error("Invalidate did not rebuild")
+	}
+	if pool.snap.Load().byName["github__search_code"] == nil {
+		t.Error("locked tool missing after Invalidate")
+	}
+}
+
+func TestSeed_AgentToolPool_ExactToolNameMatching(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("search_hybrid", "entities_get", "graph_traverse")})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	if diff := cmp.Diff([]string{"entities_get", "graph_traverse", "search_hybrid"}, poolNames(s)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+func TestSeed_AgentToolPool_GlobPatternMatching(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("entities_*")})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	if diff := cmp.Diff([]string{"entities_create", "entities_delete", "entities_get", "entities_update"}, poolNames(s)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+func TestSeed_AgentToolPool_WildcardAccess(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("*")})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	var want []string
+	for _, pt := range PoolFor(f.reg).Tools() {
+		if !pt.Untrusted {
+			want = append(want, pt.Name)
+		}
+	}
+	if diff := cmp.Diff(want, poolNames(s)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	if slices.Contains(poolNames(s), "scraper__fetch_page") {
+		t.Error("a glob exposed an untrusted server's tool directly")
+	}
+}
+
+func TestSeed_AgentToolPool_ToolNotFoundInPool(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("entities_get", "no_such_tool")})
+	ev := &events{}
+	s := open(t, f.reg, "a", f.opts(ev))
+	if diff := cmp.Diff([]string{"entities_get"}, poolNames(s)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	e := ev.requireOne(t, EventToolUnknown, "tool", "no_such_tool")
+	if e.Level != slog.LevelWarn {
+		t.Errorf("level %v, want warn", e.Level)
+	}
+}
+
+func TestSeed_AgentToolPool_DefaultSubAgentDeniedTools(t *testing.T) {
+	f := newFixture(
+		Agent{Name: "lead", Use: useTools("*"), Spawn: true, Subagents: []string{"worker"}},
+		Agent{Name: "worker", Use: useTools("*")}, // "*" does not opt in
+	)
+	lead := open(t, f.reg, "lead", f.opts(&events{}))
+	if !slices.Contains(toolNames(lead.Tools()), ToolSpawnAgents) {
+		t.Fatal("top-level agent with spawn = true lacks spawn_agents")
+	}
+	opts := f.opts(&events{})
+	opts.Depth = 1
+	w := open(t, f.reg, "worker", opts)
+	for _, n := range []string{ToolSpawnAgents, ToolListAgents} {
+		if slices.Contains(toolNames(w.Tools()), n) {
+			t.Errorf("sub-agent at depth 1 kept %s", n)
+		}
+		if r := call(t, w, n, `{}`); r.OK || !strings.Contains(r.Error, "not allowed") {
+			t.Errorf("call %s at depth 1: %+v", n, r)
+		}
+	}
+}
+
+func TestSeed_AgentToolPool_OptInToDelegation(t *testing.T) {
+	f := newFixture(
+		Agent{Name: "lead", Spawn: true, Subagents: []string{"mid"}},
+		Agent{Name: "mid", Use: useTools(ToolSpawnAgents, "summarize"), Subagents: []string{"leaf"}},
+		Agent{Name: "leaf", Use: useTools("summarize")},
+	)
+	runner := &recordingRunner{}
+	opts := f.opts(&events{})
+	opts.Runner = runner
+	runner.inner = func(ctx context.Context, child *Session, prompt string) (string, error) {
+		if child.Agent() == "mid" {
+			if !slices.Contains(toolNames(child.Tools()), ToolSpawnAgents) {
+				return "", errString("mid lacks spawn_agents at depth 1")
+			}
+			r := child.Call(ctx, ToolSpawnAgents, []byte(`{"agents":[{"agent":"leaf","prompt":"p2"}]}`))
+			return r.Result, nil
+		}
+		return "leaf done", nil
+	}
+	lead := open(t, f.reg, "lead", opts)
+	r := call(t, lead, ToolSpawnAgents, `{"agents":[{"agent":"mid","prompt":"p1"}]}`)
+	out := mustOK(t, r)
+	if !strings.Contains(out, `leaf done`) {
+		t.Fatalf("nested spawn result: %s", out)
+	}
+	if diff := cmp.Diff([]string{"lead>mid@1", "mid>leaf@2"}, runner.seen()); diff != "" {
+		t.Errorf("runs (-want +got):\n%s", diff)
+	}
+}
+
+func TestSeed_AgentToolPool_MaxDepthEnforcement(t *testing.T) {
+	f := newFixture(Agent{Name: "deep", Spawn: true, Use: useTools(ToolSpawnAgents)})
+	ev := &events{}
+	opts := f.opts(ev)
+	opts.Depth = 2 // == max_depth
+	s := open(t, f.reg, "deep", opts)
+	if slices.Contains(toolNames(s.Tools()), ToolSpawnAgents) {
+		t.Error("spawn_agents kept at max depth")
+	}
+	e := ev.requireOne(t, EventSubagentMaxDepth, "agent", "deep")
+	if e.Level != slog.LevelWarn || e.Attrs["depth"] != "2" || e.Attrs["max_depth"] != "2" {
+		t.Errorf("event %+v", e)
+	}
+}
+
+func TestSeed_AgentToolPool_LLMCannotAccessUnresolvedTools(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("entities_get")})
+	ev := &events{}
+	s := open(t, f.reg, "a", f.opts(ev))
+	if slices.Contains(toolNames(s.Tools()), "entities_delete") {
+		t.Fatal("unresolved tool listed")
+	}
+	r := call(t, s, "entities_delete", `{"id":"1"}`)
+	if r.OK || r.Error != `tool "entities_delete" not allowed for agent "a"` {
+		t.Errorf("result %+v", r)
+	}
+	ev.requireOne(t, EventToolBlocked, "tool", "entities_delete", "agent", "a")
+	r = call(t, s, "entities_gte", `{}`)
+	if r.OK || !strings.Contains(r.Error, `tool "entities_gte" not found; did you mean "entities_get"?`) || !strings.Contains(r.Error, "tool_find") {
+		t.Errorf("result %+v", r)
+	}
+}
+
+func TestSeed_AgentToolPool_GlobResolutionAtBuildTime(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("github__get_*")})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	before := poolNames(s)
+	changed := make(chan struct{}, 1)
+	cancel := PoolFor(f.reg).watch(func() { changed <- struct{}{} })
+	addEchoTool(f.conn.servers["github"], "get_file_blame")
+	<-changed
+	cancel()
+	if PoolFor(f.reg).snap.Load().byName["github__get_file_blame"] == nil {
+		t.Fatal("new tool not in the pool")
+	}
+	if diff := cmp.Diff(before, poolNames(s)); diff != "" {
+		t.Errorf("glob re-resolved mid-session (-before +after):\n%s", diff)
+	}
+	if r := call(t, s, "github__get_file_blame", `{}`); r.OK {
+		t.Error("new tool callable mid-session")
+	}
+	s2 := open(t, f.reg, "a", f.opts(&events{}))
+	if !slices.Contains(poolNames(s2), "github__get_file_blame") {
+		t.Errorf("next session lacks the new tool: %v", poolNames(s2))
+	}
+}
