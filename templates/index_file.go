@@ -2,15 +2,11 @@ package templates
 
 import (
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/runtime/search"
 )
 
-// emitIndexFile writes index_gen.go, declaring indexVar.
-//
-// Until templates.EmitIndex lands, the index is nil, which the runtime
-// reads as "build it at start-up".
+// emitIndexFile writes index_gen.go: the search tables of the catalog,
+// built by the same code the runtime uses for tools it discovers later.
 func emitIndexFile(spec *ir.Spec, source string) ([]byte, error) {
-	f := newFile(spec, source)
-	f.Comment(indexVar + " is the precompiled search index; nil builds it at start-up.")
-	f.Var().Id(indexVar).Op("*").Qual(searchPkg, "Index")
-	return render(f)
+	return EmitIndex(spec.Package, source, search.Build(searchDocs(spec)).Tables())
 }

@@ -1,12 +1,222 @@
 package main
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
+	"github.com/toolgen-dev/toolgen/templates"
 )
 
-// runGenerate is replaced by its owner; see the issue that builds it.
+// runGenerate is `toolgen generate [-o OUTDIR] [--check] DIR`: load the
+// spec, emit its Go files and write them to OUTDIR (default DIR), or with
+// --check print a unified diff of what would change and exit 1 if anything
+// would.
 func runGenerate(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "toolgen generate: not built yet")
-	return exitUsage
+	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "output `dir`ectory (default: the spec directory)")
+	check := fs.Bool("check", false, "print a diff and exit 1 if the generated files are stale; write nothing")
+	format := fs.String("format", "text", "diagnostics `format`: text, short or json")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: toolgen generate [-o OUTDIR] [--check] [--format=text|short|json] DIR")
+		fs.PrintDefaults()
+	}
+	dir, err := parseInterspersed(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if dir == "" {
+		fs.Usage()
+		return exitUsage
+	}
+	outDir := *out
+	if outDir == "" {
+		outDir = dir
+	}
+
+	spec, files, diags := spechcl.LoadDir(dir)
+	var gen map[string][]byte
+	if !diags.HasErrors() {
+		var d hcl.Diagnostics
+		gen, d = templates.Generate(spec)
+		diags = append(diags, d...)
+	}
+	if len(diags) > 0 {
+		printDiags(stderr, *format, diags, files)
+	}
+	if diags.HasErrors() {
+		return exitDiags
+	}
+	if *check {
+		return checkGenerated(stdout, stderr, outDir, gen)
+	}
+	if err := writeGenerated(outDir, gen); err != nil {
+		fmt.Fprintf(stderr, "toolgen generate: %v\n", err)
+		return exitDiags
+	}
+	return exitOK
+}
+
+// printDiags renders diagnostics until the shared writeDiags of diag.go
+// lands; then it is replaced by a call to it.
+func printDiags(w io.Writer, format string, diags hcl.Diagnostics, files map[string]*hcl.File) {
+	for _, d := range diags {
+		fmt.Fprintln(w, d.Error())
+	}
+}
+
+// parseInterspersed parses flags before and after the one positional
+// argument, so `generate DIR -o OUT` works as well as `generate -o OUT DIR`.
+func parseInterspersed(fs *flag.FlagSet, args []string) (string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		if len(pos) > 1 {
+			fmt.Fprintf(fs.Output(), "toolgen generate: want one spec directory, got %d: %s\n", len(pos), strings.Join(pos, " "))
+		}
+		return "", fmt.Errorf("usage")
+	}
+	return pos[0], nil
+}
+
+// staleOutputs lists files in dir that toolgen generated (they start with
+// its header) but that are not in gen: outputs of an older spec or
+// toolgen. Files without the header are never touched.
+func staleOutputs(dir string, gen map[string][]byte) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var stale []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || gen[name] != nil {
+			continue
+		}
+		if isGenerated(filepath.Join(dir, name)) {
+			stale = append(stale, name)
+		}
+	}
+	return stale
+}
+
+func isGenerated(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(templates.Header)+1)
+	n, _ := io.ReadFull(f, head)
+	return bytes.Equal(head[:n], []byte(templates.Header+"\n"))
+}
+
+func sortedNames(gen map[string][]byte) []string {
+	names := make([]string, 0, len(gen))
+	for n := range gen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// writeGenerated writes each file whose content changed (unchanged files
+// keep their modification time, so the build cache stays warm) and removes
+// stale generated files.
+func writeGenerated(dir string, gen map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range sortedNames(gen) {
+		path := filepath.Join(dir, name)
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, gen[name]) {
+			continue
+		}
+		if err := writeAtomic(path, gen[name]); err != nil {
+			return err
+		}
+	}
+	for _, name := range staleOutputs(dir, gen) {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAtomic replaces path through a temporary file in the same
+// directory, so a reader never sees half a file.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// checkGenerated prints a unified diff from the files on disk to the
+// generated ones and returns 1 if there is any difference.
+func checkGenerated(stdout, stderr io.Writer, dir string, gen map[string][]byte) int {
+	stale := false
+	names := sortedNames(gen)
+	removed := staleOutputs(dir, gen)
+	for _, name := range slices.Concat(names, removed) {
+		path := filepath.Join(dir, name)
+		old, err := os.ReadFile(path)
+		if err != nil && !os.IsNotExist(err) {
+			fmt.Fprintf(stderr, "toolgen generate: %v\n", err)
+			return exitDiags
+		}
+		from, to := filepath.ToSlash(path), filepath.ToSlash(path)
+		if err != nil {
+			from = "/dev/null"
+		}
+		if gen[name] == nil {
+			to = "/dev/null"
+		}
+		if d := unifiedDiff(from, to, old, gen[name]); d != "" {
+			io.WriteString(stdout, d)
+			stale = true
+		}
+	}
+	if stale {
+		fmt.Fprintf(stderr, "toolgen generate: generated files in %s are stale; run toolgen generate (or go generate)\n", dir)
+		return exitDiags
+	}
+	return exitOK
 }

@@ -1,0 +1,52 @@
+bundle "files" {
+  tools = [tool.read_file, tool.summarize]
+}
+
+bundle "everything_read" {
+  mode        = "direct"
+  server      = server.everything
+  allow_tools = ["echo", "get-sum"]
+}
+
+bundle "web" {
+  mode        = "meta"
+  server      = server.scraper
+  allow_tools = ["fetch_page"]
+}
+
+agent "coder" {
+  description = "Writes and reviews code in the workspace."
+  tools {
+    use     = [tool.read_file, tool.write_file, tool.run_git, tool.summarize, server.everything, "weath*"]
+    allowed = ["read", "write_file", "run_git", "summarize", "everything__*"]
+    aliases = { read = "read_file" }
+  }
+  discovery = true
+  subagents = [agent.researcher]
+  router { destinations = [agent.reviewer] }
+}
+
+agent "researcher" {
+  description = "Finds information on the web and in documents."
+  tools {
+    use = [bundle.web, tool.weather, tool.word_count]
+  }
+  spawn = true
+}
+
+agent "reviewer" {
+  description = "Reviews changes."
+  tools {
+    use = [bundle.files, bundle.everything_read]
+  }
+}
+
+workflow "release" {
+  role "planner" {
+    step "plan"   { bundles = [bundle.files] }
+    step "review" { bundles = [bundle.files, bundle.everything_read] }
+  }
+  role "writer" {
+    step "draft" { bundles = [bundle.files, bundle.web] }
+  }
+}
