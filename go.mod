@@ -25,3 +25,5 @@ require (
 	golang.org/x/text v0.31.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 )
+
+tool github.com/toolgen-dev/toolgen/cmd/toolgen
