@@ -135,12 +135,12 @@ func TestShellOutputCap(t *testing.T) {
 // The timeout kills the whole process group: the shell and the sleeps it forked.
 func TestShellTimeoutKillsGroup(t *testing.T) {
 	s := NewShell([]string{"sh"}, 300*time.Millisecond, 0, "")
-	_, err := call(t, s, `{"command":"sh","args":["-c","echo pid=$$; sleep 100 & sleep 100"]}`)
+	_, err := callWithin(t, s, context.Background(), `{"command":"sh","args":["-c","echo pid=$$; sleep 1000 & echo child=$!; sleep 1000"]}`)
 	if err == nil || !strings.Contains(err.Error(), `command "sh" timed out after 300ms and its process group was killed`) {
 		t.Fatalf("timeout: %v", err)
 	}
 	pgid := leaderPid(t, err.Error())
-	assertGroupGone(t, pgid)
+	assertGroupGone(t, pgid, childPid(t, err.Error()))
 	waitGroupReaped(t, pgid)
 }
 
@@ -148,22 +148,22 @@ func TestShellCancelKillsGroup(t *testing.T) {
 	s := NewShell([]string{"sh"}, time.Hour, 0, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	_, err := s.Call(ctx, json.RawMessage(`{"command":"sh","args":["-c","echo pid=$$; sleep 100 & sleep 100"]}`))
+	_, err := callWithin(t, s, ctx, `{"command":"sh","args":["-c","echo pid=$$; sleep 1000 & echo child=$!; sleep 1000"]}`)
 	if err == nil || !strings.Contains(err.Error(), `command "sh" was cancelled (context canceled)`) {
 		t.Fatalf("cancel: %v", err)
 	}
-	assertGroupGone(t, leaderPid(t, err.Error()))
+	assertGroupGone(t, leaderPid(t, err.Error()), childPid(t, err.Error()))
 }
 
 // Background children left behind by a command that exits are killed, and do not hold the
 // call open through the output pipe they inherited.
 func TestShellKillsLeftovers(t *testing.T) {
 	s := NewShell([]string{"sh"}, time.Hour, 0, "")
-	got, err := call(t, s, `{"command":"sh","args":["-c","sleep 100 & echo pid=$$"]}`)
+	got, err := callWithin(t, s, context.Background(), `{"command":"sh","args":["-c","sleep 1000 & echo pid=$$ child=$!"]}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertGroupGone(t, leaderPid(t, got))
+	assertGroupGone(t, leaderPid(t, got), childPid(t, got))
 }
 
 func TestShellRace(t *testing.T) {
@@ -185,9 +185,34 @@ func TestShellRace(t *testing.T) {
 	}
 }
 
-func leaderPid(t *testing.T, out string) int {
+// callWithin fails the test instead of hanging when a call outlives its process-group kill by
+// far (the commands under test sleep for 1000 s).
+func callWithin(t *testing.T, s *Shell, ctx context.Context, args string) (string, error) {
 	t.Helper()
-	m := regexp.MustCompile(`pid=(\d+)`).FindStringSubmatch(out)
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := s.Call(ctx, json.RawMessage(args))
+		done <- result{out, err}
+	}()
+	select {
+	case r := <-done:
+		return r.out, r.err
+	case <-time.After(60 * time.Second):
+		t.Fatal("shell_exec did not return: its process group was not killed")
+		return "", nil
+	}
+}
+
+func leaderPid(t *testing.T, out string) int { return pidNamed(t, out, "pid") }
+func childPid(t *testing.T, out string) int  { return pidNamed(t, out, "child") }
+
+func pidNamed(t *testing.T, out, name string) int {
+	t.Helper()
+	m := regexp.MustCompile(`\b` + name + `=(\d+)`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no pid in %q", out)
 	}
@@ -197,10 +222,22 @@ func leaderPid(t *testing.T, out string) int {
 
 // assertGroupGone fails if any live process is still in process group pgid. Killed orphans may
 // linger as zombies until init reaps them; they run nothing, so they do not count.
-func assertGroupGone(t *testing.T, pgid int) {
+// The grandchild's own pid is checked as well, so that a child which never joined the group
+// cannot pass unnoticed.
+func assertGroupGone(t *testing.T, pgid, child int) {
 	t.Helper()
 	if live := liveGroupMembers(t, pgid); len(live) > 0 {
 		t.Errorf("process group %d still has live members: %v", pgid, live)
+	}
+	for _, pid := range []int{pgid, child} {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue // gone and reaped
+		}
+		s := string(b)
+		if fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(fields) > 0 && fields[0] != "Z" {
+			t.Errorf("process %d survived: %s", pid, s[:strings.LastIndexByte(s, ')')+1])
+		}
 	}
 }
 
