@@ -67,6 +67,9 @@ func (o Options) withDefaults() Options {
 func Main(reg *runtime.Registry, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// After the first signal, restore the default handling: a second
+	// Ctrl-C ends a teardown that hangs.
+	context.AfterFunc(ctx, stop)
 	return Run(ctx, reg, args, Options{})
 }
 

@@ -56,14 +56,17 @@ type Server struct {
 
 	unsubscribe func()
 
-	mu      sync.Mutex        // guards listed and synced, serializes sync
-	listed  map[string]string // tool name → its listing, to diff
-	synced  uint64            // value of changes the last sync saw
-	changes atomic.Uint64     // bumped by every change callback
-	dirty   chan struct{}     // one pending resync signal
-	done    chan struct{}     // closed by Close
+	mu      sync.Mutex         // guards listed and synced, serializes sync
+	listed  map[string]listing // tool name → what was listed, to diff
+	synced  uint64             // value of changes the last sync saw
+	changes atomic.Uint64      // bumped by every change callback
+	dirty   chan struct{}      // one pending resync signal
+	done    chan struct{}      // closed by Close
 	wg      sync.WaitGroup
 }
+
+// listing is a tool as last handed to go-sdk, before schema normalisation.
+type listing struct{ description, schema string }
 
 // New builds the MCP server for sess and registers its current tools.
 // Server instructions are the session's instructions at this moment.
@@ -83,7 +86,7 @@ func New(sess Session, opts Options) *Server {
 	s := &Server{
 		sess:   sess,
 		logger: logger,
-		listed: map[string]string{},
+		listed: map[string]listing{},
 		dirty:  make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
@@ -170,17 +173,15 @@ func (s *Server) syncLocked() {
 			continue
 		}
 		seen[t.Name] = true
+		if l, ok := s.listed[t.Name]; ok && l.description == t.Description && l.schema == string(t.InputSchema) {
+			continue
+		}
 		schema, note := normalizeSchema(t.InputSchema)
 		if note != "" {
 			s.logger.Warn("serve.schema", "tool", t.Name, "problem", note)
 		}
-		tool := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema}
-		key := t.Description + "\x00" + string(schema)
-		if s.listed[t.Name] == key {
-			continue
-		}
-		s.mcp.AddTool(tool, s.handle)
-		s.listed[t.Name] = key
+		s.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema}, s.handle)
+		s.listed[t.Name] = listing{t.Description, string(t.InputSchema)}
 		added++
 	}
 	s.synced = gen

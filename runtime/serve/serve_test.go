@@ -452,3 +452,74 @@ func TestIsLoopback(t *testing.T) {
 		}
 	}
 }
+
+// The cost serve adds to a call: a tools/call over an in-memory MCP
+// connection, against calling the session directly (the baseline).
+func BenchmarkCall(b *testing.B) {
+	sess := newFakeSession()
+	args := json.RawMessage(`{"text":"hi"}`)
+	b.Run("session-direct", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if r := sess.Call(context.Background(), "echo", args); !r.OK {
+				b.Fatal(r.Error)
+			}
+		}
+	})
+	// A bare go-sdk server with the same tool: what MCP itself costs.
+	b.Run("gosdk-bare", func(b *testing.B) {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
+		srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+			})
+		benchClient(b, srv, args)
+	})
+	b.Run("serve", func(b *testing.B) {
+		s := New(sess, Options{})
+		defer s.Close()
+		benchClient(b, s.MCP(), args)
+	})
+}
+
+func benchClient(b *testing.B, srv *mcp.Server, args json.RawMessage) {
+	{
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ss.Close()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		params := &mcp.CallToolParams{Name: "echo", Arguments: args}
+		b.ReportAllocs()
+		for b.Loop() {
+			if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+	}
+}
+
+// Bringing a 1000-tool surface in line after a change.
+func BenchmarkSync(b *testing.B) {
+	sess := newFakeSession()
+	sess.setTools(func(ts []runtime.ToolInfo) []runtime.ToolInfo {
+		for i := range 1000 {
+			ts = append(ts, runtime.ToolInfo{Name: fmt.Sprintf("tool_%d", i), Description: "A tool.", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)})
+		}
+		return ts
+	})
+	s := New(sess, Options{})
+	defer s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		s.mu.Lock()
+		s.syncLocked()
+		s.mu.Unlock()
+	}
+}
