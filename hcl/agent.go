@@ -8,21 +8,21 @@ import (
 
 // agentBlock is one agent: its tool surface, sub-agents and routing.
 type agentBlock struct {
-	Name          string
-	NameRange     hcl.Range
-	Description   string
-	Use           []refOrString
-	Allowed       []refOrString
-	AllowedSet    bool
-	Aliases       []aliasEntry
-	Discovery     bool
-	Subagents     []ref
-	Spawn         bool
-	MaxDepth      *int
-	Router        []ref
-	RouterSet     bool
-	DeclRange     hcl.Range
-	ToolsRange    hcl.Range
+	Name        string
+	NameRange   hcl.Range
+	Description string
+	Use         []refOrString
+	Allowed     []refOrString
+	AllowedSet  bool
+	Aliases     []aliasEntry
+	Discovery   bool
+	Subagents   []ref
+	Spawn       bool
+	MaxDepth    *int
+	Router      []ref
+	RouterSet   bool
+	DeclRange   hcl.Range
+	ToolsRange  hcl.Range
 }
 
 // aliasEntry is one tools.aliases entry: alias name → target.
@@ -47,7 +47,6 @@ var (
 		Attributes: []hcl.AttributeSchema{{Name: "destinations", Required: true}},
 	}
 )
-
 
 func decodeAgent(block *hcl.Block, ctx *hcl.EvalContext) (*agentBlock, hcl.Diagnostics) {
 	a := &agentBlock{Name: block.Labels[0], NameRange: block.LabelRanges[0], DeclRange: block.DefRange, ToolsRange: block.DefRange}
@@ -97,6 +96,12 @@ func decodeAgent(block *hcl.Block, ctx *hcl.EvalContext) (*agentBlock, hcl.Diagn
 			diags = append(diags, d...)
 			if at := rc.Attributes["destinations"]; at != nil {
 				v, d := decodeRefs(at.Expr, "agent")
+				for _, x := range d {
+					if x.Summary == "Invalid reference" {
+						x.Summary = "Invalid router destination"
+						x.Detail = "Router destinations are agents: " + x.Detail
+					}
+				}
 				diags = append(diags, d...)
 				a.Router = v
 			}

@@ -468,7 +468,9 @@ func (r *resolver) resolveBundles() []*ir.Bundle {
 			if r.cfg.lock != nil && r.cfg.lock.Servers[s.Name] != nil {
 				var raw []string
 				for _, lt := range r.cfg.lock.Servers[s.Name].Tools {
-					raw = append(raw, lt.Name)
+					if serverExposes(s, lt.Name) {
+						raw = append(raw, lt.Name)
+					}
 				}
 				r.checkListAgainst(b.AllowTools, raw, "allow_tools", s.Name, b.DeclRange)
 			}
@@ -759,4 +761,3 @@ func (r *resolver) checkSubagentCycles() {
 		}
 	}
 }
-

@@ -205,8 +205,8 @@ const (
 )
 
 type UseEntry struct {
-	Kind    string // UseTool, UseServer, UseBundle, UseGlob
-	Name    string // the referenced name or the glob pattern
+	Kind    string   // UseTool, UseServer, UseBundle, UseGlob
+	Name    string   // the referenced name or the glob pattern
 	Matches []string // for globs: the catalog names it matches now, sorted
 	Range   hcl.Range
 }

@@ -1,7 +1,7 @@
 agent "coder" {
   description = "Writes and reviews code."
   tools {
-    use     = [tool.read_file, server.github, bundle.web, "entities_*"]  # refs or globs over the pool
+    use     = [tool.read_file, server.github, bundle.web, "entities_*"]  # refs or globs over the pool  # WARNING: No matching tool
     allowed = ["read", "github__*"]                        # omitted: everything in use
     aliases = { read = "read_file" }
   }

@@ -1,0 +1,3 @@
+tool "read_file" {
+  description = # ERROR: Invalid expression
+}

@@ -1,0 +1,180 @@
+# Every block and attribute of the spec language.
+toolgen {
+  package   = "fullspec"
+  separator = "_-"
+}
+
+defaults {
+  tool_timeout       = "45s"
+  response_max_bytes = 65536
+  startup_timeout    = "20s"
+  max_depth          = 3
+  context_budget     = 50000
+  init_concurrency   = 2
+}
+
+queue "shared" { concurrent = 1 }
+queue "api" { concurrent = 8 }
+
+server "local" {
+  transport        = "stdio"
+  command          = "./bin/local-mcp"
+  args             = ["--stdio", "--root", "."]
+  env              = { LOG = "debug", API_TOKEN = env("LOCAL_TOKEN"), PATHS = "${env("HOME")}/bin:/usr/bin" }
+  trust            = "trusted"
+  allow_tools      = ["echo", "add", "long*"]
+  deny_tools       = ["longRunningOperation"]
+  queue            = queue.shared
+  timeout          = "1m"
+  cache            = "30s"
+  startup_timeout  = "5s"
+  protocol_version = "2025-06-18"
+  health_check {
+    interval = "10s"
+    timeout  = "2s"
+  }
+}
+
+server "api" {
+  transport = "http"
+  url       = "https://${env("API_HOST")}/mcp"
+  headers = {
+    Authorization = "Bearer ${env("API_TOKEN")}"
+    Accept        = "application/json"
+  }
+}
+
+server "events" {
+  transport = "sse"
+  url       = "http://127.0.0.1:8931/sse"
+}
+
+server "live" {
+  transport = "ws"
+  url       = "wss://live.example.com/mcp"
+  health_check {}
+}
+
+server "raw" {
+  transport   = "tcp"
+  address     = "127.0.0.1:7000"
+  trust       = "untrusted"
+  allow_tools = ["lookup"]
+}
+
+policy "read" {
+  builtin          = "fs_read"
+  allowed_paths    = ["./data", "/srv/shared"]
+  max_output_bytes = 1048576
+}
+
+policy "write" {
+  builtin       = "fs_write"
+  allowed_paths = ["./data/out"]
+}
+
+policy "shell" {
+  builtin          = "shell_exec"
+  allowed_commands = ["git", "go", "make"]
+  allowed_paths    = ["."]
+  timeout          = "2m"
+  max_output_bytes = 200000
+}
+
+tool "read_file" {
+  description  = file("read_file.md")
+  policy       = policy.read
+  category     = "files"
+  keywords     = ["open", "cat"]
+  renamed_from = ["fs_read_file", "cat"]
+  timeout      = "5s"
+}
+
+tool "write_file" {
+  description = "Write a file under data/out."
+  policy      = policy.write
+  category    = "files"
+  queue       = queue.shared
+}
+
+tool "run" {
+  description = "Run an allowed program."
+  policy      = policy.shell
+}
+
+tool "search_issues" {
+  description = "Search the issue tracker."
+  category    = "tracker"
+  keywords    = ["bugs", "tickets"]
+  queue       = queue.api
+  timeout     = "10s"
+  rest {
+    method  = "post"
+    url     = "https://${env("TRACKER_HOST")}/api/search{?q,limit}"
+    headers = { Authorization = "Token ${env("TRACKER_TOKEN")}", Accept = "application/json" }
+  }
+  input_schema = file("search_issues.schema.json")
+}
+
+tool "summarize" {
+  description = <<-EOT
+    Summarize a document
+    in a few sentences.
+  EOT
+  go = "example.com/agent/tools.Summarize"
+}
+
+bundle "local_direct" {
+  mode        = "direct"
+  server      = server.local
+  allow_tools = ["echo"]
+}
+
+bundle "raw_meta" {
+  mode        = "meta"
+  server      = server.raw
+  allow_tools = ["lookup"]
+  deny_tools  = ["drop*"]
+}
+
+bundle "files" {
+  tools = [tool.read_file, tool.write_file]
+}
+
+agent "lead" {
+  description = "Plans, delegates and hands off."
+  tools {
+    use     = [bundle.files, tool.run, bundle.raw_meta, server.api, "local_-*", "search_*"]
+    allowed = [tool.read_file, "r", "local_-echo", "agent_-*", "spawn_agents", "mcp_*"]
+    aliases = { r = tool.run, rr = "r" }
+  }
+  discovery = true
+  subagents = [agent.helper, agent.critic]
+  spawn     = true
+  max_depth = 1
+  router { destinations = [agent.critic, agent.helper] }
+}
+
+agent "helper" {
+  description = "Reads and summarizes."
+  tools {
+    use = [tool.read_file, tool.summarize, bundle.local_direct]
+  }
+}
+
+agent "critic" {
+  tools {
+    use     = [tool.summarize]
+    allowed = []
+  }
+}
+
+workflow "triage" {
+  role "reader" {
+    step "collect" { bundles = [bundle.files] }
+  }
+  role "analyst" {
+    step "inspect" { bundles = [bundle.raw_meta, bundle.local_direct] }
+    step "report" { bundles = [bundle.files] }
+  }
+}

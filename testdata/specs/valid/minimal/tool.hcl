@@ -1,0 +1,3 @@
+tool "hello" {
+  go = "example.com/hello.Hello"
+}
