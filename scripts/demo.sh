@@ -18,7 +18,15 @@ export TOOLGEN_LOG=${TOOLGEN_LOG:-warn}
 if [ -t 1 ]; then bold=$'\033[1m' dim=$'\033[2m' off=$'\033[0m'; else bold= dim= off=; fi
 n=0
 step() { n=$((n + 1)); printf '\n%s== %d. %s%s\n' "$bold" "$n" "$1" "$off"; }
-show() { printf '%s$ %s%s\n' "$dim" "$*" "$off"; }
+# show prints a command as one would type it: arguments with spaces or
+# JSON in single quotes.
+show() {
+  local out= a
+  for a in "$@"; do
+    if [[ $a =~ ^[A-Za-z0-9_./=:-]+$ ]]; then out+=" $a"; else out+=" '$a'"; fi
+  done
+  printf '%s$%s%s\n' "$dim" "$out" "$off"
+}
 run() { show "$@"; "$@"; }
 
 [ -d "$nm/@modelcontextprotocol/server-everything" ] || { echo "demo: run 'make npm' first (installs server-everything and Node 22)" >&2; exit 1; }
@@ -34,25 +42,31 @@ ls -l "$agent" | awk '{print $5, "bytes", $9}'
 step "Agents in the binary"
 run "$agent" agents
 
-step "The default agent's tools (builtins, Go tools and server-everything's tools, namespaced)"
+step "The default agent's MCP surface: assistant uses discovery, so it starts with tool_find/tool_load"
 run "$agent" tools
 
-step "Search the tools: find \"read a file\""
+step "What operator (no discovery) exposes directly"
+run "$agent" tools --agent operator
+
+step "Search the assistant's loadable tools: find \"read a file\""
 run "$agent" find "read a file"
 
-step "Call a builtin: fs_read on a file in this repository (confined to the policy's paths)"
-run "$agent" call read_file '{"path":"go.mod","limit":3}'
+step "Call a builtin: read_file (fs_read, confined to examples/demo/workspace)"
+run "$agent" call read_file '{"path":"examples/demo/workspace/hello.txt"}'
 
-step "Call an upstream MCP tool: server-everything's echo, through the session"
+step "Call a Go function tool: word_count"
+run "$agent" call word_count '{"text":"the quick brown fox jumps over the lazy dog"}'
+
+step "Call an upstream MCP tool: server-everything's echo, namespaced everything__echo"
 run "$agent" call everything__echo '{"message":"hello from the demo agent"}'
 
-step "A blocked call: everything__get-env is outside the agent's tools.allowed"
-show "$agent" call everything__get-env '{}'
-if "$agent" call everything__get-env '{}'; then
+step "A blocked call: run_command is in the assistant's pool but not in tools.allowed"
+show "$agent" call run_command '{"command":"ls"}'
+if "$agent" call run_command '{"command":"ls"}'; then
   echo "demo: the blocked call succeeded" >&2
   exit 1
 else
-  echo "-> refused (exit $?), as the policy says"
+  echo "-> refused (exit $?): not allowed for this agent"
 fi
 
 step "Servers and their health"

@@ -3,7 +3,7 @@
 // against `conformance-agent serve --http`.
 package main
 
-//go:generate go run github.com/toolgen-dev/toolgen/cmd/toolgen generate -o ../../generated/conformance ./spec
+//go:generate go tool toolgen generate -o ../../generated/conformance ./spec
 
 import (
 	"os"

@@ -2,7 +2,7 @@
 // spec/*.hcl, served over MCP or driven from the command line.
 package main
 
-//go:generate go run github.com/toolgen-dev/toolgen/cmd/toolgen generate -o ../../generated/demo ./spec
+//go:generate go tool toolgen generate -o ../../generated/demo ./spec
 
 import (
 	"os"

@@ -208,6 +208,7 @@ func (c *cli) call(args []string) int {
 		return c.fail(exitFail, err)
 	}
 	defer sess.Close()
+	c.loadForCall(sess, tool)
 	res := sess.Call(c.ctx, tool, json.RawMessage(input))
 	if code := c.printJSON(res); code != exitOK {
 		return code
@@ -216,6 +217,26 @@ func (c *cli) call(args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// loadForCall activates tool first when the agent uses discovery and has
+// not loaded it: a one-shot call stands for "load, then call". tool_load
+// keeps the agent's policy; when it refuses, the call itself reports why.
+func (c *cli) loadForCall(sess *runtime.Session, tool string) {
+	var canLoad bool
+	for _, t := range sess.Tools() {
+		if t.Name == tool {
+			return // already on the surface
+		}
+		canLoad = canLoad || t.Name == runtime.ToolLoad
+	}
+	if !canLoad {
+		return
+	}
+	names, _ := json.Marshal(map[string][]string{"names": {tool}})
+	if res := sess.Call(c.ctx, runtime.ToolLoad, names); res.OK {
+		fmt.Fprintf(c.stderr, "%s: loaded %s with %s (agent %s uses discovery)\n", c.prog(), tool, runtime.ToolLoad, sess.Agent())
+	}
 }
 
 func (c *cli) find(args []string) int {
