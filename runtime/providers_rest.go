@@ -1,0 +1,38 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolgen-dev/toolgen/runtime/rest"
+)
+
+// restProvider builds a REST tool with its env() values read now, when
+// the agent context is built; a missing variable makes every call fail
+// with an error naming the tool and the variable.
+func (st *agentState) restProvider(d *Tool) provider {
+	if d == nil || d.REST == nil {
+		return failing(fmt.Errorf("REST tool without a rest block"))
+	}
+	getenv := st.s.opts.Getenv
+	url, err := d.REST.URL.Resolve(getenv)
+	if err != nil {
+		return failing(fmt.Errorf("tool %q: url: %v", d.Name, err))
+	}
+	spec := rest.Spec{Method: d.REST.Method, URL: url, InputSchema: d.InputSchema}
+	for _, h := range d.REST.Headers {
+		v, err := h.Value.Resolve(getenv)
+		if err != nil {
+			return failing(fmt.Errorf("tool %q: header %s: %v", d.Name, h.Key, err))
+		}
+		spec.Headers = append(spec.Headers, rest.Header{Key: h.Key, Value: v})
+	}
+	tool, err := rest.New(spec, st.s.opts.HTTPClient)
+	if err != nil {
+		return failing(fmt.Errorf("tool %q: %v", d.Name, err))
+	}
+	return func(ctx context.Context, _ *agentState, _ *entry, args json.RawMessage) (string, error) {
+		return tool.Call(ctx, args)
+	}
+}

@@ -1,0 +1,444 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+)
+
+// withTools adds Go tools to a fixture registry, keeping Tools sorted.
+func (f *fixture) withTools(tools ...Tool) *fixture {
+	f.reg.Tools = append(f.reg.Tools, tools...)
+	slices.SortFunc(f.reg.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	return f
+}
+
+func TestSeed_ToolSystem_ToolExecuteResult(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseTool, Name: "summarize"}}})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	r := call(t, s, "github__search_code", `{"q":"x"}`)
+	b, _ := json.Marshal(r)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	if m["ok"] != true || m["result"] != `search_code:{"q":"x"}` || m["kind"] != "mcp" || m["namespace"] != "github" {
+		t.Errorf("result JSON %s", b)
+	}
+	if _, ok := m["latency"].(float64); !ok {
+		t.Errorf("latency not a number of ms: %s", b)
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil || back.Result != r.Result || back.Kind != KindMCP {
+		t.Errorf("round trip %+v %v", back, err)
+	}
+	if r := call(t, s, "summarize", `{}`); r.Kind != KindGo || r.Namespace != "go" {
+		t.Errorf("go tool kind/namespace %+v", r)
+	}
+}
+
+func TestSeed_ToolSystem_MCPToolErrorIsResult(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "docs"}}})
+	addEchoTool(f.conn.servers["docs"], "fail")
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	if r := call(t, s, "docs__fail", `{}`); r.OK || r.Error != "it failed" || r.Namespace != "docs" {
+		t.Errorf("result %+v", r)
+	}
+}
+
+func TestSeed_ToolSystem_AgentProvider(t *testing.T) {
+	f := newFixture(
+		Agent{Name: "lead", Subagents: []string{"researcher"}},
+		Agent{Name: "researcher", Description: "Finds things.", Use: useTools("search_hybrid")},
+	)
+	var childTools []string
+	runner := runnerFunc(func(ctx context.Context, child *Session, prompt string) (string, error) {
+		childTools = poolNames(child)
+		r := child.Call(ctx, "search_hybrid", json.RawMessage(`{"id":"q"}`))
+		return "found " + r.Result + " for " + prompt, nil
+	})
+	opts := f.opts(&events{})
+	opts.Runner = runner
+	s := open(t, f.reg, "lead", opts)
+	ti := infoOf(s.Tools(), "agent__researcher")
+	if ti.Kind != KindAgent || ti.Namespace != "subagent" || !strings.Contains(ti.Description, "Finds things.") {
+		t.Errorf("tool %+v", ti)
+	}
+	out := mustOK(t, call(t, s, "agent__researcher", `{"prompt":"cats"}`))
+	if out != `found {"id":"q"} for cats` || !slices.Equal(childTools, []string{"search_hybrid"}) {
+		t.Errorf("out %q, child tools %v", out, childTools)
+	}
+	// no Runner: an error result, not a crash
+	opts.Runner = nil
+	s2 := open(t, f.reg, "lead", opts)
+	if r := call(t, s2, "agent__researcher", `{"prompt":"x"}`); r.OK || !strings.Contains(r.Error, "no Runner") {
+		t.Errorf("result %+v", r)
+	}
+}
+
+type runnerFunc func(ctx context.Context, child *Session, prompt string) (string, error)
+
+func (f runnerFunc) Run(ctx context.Context, child *Session, prompt string) (string, error) {
+	return f(ctx, child, prompt)
+}
+
+func TestSeed_ToolSystem_SpawnAgentsInParallel(t *testing.T) {
+	f := newFixture(Agent{Name: "lead", Spawn: true, Subagents: []string{"w1", "w2"}}, Agent{Name: "w1", Description: "one"}, Agent{Name: "w2"}, Agent{Name: "other"})
+	var mu sync.Mutex
+	running, both := 0, make(chan struct{})
+	opts := f.opts(&events{})
+	opts.Runner = runnerFunc(func(ctx context.Context, child *Session, prompt string) (string, error) {
+		mu.Lock()
+		running++
+		if running == 2 {
+			close(both)
+		}
+		mu.Unlock()
+		<-both // each waits for the other: only a parallel run finishes
+		return child.Agent() + ":" + prompt, nil
+	})
+	s := open(t, f.reg, "lead", opts)
+	out := mustOK(t, call(t, s, ToolSpawnAgents, `{"agents":[{"agent":"w1","prompt":"a"},{"agent":"w2","prompt":"b"}]}`))
+	if out != `[{"agent":"w1","ok":true,"result":"w1:a"},{"agent":"w2","ok":true,"result":"w2:b"}]` {
+		t.Errorf("spawn: %s", out)
+	}
+	if r := call(t, s, ToolSpawnAgents, `{"agents":[{"agent":"other","prompt":"a"}]}`); r.OK {
+		t.Error("spawned an agent that is not a sub-agent")
+	}
+	if out := mustOK(t, call(t, s, ToolListAgents, `{}`)); out != `{"agents":[{"name":"w1","description":"one"},{"name":"w2"}]}` {
+		t.Errorf("list: %s", out)
+	}
+}
+
+func TestSeed_ToolSystem_RouterToolProvider(t *testing.T) {
+	f := newFixture(Agent{Name: "front", Router: []string{"billing", "tech"}}, Agent{Name: "billing"}, Agent{Name: "tech"}, Agent{Name: "plain"})
+	s := open(t, f.reg, "front", f.opts(&events{}))
+	ti := infoOf(s.Tools(), ToolHandoff)
+	if ti.Kind != KindRouter || ti.Namespace != "router" {
+		t.Fatalf("tool %+v", ti)
+	}
+	if out := mustOK(t, call(t, s, ToolHandoff, `{"agent":"tech","message":"printer on fire"}`)); out != `{"handoff_to":"tech","message":"printer on fire"}` {
+		t.Errorf("handoff: %s", out)
+	}
+	if r := call(t, s, ToolHandoff, `{"agent":"plain"}`); r.OK || !strings.Contains(r.Error, "not a router destination") {
+		t.Errorf("result %+v", r)
+	}
+	p := open(t, f.reg, "plain", f.opts(&events{}))
+	if slices.Contains(toolNames(p.Tools()), ToolHandoff) {
+		t.Error("router tool registered without destinations")
+	}
+}
+
+func TestSeed_ToolSystem_InternalToolProvider(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("summarize", "entities_get")})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	mustOK(t, call(t, s, ToolTaskStatus, `{"status":"in-progress","done":"x","pending":"y","now":"z"}`))
+	if r := call(t, s, ToolTaskStatus, `{"status":"sleeping"}`); r.OK {
+		t.Error("bad status accepted")
+	}
+	mustOK(t, call(t, s, ToolFinalReport, `{"status":"success","format":"text","content":"done"}`))
+	if v, _ := s.st.Load().memory.Get(MemoryFinalReport); !strings.Contains(v, `"content":"done"`) {
+		t.Errorf("final report not stored: %q", v)
+	}
+	out := mustOK(t, call(t, s, ToolBatch, `{"calls":[{"tool":"summarize","args":{"a":1}},{"tool":"entities_get","args":{"id":"2"}},{"tool":"graph_traverse","args":{}}]}`))
+	var res []struct {
+		Tool   string
+		OK     bool
+		Result string
+		Error  string
+	}
+	json.Unmarshal([]byte(out), &res)
+	if len(res) != 3 || !res[0].OK || res[0].Result != `{"a":1}` || res[1].Result != `{"id":"2"}` || res[2].OK || !strings.Contains(res[2].Error, "not allowed") {
+		t.Errorf("batch: %s", out)
+	}
+	ti := infoOf(s.Tools(), ToolFinalReport)
+	if ti.Kind != KindInternal || ti.Namespace != "agent" {
+		t.Errorf("tool %+v", ti)
+	}
+}
+
+func TestSeed_ToolSystem_Timeout(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("stuck")}).withTools(Tool{Name: "stuck", Kind: KindGo, Timeout: 50 * time.Millisecond,
+		Go: goTool(func(ctx context.Context, _ json.RawMessage) (string, error) {
+			select {} // ignores its context: the pipeline must still return
+		})})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	if r := call(t, s, "stuck", `{}`); r.OK || r.Error != "timeout after 50ms" {
+		t.Errorf("result %+v", r)
+	}
+}
+
+func TestSeed_ToolSystem_FailuresAreResults(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("panics", "errs", "summarize")}).withTools(
+		Tool{Name: "errs", Kind: KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { return "", errBoom })},
+		Tool{Name: "panics", Kind: KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { panic("kaboom") })},
+	)
+	f.reg.Defaults.ToolTimeout = 0 // the in-process fast path recovers too
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	if r := call(t, s, "panics", `{}`); r.OK || r.Error != "tool panicked: kaboom" {
+		t.Errorf("panic: %+v", r)
+	}
+	if r := call(t, s, "errs", `{}`); r.OK || r.Error != "boom" {
+		t.Errorf("error: %+v", r)
+	}
+	for _, bad := range []string{`{"calls":`, `[1,2`, `nope`} {
+		if r := call(t, s, ToolBatch, bad); r.OK || !strings.Contains(r.Error, "invalid") {
+			t.Errorf("bad JSON %q: %+v", bad, r)
+		}
+	}
+}
+
+func TestSeed_ToolSystem_ResponseCache(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	n := 0
+	st := s.st.Load()
+	up := st.ups["github"].up
+	st.ups["github"].up = countingUpstream{up, &n}
+	for range 3 {
+		mustOK(t, call(t, s, "github__search_code", `{"q":"same"}`))
+	}
+	mustOK(t, call(t, s, "github__search_code", `{"q":"other"}`))
+	if n != 2 {
+		t.Errorf("upstream called %d times; want 2 (cache TTL 5m)", n)
+	}
+}
+
+type countingUpstream struct {
+	Upstream
+	n *int
+}
+
+func (u countingUpstream) Call(ctx context.Context, tool string, args json.RawMessage) (UpstreamResult, error) {
+	*u.n++
+	return u.Upstream.Call(ctx, tool, args)
+}
+
+func TestSeed_ToolSystem_SizeLimitStoresOutput(t *testing.T) {
+	big := strings.Repeat("line of output\n", 2000) // 30000 bytes
+	f := newFixture(Agent{Name: "a", Use: useTools("big")}).withTools(Tool{Name: "big", Kind: KindGo,
+		Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(big), nil }})
+	f.reg.Defaults.ResponseMaxBytes = 10000
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	out := mustOK(t, call(t, s, "big", `{}`))
+	var h struct {
+		ToolOutput toolOutput `json:"tool_output"`
+	}
+	if err := json.Unmarshal([]byte(out), &h); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if h.ToolOutput.Reason != "size_limit_exceeded" || h.ToolOutput.Bytes != len(big) || h.ToolOutput.Lines != 2000 || h.ToolOutput.Handle == "" {
+		t.Errorf("handle %+v", h.ToolOutput)
+	}
+	var got strings.Builder
+	offset := 0
+	for {
+		page := mustOK(t, call(t, s, ToolOutputRead, fmt.Sprintf(`{"handle":%q,"offset":%d}`, h.ToolOutput.Handle, offset)))
+		if len(page) > 10000 {
+			t.Fatalf("page of %d bytes over the cap", len(page))
+		}
+		var p struct {
+			Content    string
+			NextOffset int `json:"next_offset"`
+			EOF        bool
+		}
+		json.Unmarshal([]byte(page), &p)
+		got.WriteString(p.Content)
+		offset = p.NextOffset
+		if p.EOF {
+			break
+		}
+	}
+	if got.String() != big {
+		t.Error("paged output differs from the original")
+	}
+	for _, bad := range []string{`{"handle":"../../etc/passwd"}`, fmt.Sprintf(`{"handle":%q,"offset":99999999}`, h.ToolOutput.Handle)} {
+		if r := call(t, s, ToolOutputRead, bad); r.OK {
+			t.Errorf("%s: %+v", bad, r)
+		}
+	}
+	dir := s.st.Load().spill.dir
+	s.Close()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("spill dir %s left behind", dir)
+	}
+}
+
+func TestSeed_ToolSystem_BudgetExceeded(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("summarize")})
+	f.reg.Defaults.ContextBudget = 10 // tokens: 40 characters
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	mustOK(t, call(t, s, "summarize", `"`+strings.Repeat("x", 20)+`"`))
+	r := call(t, s, "summarize", `"`+strings.Repeat("y", 30)+`"`)
+	if r.OK || r.Error != "context window budget exceeded" || r.Result != "" {
+		t.Errorf("result %+v", r)
+	}
+	mustOK(t, call(t, s, "summarize", `"z"`))
+}
+
+func TestSeed_ToolSystem_RestProvider(t *testing.T) {
+	var gotPath, gotAuth string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotPath, gotAuth = r.URL.Path, r.Header.Get("Authorization")
+		fmt.Fprint(w, `{"temp":21}`)
+	}))
+	defer srv.Close()
+	f := newFixture(Agent{Name: "a", Use: useTools("weather")})
+	f.reg.Tools[slices.IndexFunc(f.reg.Tools, func(t Tool) bool { return t.Name == "weather" })].REST.URL = Value{{Env: "WEATHER_BASE"}, {Lit: "/v1/{city}"}}
+	opts := f.opts(&events{})
+	opts.Getenv = func(k string) (string, bool) {
+		switch k {
+		case "WEATHER_BASE":
+			return srv.URL, true
+		case "WEATHER_KEY":
+			return "k3y", true
+		}
+		return "", false
+	}
+	s := open(t, f.reg, "a", opts)
+	r := call(t, s, "weather", `{"city":"Oslo"}`)
+	if !r.OK || !strings.Contains(r.Result, `"temp":21`) || gotPath != "/v1/Oslo" || gotAuth != "Bearer k3y" || r.Kind != KindREST || r.Namespace != "rest" {
+		t.Errorf("result %+v path %q auth %q", r, gotPath, gotAuth)
+	}
+	opts.Getenv = func(k string) (string, bool) {
+		if k == "WEATHER_BASE" {
+			return srv.URL, true
+		}
+		return "", false
+	}
+	s2 := open(t, f.reg, "a", opts)
+	if r := call(t, s2, "weather", `{"city":"Oslo"}`); r.OK || !strings.Contains(r.Error, "WEATHER_KEY") || !strings.Contains(r.Error, `"weather"`) {
+		t.Errorf("missing env: %+v", r)
+	}
+}
+
+// The seed's queue scenario at scale: 10,000 concurrent calls through a
+// queue of concurrency 3.
+func TestSeed_ToolSystem_QueueManagement(t *testing.T) {
+	var cur, peak, done atomic.Int64
+	f := newFixture(Agent{Name: "a", Use: useTools("limited")}).withTools(Tool{Name: "limited", Kind: KindGo, Queue: "github",
+		Go: goTool(func(context.Context, json.RawMessage) (string, error) {
+			n := cur.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			runtime.Gosched()
+			cur.Add(-1)
+			done.Add(1)
+			return "ok", nil
+		})})
+	f.reg.Defaults.ToolTimeout = 0
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for range 10000 {
+		wg.Go(func() {
+			if r := s.Call(context.Background(), "limited", json.RawMessage(`{}`)); !r.OK {
+				failed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if peak.Load() > 3 || done.Load() != 10000 || failed.Load() != 0 {
+		t.Errorf("peak %d (limit 3), completed %d, failed %d", peak.Load(), done.Load(), failed.Load())
+	}
+	if peak.Load() < 2 {
+		t.Logf("peak concurrency only %d", peak.Load())
+	}
+}
+
+func TestSeed_ToolSystem_QueueWaitersCancellable(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	hold := make(chan struct{})
+	var holding sync.WaitGroup
+	holding.Add(3)
+	f := newFixture(Agent{Name: "a", Use: useTools("held")}, Agent{Name: "b"}).withTools(Tool{Name: "held", Kind: KindGo, Queue: "github",
+		Go: goTool(func(context.Context, json.RawMessage) (string, error) {
+			holding.Done()
+			<-hold
+			return "ok", nil
+		})})
+	f.reg.Defaults.ToolTimeout = 0
+	s, _ := Open(context.Background(), f.reg, "a", f.opts(&events{}))
+	var holders sync.WaitGroup
+	for range 3 {
+		holders.Go(func() { call(t, s, "held", `{}`) })
+	}
+	holding.Wait() // the queue is full
+	ctx, cancel := context.WithCancel(context.Background())
+	var waiters sync.WaitGroup
+	var errs atomic.Int64
+	for range 100 {
+		waiters.Go(func() {
+			if r := s.Call(ctx, "held", json.RawMessage(`{}`)); !r.OK && strings.Contains(r.Error, "waiting for queue") {
+				errs.Add(1)
+			}
+		})
+	}
+	cancel()
+	waiters.Wait() // returns while the holders still hold every slot
+	if errs.Load() != 100 {
+		t.Errorf("%d of 100 cancelled waiters freed with a queue error", errs.Load())
+	}
+	close(hold)
+	holders.Wait()
+	s.Close()
+}
+
+func TestSeed_ToolSystem_ToolNamespacing(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}, Subagents: []string{"b"}, Router: []string{"b"}}, Agent{Name: "b"})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	want := map[string]string{
+		"github__search_code": "github", "agent__b": "subagent", ToolFinalReport: "agent", ToolHandoff: "router",
+	}
+	for name, ns := range want {
+		if got := infoOf(s.Tools(), name).Namespace; got != ns {
+			t.Errorf("%s: namespace %q, want %q", name, got, ns)
+		}
+	}
+	if got := exposedName("my.server", "__", "get/file"); got != "my_server__get_file" {
+		t.Errorf("sanitised %q", got)
+	}
+	if got := exposedName("s", "__", strings.Repeat("x", 100)); len(got) != 64 {
+		t.Errorf("not truncated: %d", len(got))
+	}
+}
+
+func TestSeed_ToolSystem_LockDrift(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	ev := &events{}
+	open(t, f.reg, "a", f.opts(ev))
+	e := ev.requireOne(t, EventLockDrift, "server", "github")
+	// locked: search_code, get_file_contents; live adds get_file_history and
+	// changes both descriptions
+	if e.Attrs["added"] != "[get_file_history]" || e.Attrs["changed"] != "[get_file_contents search_code]" {
+		t.Errorf("drift %+v", e.Attrs)
+	}
+}
+
+func TestSessionToolsSortedAndStable(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("*"), Subagents: []string{"b"}}, Agent{Name: "b"})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	names := toolNames(s.Tools())
+	if !slices.IsSorted(names) {
+		t.Errorf("not sorted: %v", names)
+	}
+	s2 := open(t, f.reg, "a", f.opts(&events{}))
+	if diff := cmp.Diff(s.Tools(), s2.Tools()); diff != "" {
+		t.Errorf("two sessions of one agent differ:\n%s", diff)
+	}
+}
