@@ -63,6 +63,8 @@ func EmitIndex(pkg string, source string, t search.Tables) ([]byte, error) {
 		{"PostingIndex", uint32s(t.PostingIndex)},
 		{"PostingDocs", uint32s(t.PostingDocs)},
 		{"PostingWeights", weights},
+		{"NameWords", uint8s(t.NameWords)},
+		{"PostingNameWords", uint8s(t.PostingNameWords)},
 	}
 	items := make([]jen.Code, len(fields))
 	for i, fl := range fields {
@@ -79,6 +81,16 @@ func uint32s(v []uint32) jen.Code {
 	}
 	return numberLines(jen.Index().Uint32(), len(v), func(i int) jen.Code {
 		return jen.Op(strconv.FormatUint(uint64(v[i]), 10))
+	})
+}
+
+// uint8s is a []uint8 literal, numbersPerLine values a line.
+func uint8s(v []uint8) jen.Code {
+	if v == nil {
+		return jen.Nil()
+	}
+	return numberLines(jen.Index().Uint8(), len(v), func(i int) jen.Code {
+		return jen.Op(strconv.Itoa(int(v[i])))
 	})
 }
 

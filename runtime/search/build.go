@@ -14,6 +14,7 @@ const (
 	fieldKeywords
 	fieldCategory
 	fieldParams
+	fieldLead // the first sentence of the description, again
 	numFields
 )
 
@@ -42,8 +43,8 @@ type config struct {
 var defaultConfig = config{
 	scheme: schemeBM25F,
 	k1:     1.2,
-	weight: [numFields]float64{fieldName: 3, fieldDescription: 1, fieldKeywords: 2, fieldCategory: 1, fieldParams: 0.5},
-	b:      [numFields]float64{fieldName: 0.5, fieldDescription: 0.75, fieldKeywords: 0.5, fieldCategory: 0.5, fieldParams: 0.75},
+	weight: [numFields]float64{fieldName: 3, fieldDescription: 1, fieldKeywords: 2, fieldCategory: 1, fieldParams: 0.5, fieldLead: 2},
+	b:      [numFields]float64{fieldName: 0.5, fieldDescription: 0.75, fieldKeywords: 0.5, fieldCategory: 0.5, fieldParams: 0.75, fieldLead: 0.5},
 	stem:   0.5,
 	pair:   0.25,
 }
@@ -59,6 +60,7 @@ type docTerm struct {
 	doc  int32
 	term int32 // build-time id, before the vocabulary is sorted
 	tf   [numFields]float32
+	name uint8 // name words this term stands for
 }
 
 func buildTables(in []Doc, cfg config) Tables {
@@ -91,6 +93,9 @@ func buildTables(in []Doc, cfg config) Tables {
 				if kind == kindPair {
 					e.tf[field] = float32(cfg.pair)
 				}
+				if field == fieldName && (kind == kindStem || kind == kindWord && (stemLevel == 0 || !stemmable(term))) {
+					e.name = 1
+				}
 				hits = append(hits, e)
 				if kind == kindWord {
 					lens[d][field]++
@@ -107,6 +112,7 @@ func buildTables(in []Doc, cfg config) Tables {
 		for _, p := range doc.Params {
 			tk.each(p, add(fieldParams))
 		}
+		tk.each(leadSentence(doc.Description), add(fieldLead))
 		slices.SortFunc(hits, func(a, b docTerm) int { return int(a.term - b.term) })
 		for i := 0; i < len(hits); {
 			e := docTerm{doc: int32(d), term: hits[i].term}
@@ -114,6 +120,7 @@ func buildTables(in []Doc, cfg config) Tables {
 				for f := range e.tf {
 					e.tf[f] += hits[i].tf[f]
 				}
+				e.name = satAdd(e.name, hits[i].name)
 			}
 			entries = append(entries, e)
 		}
@@ -184,6 +191,12 @@ func buildTables(in []Doc, cfg config) Tables {
 		PostingIndex:   start,
 		PostingDocs:    make([]uint32, len(entries)),
 		PostingWeights: make([]float32, len(entries)),
+
+		PostingNameWords: make([]uint8, len(entries)),
+		NameWords:        make([]uint8, n),
+	}
+	for d := range lens {
+		t.NameWords[d] = uint8(min(lens[d][fieldName], 255))
 	}
 	next := slices.Clone(start[:len(words)])
 	for i, e := range entries { // entries are in doc order
@@ -192,6 +205,7 @@ func buildTables(in []Doc, cfg config) Tables {
 		next[r]++
 		t.PostingDocs[p] = uint32(e.doc)
 		t.PostingWeights[p] = weights[i]
+		t.PostingNameWords[p] = e.name
 	}
 	terms := newPacker()
 	for _, id := range order {
@@ -264,6 +278,29 @@ func cosineNormalise(entries []docTerm, w []float32, n int, idf func(int32) floa
 	for i, e := range entries {
 		w[i] = float32(float64(w[i]) / math.Sqrt(norm[e.doc]) * idf(e.term))
 	}
+}
+
+func satAdd(a, b uint8) uint8 {
+	if a > 255-b {
+		return 255
+	}
+	return a + b
+}
+
+// leadSentence is the description up to the end of its first sentence: a
+// tool's summary, where later sentences often name what it is not for.
+func leadSentence(s string) string {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\n':
+			return s[:i]
+		case '.', '!', '?':
+			if i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n' {
+				return s[:i]
+			}
+		}
+	}
+	return s
 }
 
 // uniqueSorted sorts docs by name; of several docs with one name the last

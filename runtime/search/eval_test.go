@@ -27,12 +27,15 @@ func loadToolret(t testing.TB) *eval.Set {
 	return set
 }
 
-// TestRetrievalVariants prints the metrics of every scoring variant tried
-// (go test -run RetrievalVariants -v). It asserts nothing: the quality
-// gate is TestRetrievalQuality in package eval.
+// TestRetrievalVariants prints the metrics of every scoring variant tried:
+//
+//	SEARCH_VARIANTS=1 go test -run RetrievalVariants -v ./runtime/search
+//
+// It asserts nothing: the quality gate is TestRetrievalQuality in package
+// eval, on the default.
 func TestRetrievalVariants(t *testing.T) {
-	if testing.Short() {
-		t.Skip("evaluation")
+	if os.Getenv("SEARCH_VARIANTS") == "" {
+		t.Skip("set SEARCH_VARIANTS=1 to compare scoring variants")
 	}
 	set := loadToolret(t)
 	const (
@@ -42,7 +45,7 @@ func TestRetrievalVariants(t *testing.T) {
 		C = 3
 		P = 4
 	)
-	w := func(n, d, k, c, p float64) [5]float64 { return [5]float64{n, d, k, c, p} }
+	w := func(n, d, k, c, p float64) [6]float64 { return [6]float64{n, d, k, c, p, 0} }
 	variants := []struct {
 		name string
 		v    search.Variant
@@ -60,13 +63,29 @@ func TestRetrievalVariants(t *testing.T) {
 		{"default", search.DefaultVariant()},
 	}
 	// A coarse sweep around the default, one knob at a time.
-	for _, coord := range []float64{0, 0.5, 1, 2} {
+	for _, lead := range []float64{0, 1, 2, 3, 4} {
 		v := search.DefaultVariant()
-		v.Coord = coord
+		v.Weight[5] = lead
 		variants = append(variants, struct {
 			name string
 			v    search.Variant
-		}{fmt.Sprintf("default, coord^%.1f", coord), v})
+		}{fmt.Sprintf("default, lead sentence %.1f", lead), v})
+	}
+	for _, b := range []float64{0, 0.5, 1} {
+		v := search.DefaultVariant()
+		v.B[5] = b
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, lead b %.1f", b), v})
+	}
+	for _, p := range []float64{0, 0.1, 0.2, 0.3, 0.5} {
+		v := search.DefaultVariant()
+		v.Penalty = p
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, name penalty %.1f", p), v})
 	}
 	for _, pair := range []float64{0, 0.25, 0.5, 1} {
 		v := search.DefaultVariant()
@@ -110,6 +129,24 @@ func TestRetrievalVariants(t *testing.T) {
 	}
 	for _, b := range []float64{0.25, 0.5, 0.75, 1} {
 		v := search.DefaultVariant()
+		v.B[0] = b
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, name b %.2f", b), v})
+		v = search.DefaultVariant()
+		v.B[1] = b
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, desc b %.2f", b), v})
+		v = search.DefaultVariant()
+		v.B[4] = b
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{fmt.Sprintf("default, params b %.2f", b), v})
+		v = search.DefaultVariant()
 		v.B[0] = b
 		v.B[1] = b
 		variants = append(variants, struct {

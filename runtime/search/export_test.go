@@ -4,21 +4,21 @@ package search
 // which compares scoring variants that are not part of the API.
 
 type Variant struct {
-	Scheme string // "bm25f", "bm25", "tfidf"
-	K1     float64
-	Weight [numFields]float64 // name, description, keywords, category, params
-	B      [numFields]float64
-	Stem   int     // 0 none, 1 plurals, 2 plurals and verb endings
-	Dual   float64 // weight of stem matches
-	Pair   float64 // >0: index joined pairs, an occurrence counting Pair
-	Coord  float64 // exponent of the share of query terms matched
+	Scheme  string // "bm25f", "bm25", "tfidf"
+	K1      float64
+	Weight  [numFields]float64 // name, description, keywords, category, params
+	B       [numFields]float64
+	Stem    int     // 0 none, 1 plurals, 2 plurals and verb endings
+	Dual    float64 // weight of stem matches
+	Pair    float64 // >0: index joined pairs, an occurrence counting Pair
+	Penalty float64 // per unmatched name word
 }
 
 func DefaultVariant() Variant {
 	c := defaultConfig
 	v := Variant{K1: c.k1, Weight: c.weight, B: c.b, Stem: stemLevel}
 	v.Dual = c.stem
-	v.Coord = coordExp
+	v.Penalty = float64(namePenalty)
 	if pairs {
 		v.Pair = c.pair
 	}
@@ -30,13 +30,13 @@ func DefaultVariant() Variant {
 // variants must not be built or searched concurrently; restore with the
 // returned func.
 func BuildVariant(docs []Doc, v Variant) (*Index, func()) {
-	old, oldPairs, oldCoord := stemLevel, pairs, coordExp
-	stemLevel, pairs, coordExp = v.Stem, v.Pair > 0, v.Coord
+	old, oldPairs, oldPenalty := stemLevel, pairs, namePenalty
+	stemLevel, pairs, namePenalty = v.Stem, v.Pair > 0, float32(v.Penalty)
 	if v.Dual == 0 {
 		v.Dual = 1 // the stem is the only form
 	}
 	cfg := config{k1: v.K1, weight: v.Weight, b: v.B, stem: v.Dual, pair: v.Pair}
 	cfg.scheme = map[string]scheme{"bm25f": schemeBM25F, "bm25": schemeBM25, "tfidf": schemeTFIDF}[v.Scheme]
 	t := buildTables(docs, cfg)
-	return FromTables(&t), func() { stemLevel, pairs, coordExp = old, oldPairs, oldCoord }
+	return FromTables(&t), func() { stemLevel, pairs, namePenalty = old, oldPairs, oldPenalty }
 }

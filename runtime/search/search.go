@@ -8,7 +8,6 @@
 package search
 
 import (
-	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -115,7 +114,7 @@ func (x *Index) Search(query string, limit int) []Hit {
 func (x *Index) SearchFunc(query string, limit int, keep func(name string) bool) []Hit {
 	st, _ := x.scratch.Get().(*searchState)
 	if st == nil || len(st.scores) != x.Len() {
-		st = &searchState{scores: make([]float32, x.Len()), matched: make([]uint8, x.Len())}
+		st = &searchState{scores: make([]float32, x.Len()), named: make([]uint8, x.Len())}
 	}
 	hits := x.search(st, query, limit, keep)
 	x.scratch.Put(st)
@@ -127,15 +126,13 @@ func (x *Index) SearchFunc(query string, limit int, keep func(name string) bool)
 type searchState struct {
 	tk      tokenizer
 	scores  []float32 // per doc, zero between queries
-	matched []uint8   // per doc, query terms matched, zero between queries
+	named   []uint8   // per doc, name words the query matched, zero between queries
 	touched []int32   // docs with a non-zero score
 	terms   []int32   // distinct query term ids
 	top     []cand    // min-heap of the best candidates
-	coord   [maxQueryTerms + 1]float32
 }
 
-// maxQueryTerms bounds the distinct terms of a query that are scored, so
-// that per-doc match counts fit a byte.
+// maxQueryTerms bounds the distinct terms of a query that are scored.
 const maxQueryTerms = 255
 
 type cand struct {
@@ -179,10 +176,9 @@ func (x *Index) search(st *searchState, query string, limit int, keep func(strin
 				st.touched = append(st.touched, int32(d))
 			}
 			st.scores[d] += t.PostingWeights[p]
-			st.matched[d]++
+			st.named[d] += t.PostingNameWords[p]
 		}
 	}
-	coord := st.coordTable(len(st.terms))
 
 	exact, hasExact := x.find(strings.TrimSpace(query))
 	if hasExact && keep != nil && !keep(packed(t.Names, t.NameIndex, exact)) {
@@ -199,8 +195,8 @@ func (x *Index) search(st *searchState, query string, limit int, keep func(strin
 	// Keep the k best candidates in a min-heap whose root is the worst.
 	top := st.top[:0]
 	for _, d := range st.touched {
-		c := cand{doc: d, score: st.scores[d] * coord[st.matched[d]]}
-		st.scores[d], st.matched[d] = 0, 0
+		c := cand{doc: d, score: st.scores[d] * x.specificity(int(d), st.named[d])}
+		st.scores[d], st.named[d] = 0, 0
 		if k <= 0 || (hasExact && int(d) == exact) {
 			continue
 		}
@@ -249,22 +245,21 @@ func (x *Index) search(st *searchState, query string, limit int, keep func(strin
 	return hits
 }
 
-// coordExp weighs a doc's score by the share of query terms it matches,
-// raised to this power (Lucene's classic "coord" factor): a tool matching
-// "registry" and "task" outranks one matching only "list" at equal BM25.
-// Measured on the toolret set it costs R@1 (BM25 saturation already
-// rewards breadth), so it is off; the evaluation keeps it as a variant.
-var coordExp = 0.0
+// namePenalty discounts a tool per word of its name the query does not
+// mention: of "acr_registry_list" and "acr_registry_repository_list", the
+// query "list my container registries" means the first. Names are short
+// summaries, so an unmatched name word marks a more specific tool. The
+// value is measured on the toolret set (see eval_test.go).
+var namePenalty float32 = 0.2
 
-// coordTable returns the factor per number of matched terms, 0..n.
-func (st *searchState) coordTable(n int) []float32 {
-	for m := 0; m <= n; m++ {
-		st.coord[m] = 1
-		if coordExp != 0 {
-			st.coord[m] = float32(math.Pow(float64(m)/float64(n), coordExp))
-		}
+// specificity is the factor for doc d whose name words the query matched
+// named times.
+func (x *Index) specificity(d int, named uint8) float32 {
+	missing := int(x.t.NameWords[d]) - int(named)
+	if missing <= 0 {
+		return 1
 	}
-	return st.coord[:n+1]
+	return 1 / (1 + namePenalty*float32(missing))
 }
 
 func siftUp(h []cand, i int) {

@@ -35,6 +35,13 @@ type Tables struct {
 	PostingIndex   []uint32
 	PostingDocs    []uint32
 	PostingWeights []float32
+
+	// NameWords is the number of words in each doc's name, and
+	// PostingNameWords how many of them a posting's term stands for (a
+	// word's stem, or the word when it has none), for the name-specificity
+	// factor of the ranking.
+	NameWords        []uint8
+	PostingNameWords []uint8
 }
 
 // TablesVersion is the Tables format this package writes. Generated code
