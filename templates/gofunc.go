@@ -46,8 +46,8 @@ func ResolveGoTools(spec *ir.Spec) hcl.Diagnostics {
 		Mode: packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo,
 		Fset: token.NewFileSet(),
 	}
-	if abs, err := filepath.Abs(spec.Dir); err == nil && moduleRoot(abs) != "" {
-		cfg.Dir = abs
+	if abs, err := filepath.Abs(spec.Dir); err == nil {
+		cfg.Dir = moduleRoot(abs) // "" (the current directory) outside a module
 	}
 	pkgs, err := packages.Load(cfg, paths...)
 	var diags hcl.Diagnostics

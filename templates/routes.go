@@ -77,7 +77,7 @@ func emitRoute(f *jen.File, spec *ir.Spec) {
 		return
 	}
 	f.Line()
-	f.Comment(bundlesVar + " holds the bundles of every step, in spec order.")
+	f.Comment(bundlesVar + " holds the bundles of every step, packed in switch order.")
 	f.Var().Id(bundlesVar).Op("=").Index(jen.Op("...")).String().Custom(
 		jen.Options{Open: "{", Close: "}", Separator: ",", Multi: len(packed) > 0}, packed...)
 }

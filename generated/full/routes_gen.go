@@ -28,7 +28,7 @@ func _toolgenRoute(workflow, role, step string) []string {
 	return nil
 }
 
-// _toolgenBundles holds the bundles of every step, in spec order.
+// _toolgenBundles holds the bundles of every step, packed in switch order.
 var _toolgenBundles = [...]string{
 	"files",
 	"everything_read",

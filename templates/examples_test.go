@@ -1,0 +1,184 @@
+package templates
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
+	"github.com/toolgen-dev/toolgen/generated/full"
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/runtime"
+)
+
+// exampleSpecs lists examples/*/spec with the generated/ dir each
+// generates into.
+func exampleSpecs(t *testing.T) map[string]string {
+	t.Helper()
+	dirs, err := filepath.Glob("../examples/*/spec")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no example specs: %v", err)
+	}
+	out := map[string]string{}
+	for _, d := range dirs {
+		out[d] = filepath.Join("..", "generated", filepath.Base(filepath.Dir(d)))
+	}
+	return out
+}
+
+func loadSpec(t testing.TB, dir string) *ir.Spec {
+	t.Helper()
+	spec, diags := spechcl.Load(dir)
+	if diags.HasErrors() {
+		t.Fatalf("load %s: %v", dir, diags)
+	}
+	return spec
+}
+
+// TestExamplesUpToDate regenerates every example in memory and fails on
+// stale generated files (protobuf-go's check): run `make generate`.
+func TestExamplesUpToDate(t *testing.T) {
+	for specDir, genDir := range exampleSpecs(t) {
+		spec := loadSpec(t, specDir)
+		files, diags := Generate(spec)
+		if diags.HasErrors() {
+			t.Fatalf("generate %s: %v", specDir, diags)
+		}
+		for name, want := range files {
+			got, err := os.ReadFile(filepath.Join(genDir, name))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("stale generated file %s (run make generate)", filepath.Join(genDir, name))
+			}
+		}
+		entries, _ := os.ReadDir(genDir)
+		for _, e := range entries {
+			if _, ok := files[e.Name()]; !ok && strings.HasSuffix(e.Name(), "_gen.go") {
+				t.Errorf("stale generated file %s is not generated any more", filepath.Join(genDir, e.Name()))
+			}
+		}
+	}
+}
+
+// TestDeterministic: the same spec gives the same bytes from another
+// working directory and on a second run.
+func TestDeterministic(t *testing.T) {
+	first, diags := Generate(loadSpec(t, "../examples/full/spec"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	abs, _ := filepath.Abs("../examples/full/spec")
+	t.Chdir(os.TempDir())
+	second, diags := Generate(loadSpec(t, abs))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if diff := cmp.Diff(first, second); diff != "" {
+		t.Errorf("output depends on the working directory (-first +second):\n%s", diff)
+	}
+	for name, b := range first {
+		lines := strings.SplitN(string(b), "\n", 3)
+		if lines[0] != Header || lines[1] != "// source: examples/full/spec" {
+			t.Errorf("%s header = %q", name, lines[:2])
+		}
+	}
+}
+
+// TestGeneratedMatchesRuntimeRegistry compares the compiled registry of
+// examples/full with the one RuntimeRegistry builds from the same spec:
+// data field by field, and the generated Allow and Route switches against
+// their in-memory twins on every name the spec knows plus unknown ones.
+func TestGeneratedMatchesRuntimeRegistry(t *testing.T) {
+	spec := loadSpec(t, "../examples/full/spec")
+	if diags := ResolveGoTools(spec); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	mem := RuntimeRegistry(spec)
+	gen := full.Registry
+
+	funcs := cmpopts.IgnoreFields(runtime.Registry{}, "Index", "Route")
+	if diff := cmp.Diff(mem, gen, funcs,
+		cmpopts.IgnoreFields(runtime.Agent{}, "Allow"),
+		cmpopts.IgnoreFields(runtime.Tool{}, "Go"),
+		cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("registries differ (-memory +generated):\n%s", diff)
+	}
+	// Allowed keeps nil (everything in use) apart from empty.
+	for i := range mem.Agents {
+		if (mem.Agents[i].Allowed == nil) != (gen.Agents[i].Allowed == nil) {
+			t.Errorf("agent %s: Allowed nil-ness differs", mem.Agents[i].Name)
+		}
+	}
+
+	names := []string{"", "x", "read", "everything__", "everything__new_tool", "everything__get-env", "weather", "Read_file"}
+	for _, c := range spec.Catalog {
+		names = append(names, c.Name, c.Name+"x")
+	}
+	for i, a := range mem.Agents {
+		for _, n := range names {
+			if got, want := gen.Agents[i].Allow(n), a.Allow(n); got != want {
+				t.Errorf("agent %s: generated Allow(%q) = %v, in-memory %v", a.Name, n, got, want)
+			}
+		}
+	}
+	if !gen.Agents[0].Allow("everything__echo") || gen.Agents[0].Allow("weather") || gen.Agents[0].Allow("everything__get-env") == false {
+		// coder: allowed lists everything__* (a run-time glob too) but not weather.
+		t.Errorf("coder allow check wrong")
+	}
+
+	for _, w := range spec.Workflows {
+		for _, r := range w.Roles {
+			for _, s := range r.Steps {
+				got, want := gen.Route(w.Name, r.Name, s.Name), mem.Route(w.Name, r.Name, s.Name)
+				if !reflect.DeepEqual(got, want) || cap(got) != len(got) {
+					t.Errorf("Route(%s/%s/%s) = %v (cap %d), want %v", w.Name, r.Name, s.Name, got, cap(got), want)
+				}
+			}
+		}
+	}
+	for _, addr := range [][3]string{{"release", "planner", "nope"}, {"release", "nope", "plan"}, {"nope", "planner", "plan"}, {}} {
+		if got := gen.Route(addr[0], addr[1], addr[2]); got != nil {
+			t.Errorf("Route(%v) = %v, want nil (deny by default)", addr, got)
+		}
+	}
+
+	// The precompiled index holds the same documents as one built now.
+	if diff := cmp.Diff(mem.Index.Docs(), gen.Index.Docs(), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("index documents differ (-memory +generated):\n%s", diff)
+	}
+}
+
+// TestGoToolWrappers calls the generated wrappers of examples/full.
+func TestGoToolWrappers(t *testing.T) {
+	byName := map[string]runtime.GoFunc{}
+	for _, tool := range full.Registry.Tools {
+		if tool.Kind == runtime.KindGo {
+			byName[tool.Name] = tool.Go
+		}
+	}
+	ctx := context.Background()
+	out, err := byName[full.ToolSummarize](ctx, json.RawMessage(`{"text":"One. Two! Three? Four.","max_sentences":2}`))
+	if err != nil || string(out) != `{"summary":"One. Two!","sentences":2}` {
+		t.Errorf("summarize = %s, %v", out, err)
+	}
+	out, err = byName[full.ToolWordCount](ctx, json.RawMessage(`{"text":"a b A","unique":true}`))
+	if err != nil || string(out) != `2` {
+		t.Errorf("word_count = %s, %v", out, err)
+	}
+	if _, err := byName[full.ToolSummarize](ctx, json.RawMessage(`{"text":"x","bogus":1}`)); err == nil || !strings.Contains(err.Error(), `unknown field "bogus"`) {
+		t.Errorf("unknown field: err = %v", err)
+	}
+	if _, err := byName[full.ToolSummarize](ctx, nil); err == nil || !strings.Contains(err.Error(), "text is empty") {
+		t.Errorf("empty args reach the function as zero Args: err = %v", err)
+	}
+	if _, err := byName[full.ToolWordCount](ctx, json.RawMessage(`{"text":3}`)); err == nil || !strings.Contains(err.Error(), "word_count: invalid arguments") {
+		t.Errorf("wrong type: err = %v", err)
+	}
+}

@@ -1,0 +1,154 @@
+package templates
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/invopop/jsonschema"
+
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/templates/testdata/gotools"
+)
+
+const gotoolsPkg = "github.com/toolgen-dev/toolgen/templates/testdata/gotools"
+
+// goSpec is a spec with one Go tool per function name.
+func goSpec(funcs ...string) *ir.Spec {
+	spec := &ir.Spec{Dir: "testdata/gotools", Package: "p"}
+	for i, fn := range funcs {
+		name := strings.ToLower(fn)
+		rng := hcl.Range{Filename: "tools.hcl", Start: hcl.Pos{Line: i + 1, Column: 8, Byte: 0}, End: hcl.Pos{Line: i + 1, Column: 20}}
+		spec.Tools = append(spec.Tools, &ir.Tool{
+			Name: name, GoName: goName(name), Kind: ir.KindGo,
+			Go:    &ir.GoFunc{ImportPath: gotoolsPkg, Func: fn, Range: rng},
+			Range: rng,
+		})
+		spec.Catalog = append(spec.Catalog, &ir.CatalogTool{Name: name, Kind: ir.KindGo})
+	}
+	return spec
+}
+
+func TestResolveGoToolsRejects(t *testing.T) {
+	cases := []struct {
+		fn, summary, detail string
+	}{
+		{"Missing", "Unknown Go function", `has no exported function "Missing"`},
+		{"Goood", "Unknown Go function", `Did you mean "` + gotoolsPkg + `.Good"?`},
+		{"NotAFunc", "Not a Go function", "is a variable"},
+		{"NoContext", "Wrong Go function signature", "first parameter must be context.Context"},
+		{"NotStruct", "Wrong Go function signature", "Args must be a named"},
+		{"OneResult", "Wrong Go function signature", "exactly two results"},
+		{"NoError", "Wrong Go function signature", "second result must be error"},
+		{"ChanResult", "Wrong Go function signature", "cannot be encoded as JSON"},
+		{"Unexported", "Wrong Go function signature", "must be exported"},
+		{"Generic", "Wrong Go function signature", "it is generic"},
+		{"Recurse", "Unsupported Go argument type", "recursive type Recursive"},
+		{"WithBadTag", "Unsupported Go argument type", `keyword "oneof_type" is not supported`},
+	}
+	fns := make([]string, len(cases))
+	for i, c := range cases {
+		fns[i] = c.fn
+	}
+	spec := goSpec(fns...)
+	diags := ResolveGoTools(spec)
+	if len(diags) != len(cases) {
+		t.Fatalf("got %d diagnostics, want %d:\n%v", len(diags), len(cases), diags)
+	}
+	for i, c := range cases {
+		d := diags[i]
+		if d.Summary != c.summary || !strings.Contains(d.Detail, c.detail) {
+			t.Errorf("%s: got %q: %q; want %q containing %q", c.fn, d.Summary, d.Detail, c.summary, c.detail)
+		}
+		if d.Subject == nil || *d.Subject != spec.Tools[i].Go.Range {
+			t.Errorf("%s: subject %v, want the go attribute's range %v", c.fn, d.Subject, spec.Tools[i].Go.Range)
+		}
+	}
+}
+
+func TestResolveGoToolsMissingPackage(t *testing.T) {
+	spec := goSpec("Good")
+	spec.Tools[0].Go.ImportPath = "github.com/toolgen-dev/toolgen/templates/testdata/nosuchpkg"
+	diags := ResolveGoTools(spec)
+	if len(diags) != 1 || diags[0].Summary != "Cannot load Go package" || diags[0].Subject == nil {
+		t.Fatalf("got %v", diags)
+	}
+}
+
+// TestGoToolSchemaMatchesInvopop checks the go/types schema builder against
+// invopop/jsonschema reflecting the same type: the conventions are the
+// library's, descriptions from doc comments are ours on top.
+func TestGoToolSchemaMatchesInvopop(t *testing.T) {
+	spec := goSpec("Good")
+	if diags := ResolveGoTools(spec); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	tool := spec.Tools[0]
+	if tool.Go.ArgsType != gotoolsPkg+".Args" || tool.Go.ResultType != "map[string]any" {
+		t.Errorf("types = %q, %q", tool.Go.ArgsType, tool.Go.ResultType)
+	}
+	r := &jsonschema.Reflector{ExpandedStruct: true, DoNotReference: true}
+	want, err := json.Marshal(r.Reflect(&gotools.Args{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, wantV := normalize(t, tool.InputSchema, true), normalize(t, want, true)
+	delete(wantV, "$schema")
+	delete(wantV, "$id")
+	if diff := cmp.Diff(wantV, got); diff != "" {
+		t.Errorf("schema differs from invopop's (-want +got):\n%s\ngot %s", diff, tool.InputSchema)
+	}
+
+	// Doc comments and description tags become descriptions.
+	full := normalize(t, tool.InputSchema, false)
+	props := full["properties"].(map[string]any)
+	for name, want := range map[string]string{
+		"query": "Query is what to look for.",
+		"desc":  "From the description tag",
+		"comma": "one, two",
+	} {
+		if got := props[name].(map[string]any)["description"]; got != want {
+			t.Errorf("%s description = %q, want %q", name, got, want)
+		}
+	}
+	if got := props["inner"].(map[string]any)["properties"].(map[string]any)["label"].(map[string]any)["description"]; got != "Label names the inner thing." {
+		t.Errorf("nested description = %q", got)
+	}
+	if c := spec.Catalog[0]; len(c.Params) != 19 || c.Params[0] != "NoTag" || c.Params[1] != "anything" {
+		t.Errorf("catalog params = %v", c.Params)
+	}
+}
+
+// normalize decodes a schema; true (invopop's empty schema) becomes {}, and
+// with strip descriptions are dropped.
+func normalize(t *testing.T, raw []byte, strip bool) map[string]any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case bool:
+			if x {
+				return map[string]any{}
+			}
+		case map[string]any:
+			if strip {
+				delete(x, "description")
+			}
+			for k, e := range x {
+				x[k] = walk(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e)
+			}
+		}
+		return v
+	}
+	return walk(v).(map[string]any)
+}
