@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	spechcl "github.com/toolgen-dev/toolgen/hcl"
 	"github.com/toolgen-dev/toolgen/generated/full"
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
 	"github.com/toolgen-dev/toolgen/runtime"
 )
