@@ -47,19 +47,22 @@ done
 [ -n "$url" ] || { cat "$work/agent.log" >&2; echo "conformance: agent did not start" >&2; exit 1; }
 echo "conformance: server scenarios against $agent at $url"
 
+# All server scenarios the suite lists (pending ones too: --suite all), in
+# one run of the suite; or just the named ones. Each is judged by its
+# checks.json: passed when no check has status FAILURE.
+out="$work/out"
 if [ $# -gt 0 ]; then
   scenarios=("$@")
+  for s in "${scenarios[@]}"; do
+    "$node" "$suite" server --url "$url" --scenario "$s" -o "$out" >>"$work/suite.log" 2>&1 || true
+  done
 else
   mapfile -t scenarios < <("$node" "$suite" list --server | sed -n 's/^  - \([a-z0-9-]*\).*/\1/p')
+  "$node" "$suite" server --url "$url" --suite all -o "$out" >"$work/suite.log" 2>&1 || true
 fi
-
-# One scenario at a time, each judged by its checks.json: passed when no
-# check has status FAILURE.
 declare -A outcome
 for s in "${scenarios[@]}"; do
-  out="$work/out-$s"
-  "$node" "$suite" server --url "$url" --scenario "$s" -o "$out" >"$work/$s.log" 2>&1 || true
-  checks=$(find "$out" -name checks.json 2>/dev/null | head -n1)
+  checks=$(ls -d "$out/server-$s-"[0-9]*/checks.json 2>/dev/null | head -n1)
   if [ -z "$checks" ]; then
     outcome[$s]=error
   elif "$node" -e 'const c=require(process.argv[1]); process.exit(c.some(x=>x.status==="FAILURE")?1:0)' "$(realpath "$checks")"; then
@@ -87,7 +90,11 @@ for (const line of fs.readFileSync(outcomesPath, 'utf8').trim().split('\n')) {
   console.log(`  ${verdict.padEnd(16)} ${s}${note}`);
   if (verdict === 'FAIL' || verdict === 'ERROR') {
     bad++;
-    try { console.log(fs.readFileSync(`${work}/${s}.log`, 'utf8').split('\n').filter(l => /FAIL|Error|error/.test(l)).slice(0, 8).map(l => '      ' + l).join('\n')); } catch {}
+    try {
+      const dir = fs.readdirSync(`${work}/out`).find(d => d.startsWith(`server-${s}-`) && /^\d/.test(d.slice(`server-${s}-`.length)));
+      for (const c of JSON.parse(fs.readFileSync(`${work}/out/${dir}/checks.json`, 'utf8')))
+        if (c.status === 'FAILURE') console.log(`      ${c.id}: ${c.errorMessage || ''}`);
+    } catch { console.log('      (no checks recorded; see the suite output)'); }
   }
   if (verdict === 'UNEXPECTED-PASS') { bad++; console.log(`      passes now: remove it from ${baselinePath}`); }
 }
