@@ -86,7 +86,10 @@ func resolveGoTool(spec *ir.Spec, t *ir.Tool, pkg *packages.Package, fset *token
 		var msgs []string
 		if pkg != nil {
 			for _, e := range pkg.Errors {
-				msgs = append(msgs, e.Error())
+				// The go command's advice ("to add it: go get …") is
+				// noise here: the fix is usually the import path.
+				msg, _, _ := strings.Cut(e.Msg, "; to add it")
+				msgs = append(msgs, msg)
 			}
 		}
 		detail := fmt.Sprintf("The Go package %q of tool %q cannot be loaded", g.ImportPath, t.Name)
