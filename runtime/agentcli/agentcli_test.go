@@ -197,6 +197,32 @@ func TestTools(t *testing.T) {
 	}
 }
 
+func TestToolsForStep(t *testing.T) {
+	o := agent(t, "tools", "--step", "release/planner/plan", "--json")
+	o.want(t, 0)
+	var tools []struct{ Name string }
+	if err := json.Unmarshal([]byte(o.stdout), &tools); err != nil {
+		t.Fatalf("tools --step --json: %v\n%s", err, o.stdout)
+	}
+	names := map[string]bool{}
+	for _, tl := range tools {
+		names[tl.Name] = true
+	}
+	if !names["read_file"] || names["shout"] {
+		t.Errorf("step plan tools = %v, want read_file (bundle files) and not shout", names)
+	}
+	o = agent(t, "tools", "--step", "release/planner/announce")
+	o.want(t, 0)
+	if !strings.Contains(o.stdout, "shout") || !strings.Contains(o.stdout, "read_file") {
+		t.Errorf("step announce tools:\n%s", o.stdout)
+	}
+	o = agent(t, "tools", "--step", "release/planner/plna")
+	o.want(t, 1)
+	if !strings.Contains(o.stderr, `did you mean "release/planner/plan"`) {
+		t.Errorf("unknown step: stderr:\n%s", o.stderr)
+	}
+}
+
 func TestCall(t *testing.T) {
 	o := agent(t, "call", "read_file", `{"path":"go.mod"}`)
 	o.want(t, 0)

@@ -143,6 +143,9 @@ func (c *cli) tools(args []string) int {
 			return c.usageErr(fs, "--step %q: want WORKFLOW/ROLE/STEP", *step)
 		}
 		wf, role, st = parts[0], parts[1], parts[2]
+		if err := c.checkStep(*step); err != nil {
+			return c.fail(exitFail, err)
+		}
 	}
 	sess, _, err := c.open(*agent, slog.LevelWarn)
 	if err != nil {
@@ -177,6 +180,27 @@ func (c *cli) tools(args []string) int {
 	}
 	tw.Flush()
 	return exitOK
+}
+
+// checkStep rejects a step address the registry does not declare: routing
+// denies it by default, and an empty list would hide the typo.
+func (c *cli) checkStep(addr string) error {
+	var steps []string
+	for _, w := range c.reg.Workflows {
+		for _, r := range w.Roles {
+			for _, s := range r.Steps {
+				a := w.Name + "/" + r.Name + "/" + s.Name
+				if a == addr {
+					return nil
+				}
+				steps = append(steps, a)
+			}
+		}
+	}
+	if len(steps) == 0 {
+		return fmt.Errorf("unknown step %q: this binary declares no workflows", addr)
+	}
+	return fmt.Errorf("unknown step %q%s (steps: %s)", addr, didYouMean(addr, steps), strings.Join(steps, ", "))
 }
 
 func (c *cli) call(args []string) int {

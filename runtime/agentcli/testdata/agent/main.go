@@ -58,6 +58,14 @@ func registry() *runtime.Registry {
 					return nil, errors.New("wipe_disk must never run in tests")
 				}},
 		},
+		Bundles: []runtime.Bundle{
+			{Name: "files", Mode: "direct", Tools: []string{"read_file"}},
+			{Name: "loud", Mode: "direct", Tools: []string{"shout"}},
+		},
+		Workflows: []runtime.Workflow{{Name: "release", Roles: []runtime.Role{{Name: "planner", Steps: []runtime.Step{
+			{Name: "plan", Bundles: []string{"files"}},
+			{Name: "announce", Bundles: []string{"files", "loud"}},
+		}}}}},
 		Agents: []runtime.Agent{
 			{Name: "helper", Description: "Reads files and echoes.",
 				Use:     append(use(runtime.UseTool, "read_file", "shout", "wipe_disk"), use(runtime.UseServer, "everything")...),
