@@ -38,9 +38,10 @@ func strVals(list []str) []string {
 
 // ref is a reference such as tool.read_file.
 type ref struct {
-	Kind  string // tool, server, bundle, agent, policy, queue
-	Name  string
-	Range hcl.Range // the whole traversal
+	Kind    string // tool, server, bundle, agent, policy, queue
+	Name    string
+	Range   hcl.Range // the whole traversal
+	Accepts []string  // the kinds the attribute accepts, for suggestions
 }
 
 func (r ref) String() string { return r.Kind + "." + r.Name }
@@ -257,7 +258,7 @@ func refFromTraversal(trav hcl.Traversal, rng hcl.Range, kinds []string) (ref, h
 			Subject:  trav[1].SourceRange().Ptr(),
 		}}
 	}
-	return ref{Kind: root, Name: attr.Name, Range: trav.SourceRange()}, nil
+	return ref{Kind: root, Name: attr.Name, Range: trav.SourceRange(), Accepts: kinds}, nil
 }
 
 // decodeRefs reads a list of references whose roots are one of kinds.

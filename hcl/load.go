@@ -57,6 +57,12 @@ func LoadFiles(dir string, files map[string][]byte) (*ir.Spec, map[string]*hcl.F
 // the top of fsys. dir names the directory in diagnostics and in ir.Spec.Dir;
 // nothing outside fsys is read.
 func LoadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnostics) {
+	spec, files, diags := loadFS(dir, fsys)
+	sortDiags(diags)
+	return spec, files, diags
+}
+
+func loadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnostics) {
 	names, diags := specFiles(dir, fsys)
 	if diags.HasErrors() {
 		return nil, map[string]*hcl.File{}, diags
@@ -289,4 +295,21 @@ func posRange(filename string, src []byte, offset int) hcl.Range {
 		}
 	}
 	return hcl.Range{Filename: filename, Start: pos, End: pos}
+}
+
+// sortDiags orders diagnostics by file and position, those without a range
+// first; the order inside a phase then does not depend on resolution order.
+func sortDiags(diags hcl.Diagnostics) {
+	sort.SliceStable(diags, func(i, j int) bool {
+		a, b := diags[i].Subject, diags[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a == nil && b != nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		case a.Start.Line != b.Start.Line:
+			return a.Start.Line < b.Start.Line
+		}
+		return a.Start.Column < b.Start.Column
+	})
 }

@@ -122,16 +122,23 @@ func (r *resolver) lookup(rf ref) bool {
 	detail := fmt.Sprintf("No %s named %q is declared.", rf.Kind, rf.Name)
 	if s := didYouMean(rf.Name, names); s != "" {
 		detail += s
-	} else {
-		for _, k := range refKinds {
-			if k != rf.Kind && contains(r.names(k), rf.Name) {
-				detail += fmt.Sprintf(" There is a %s named %q; a %s is not accepted here.", k, rf.Name, k)
-				break
-			}
-		}
+	} else if k := r.kindNamed(rf.Name, rf.Accepts, rf.Kind); k != "" {
+		detail += fmt.Sprintf(" Did you mean %s.%s?", k, rf.Name)
+	} else if k := r.kindNamed(rf.Name, refKinds, rf.Kind); k != "" {
+		detail += fmt.Sprintf(" There is a %s named %q, but a %s is not accepted here.", k, rf.Name, k)
 	}
 	r.add(&hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown " + rf.Kind, Detail: detail, Subject: rf.Range.Ptr()})
 	return false
+}
+
+// kindNamed returns the first of kinds, other than not, that declares name.
+func (r *resolver) kindNamed(name string, kinds []string, not string) string {
+	for _, k := range kinds {
+		if k != not && contains(r.names(k), name) {
+			return k
+		}
+	}
+	return ""
 }
 
 func (r *resolver) names(kind string) []string {

@@ -1,12 +1,133 @@
 package main
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
 )
 
-// runFmt is replaced by its owner; see the issue that builds it.
+// runFmt is `toolgen fmt [-w] DIR`: rewrite every spec file of DIR in
+// canonical form (-w), or print a unified diff of what -w would change and
+// exit 1 when anything would, like `terraform fmt -check -diff`. DIR may
+// also be a single spec file.
 func runFmt(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "toolgen fmt: not built yet")
-	return exitUsage
+	fs := flag.NewFlagSet("fmt", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	write := fs.Bool("w", false, "write the formatted files instead of printing a diff")
+	format := fs.String("format", "text", "diagnostics `format`: text, short or json")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: toolgen fmt [-w] [--format=text|short|json] DIR")
+		fs.PrintDefaults()
+	}
+	target, code := oneDirArg(fs, args)
+	if code >= 0 {
+		return code
+	}
+	paths, err := specPaths(target)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgen fmt: %v\n", err)
+		return exitUsage
+	}
+	var diags hcl.Diagnostics
+	files := map[string]*hcl.File{}
+	changed := 0
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "toolgen fmt: %v\n", err)
+			return exitDiags
+		}
+		out, d := spechcl.Format(p, src)
+		if d.HasErrors() {
+			diags = append(diags, d...)
+			files[p] = &hcl.File{Bytes: src}
+			continue
+		}
+		if bytes.Equal(src, out) {
+			continue
+		}
+		changed++
+		if *write {
+			if err := writeFileKeepMode(p, out); err != nil {
+				fmt.Fprintf(stderr, "toolgen fmt: %v\n", err)
+				return exitDiags
+			}
+			fmt.Fprintln(stdout, p)
+			continue
+		}
+		io.WriteString(stdout, unifiedDiff(p, p+" (formatted)", src, out))
+	}
+	if len(diags) > 0 {
+		writeDiags(stderr, *format, diags, files)
+		return exitDiags
+	}
+	if changed > 0 && !*write {
+		return exitDiags
+	}
+	return exitOK
+}
+
+// specPaths lists the spec files of a directory, or the file itself.
+func specPaths(target string) ([]string, error) {
+	info, err := os.Stat(target)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{target}, nil
+	}
+	entries, err := os.ReadDir(target)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "#") || strings.HasSuffix(n, "~") {
+			continue
+		}
+		if strings.HasSuffix(n, ".hcl") || strings.HasSuffix(n, ".hcl.json") {
+			out = append(out, filepath.Join(target, n))
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s has no *.hcl or *.hcl.json files", target)
+	}
+	return out, nil
+}
+
+// writeFileKeepMode replaces a file's content through a temporary file in
+// the same directory, so a crash never leaves it half written.
+func writeFileKeepMode(path string, data []byte) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".toolgen-fmt-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

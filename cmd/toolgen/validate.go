@@ -1,12 +1,71 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"slices"
+
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
 )
 
-// runValidate is replaced by its owner; see the issue that builds it.
+// runValidate is `toolgen validate [--format=text|short|json] DIR`: load the
+// spec and report every diagnostic. Exit 0 when there are no errors
+// (warnings pass), 1 when there are.
 func runValidate(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "toolgen validate: not built yet")
-	return exitUsage
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "diagnostics `format`: text, short or json")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: toolgen validate [--format=text|short|json] DIR")
+		fs.PrintDefaults()
+	}
+	dir, code := oneDirArg(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if !slices.Contains(diagFormats, *format) {
+		fmt.Fprintf(stderr, "toolgen validate: unknown --format %q (want text, short or json)\n", *format)
+		return exitUsage
+	}
+	_, files, diags := spechcl.LoadDir(dir)
+	// JSON is for programs: it goes to stdout, even when empty.
+	w := stderr
+	if *format == "json" {
+		w = stdout
+	}
+	if len(diags) > 0 || *format == "json" {
+		if err := writeDiags(w, *format, diags, files); err != nil {
+			fmt.Fprintf(stderr, "toolgen validate: %v\n", err)
+			return exitDiags
+		}
+	}
+	return diagsExit(diags)
+}
+
+// oneDirArg parses flags given before or after the one positional argument.
+// It returns the argument and -1, or an exit code when parsing ended.
+func oneDirArg(fs *flag.FlagSet, args []string) (string, int) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return "", exitOK
+			}
+			return "", exitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		if len(pos) > 1 {
+			fmt.Fprintf(fs.Output(), "toolgen %s: want one spec directory, got %d\n", fs.Name(), len(pos))
+		}
+		fs.Usage()
+		return "", exitUsage
+	}
+	return pos[0], -1
 }

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/hashicorp/hcl/v2"
+	"golang.org/x/tools/txtar"
+
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+)
+
+// update rewrites the txtar goldens under testdata/cli: go test ./cmd/toolgen -update.
+// Other tests of this package share it.
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const repoRoot = "../.."
+
+// cliCase is one golden: the command line (run from the repository root)
+// and what it printed.
+type cliCase struct {
+	name string
+	args string
+}
+
+// cliCases are the hand-picked goldens; every invalid fixture also gets one
+// in short format (validate-<fixture>.txtar).
+var cliCases = []cliCase{
+	{"validate-design-text", "validate testdata/specs/valid/design"},
+	{"validate-design-json", "validate --format=json testdata/specs/valid/design"},
+	{"validate-full", "validate testdata/specs/valid/full"},
+	{"validate-json-syntax", "validate --format=short testdata/specs/valid/json"},
+	{"validate-text-unknown-references", "validate testdata/specs/invalid/unknown_references"},
+	{"validate-text-alias-cycle", "validate testdata/specs/invalid/alias_cycle"},
+	{"validate-json-untrusted", "validate --format=json testdata/specs/invalid/untrusted_direct_bundle"},
+	{"validate-flag-after-dir", "validate testdata/specs/invalid/subagent_cycle --format=short"},
+	{"validate-missing-dir", "validate --format=short testdata/specs/no_such_dir"},
+	{"validate-no-args", "validate"},
+	{"validate-two-dirs", "validate testdata/specs/valid/design testdata/specs/valid/full"},
+	{"validate-bad-format", "validate --format=xml testdata/specs/valid/design"},
+	{"fmt-design-diff", "fmt testdata/specs/valid/design"},
+	{"fmt-formatted", "fmt testdata/specs/valid/minimal"},
+	{"fmt-syntax-error", "fmt --format=short testdata/specs/invalid/syntax_error"},
+	{"fmt-no-args", "fmt"},
+	{"schema", "schema"},
+	{"schema-extra-arg", "schema x"},
+}
+
+func TestCLIGoldens(t *testing.T) {
+	t.Chdir(repoRoot)
+	cases := append([]cliCase(nil), cliCases...)
+	dirs, _ := filepath.Glob("testdata/specs/invalid/*")
+	for _, d := range dirs {
+		cases = append(cases, cliCase{"validate-" + filepath.Base(d), "validate --format=short " + filepath.ToSlash(d)})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(strings.Fields(c.args), &stdout, &stderr)
+			got := &txtar.Archive{
+				Comment: []byte("toolgen " + c.args + "\n"),
+				Files: []txtar.File{
+					{Name: "exit", Data: []byte(strconv.Itoa(code) + "\n")},
+					{Name: "stdout", Data: stdout.Bytes()},
+					{Name: "stderr", Data: stderr.Bytes()},
+				},
+			}
+			path := filepath.Join("testdata", "cli", c.name+".txtar")
+			if *update {
+				os.MkdirAll(filepath.Dir(path), 0o755)
+				if err := os.WriteFile(path, txtar.Format(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cmd/toolgen -update)", err)
+			}
+			if diff := cmp.Diff(string(txtar.Format(want)), string(txtar.Format(got))); diff != "" {
+				t.Errorf("toolgen %s (-want +got):\n%s", c.args, diff)
+			}
+		})
+	}
+}
+
+// TestValidateShortPositions checks that every invalid fixture is rejected
+// (exit 1) with FILE:LINE:COL for each marked line, independently of the
+// goldens: each "# ERROR: Summary" marker must appear as an "error: Summary"
+// line at that file and line.
+func TestValidateShortPositions(t *testing.T) {
+	t.Chdir(repoRoot)
+	dirs, _ := filepath.Glob("testdata/specs/invalid/*")
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"validate", "--format=short", dir}, &stdout, &stderr)
+			wantCode := exitDiags
+			if !strings.Contains(markers(t, dir), "error:") {
+				wantCode = exitOK // warnings only
+			}
+			if code != wantCode {
+				t.Errorf("exit %d, want %d\n%s", code, wantCode, stderr.String())
+			}
+			var got []string
+			for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+				// FILE:LINE:COL: SEVERITY: SUMMARY: DETAIL
+				parts := strings.SplitN(line, ": ", 4)
+				if len(parts) < 3 {
+					t.Fatalf("malformed line %q", line)
+				}
+				loc := strings.Split(parts[0], ":")
+				if len(loc) != 3 {
+					t.Fatalf("no FILE:LINE:COL in %q", line)
+				}
+				if _, err := strconv.Atoi(loc[2]); err != nil {
+					t.Fatalf("no column in %q", line)
+				}
+				got = append(got, fmt.Sprintf("%s:%s: %s: %s", loc[0], loc[1], parts[1], parts[2]))
+			}
+			want := strings.Split(strings.TrimSpace(markers(t, dir)), "\n")
+			if diff := cmp.Diff(sortedLines(want), sortedLines(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// markers lists a fixture's "# ERROR:"/"# WARNING:" markers as
+// "FILE:LINE: error: Summary" lines.
+func markers(t *testing.T, dir string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.hcl"))
+	var b strings.Builder
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			for _, sev := range []string{"ERROR", "WARNING"} {
+				rest := line
+				for {
+					j := strings.Index(rest, "# "+sev+": ")
+					if j < 0 {
+						break
+					}
+					rest = rest[j+len(sev)+4:]
+					summary := rest
+					if k := strings.Index(summary, "#"); k >= 0 {
+						summary = summary[:k]
+					}
+					fmt.Fprintf(&b, "%s:%d: %s: %s\n", f, i+1, strings.ToLower(sev), strings.TrimSpace(summary))
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+func sortedLines(lines []string) []string {
+	out := append([]string(nil), lines...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+// TestFmtWrite formats a copy of every valid fixture with -w, then checks
+// that a second run changes nothing and that the formatted spec loads to
+// the same IR.
+func TestFmtWrite(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(repoRoot, "testdata/specs/valid/*"))
+	for _, src := range dirs {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), filepath.Base(src))
+			copyDir(t, src, dir)
+			before, diags := spechcl.Load(dir)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"fmt", "-w", dir}, &stdout, &stderr); code != exitOK {
+				t.Fatalf("fmt -w: exit %d: %s", code, stderr.String())
+			}
+			stdout.Reset()
+			if code := run([]string{"fmt", dir}, &stdout, &stderr); code != exitOK || stdout.Len() != 0 {
+				t.Fatalf("fmt after fmt -w: exit %d, diff:\n%s", code, stdout.String())
+			}
+			after, diags := spechcl.Load(dir)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if diff := cmp.Diff(before, after, ignoreRanges); diff != "" {
+				t.Errorf("IR changed by fmt (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// ignoreRanges compares IRs without source positions and the spec's own
+// directory, which differ between a fixture and its copy.
+var ignoreRanges = cmp.Options{
+	cmpopts.IgnoreTypes(hcl.Range{}),
+	cmpopts.IgnoreFields(ir.Spec{}, "Dir"),
+	cmpopts.EquateEmpty(),
+}

@@ -1,0 +1,34 @@
+package hcl
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	hcljson "github.com/hashicorp/hcl/v2/json"
+)
+
+// Format returns the canonical form of one spec file: hclwrite's layout for
+// native syntax, two-space indented JSON (key order kept) for *.hcl.json.
+// A file that does not parse is returned unchanged with the parse errors,
+// so formatting never loses text.
+func Format(filename string, src []byte) ([]byte, hcl.Diagnostics) {
+	if strings.HasSuffix(filename, ".json") {
+		if _, diags := hcljson.Parse(src, filename); diags.HasErrors() {
+			return src, diags
+		}
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, bytes.TrimSpace(src), "", "  "); err != nil {
+			return src, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid JSON", Detail: err.Error()}}
+		}
+		buf.WriteByte('\n')
+		return buf.Bytes(), nil
+	}
+	if _, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos); diags.HasErrors() {
+		return src, diags
+	}
+	return hclwrite.Format(src), nil
+}

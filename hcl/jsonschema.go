@@ -1,0 +1,151 @@
+package hcl
+
+import (
+	"encoding/json"
+
+	"github.com/invopop/jsonschema"
+)
+
+// The types below mirror the blocks in HCL's JSON syntax (*.hcl.json):
+// labelled blocks are objects keyed by label, references are strings such
+// as "tool.read_file", and env() is written in a template string,
+// "Bearer ${env(\"TOKEN\")}". They exist only to produce the JSON Schema of
+// the spec format; a test keeps them in step with the decoders' schemas.
+
+// SpecFile is one spec file in JSON syntax.
+type SpecFile struct {
+	Toolgen  *ToolgenJSON            `json:"toolgen,omitempty" jsonschema_description:"Settings of the generated Go package."`
+	Defaults *DefaultsJSON           `json:"defaults,omitempty" jsonschema_description:"Defaults for every server, tool and agent."`
+	Queue    map[string]QueueJSON    `json:"queue,omitempty" jsonschema_description:"Named concurrency limits, by name."`
+	Server   map[string]ServerJSON   `json:"server,omitempty" jsonschema_description:"MCP servers, by name."`
+	Policy   map[string]PolicyJSON   `json:"policy,omitempty" jsonschema_description:"Builtin tool policies (fs_read, fs_write, shell_exec), by name."`
+	Tool     map[string]ToolJSON     `json:"tool,omitempty" jsonschema_description:"Declared tools, by name."`
+	Bundle   map[string]BundleJSON   `json:"bundle,omitempty" jsonschema_description:"Tool bundles, by name."`
+	Agent    map[string]AgentJSON    `json:"agent,omitempty" jsonschema_description:"Agents, by name."`
+	Workflow map[string]WorkflowJSON `json:"workflow,omitempty" jsonschema_description:"Routing tables: workflow, role, step, bundles."`
+	Comment  string                  `json:"//,omitempty" jsonschema_description:"A comment, ignored."`
+}
+
+type ToolgenJSON struct {
+	Package   string `json:"package,omitempty" jsonschema_description:"Go package name of the generated code; default: the spec directory's name."`
+	Separator string `json:"separator,omitempty" jsonschema_description:"Between server and tool in exposed names; default \"__\"."`
+}
+
+type DefaultsJSON struct {
+	ToolTimeout      string `json:"tool_timeout,omitempty" jsonschema_description:"Go duration; default \"30s\"."`
+	ResponseMaxBytes int    `json:"response_max_bytes,omitempty" jsonschema_description:"Larger outputs are spilled to disk; default 100000."`
+	StartupTimeout   string `json:"startup_timeout,omitempty" jsonschema_description:"Go duration; default \"10s\"."`
+	MaxDepth         int    `json:"max_depth,omitempty" jsonschema_description:"Sub-agent spawn depth; default 2."`
+	ContextBudget    int    `json:"context_budget,omitempty" jsonschema_description:"Tokens of tool output one session may add; 0 = unlimited."`
+	InitConcurrency  int    `json:"init_concurrency,omitempty" jsonschema_description:"MCP servers started in parallel; default 4."`
+}
+
+type QueueJSON struct {
+	Concurrent int `json:"concurrent" jsonschema:"required,minimum=1" jsonschema_description:"Calls that may run at once."`
+}
+
+type ServerJSON struct {
+	Transport       string            `json:"transport,omitempty" jsonschema:"enum=stdio,enum=http,enum=sse,enum=ws,enum=tcp" jsonschema_description:"Inferred from command, url or address when omitted."`
+	Command         string            `json:"command,omitempty" jsonschema_description:"stdio: the program to run (no shell)."`
+	Args            []string          `json:"args,omitempty" jsonschema_description:"stdio: its arguments."`
+	Env             map[string]string `json:"env,omitempty" jsonschema_description:"stdio: environment; values may use ${env(\"NAME\")}."`
+	URL             string            `json:"url,omitempty" jsonschema_description:"http, sse, ws: the endpoint; may use ${env(\"NAME\")}."`
+	Address         string            `json:"address,omitempty" jsonschema_description:"tcp: host:port."`
+	Headers         map[string]string `json:"headers,omitempty" jsonschema_description:"http, sse, ws: request headers; use ${env(\"NAME\")} for secrets."`
+	Trust           string            `json:"trust,omitempty" jsonschema:"enum=trusted,enum=untrusted" jsonschema_description:"Untrusted servers are meta-only and need allow_tools."`
+	AllowTools      []string          `json:"allow_tools,omitempty" jsonschema_description:"Tool names or globs the server may expose."`
+	DenyTools       []string          `json:"deny_tools,omitempty" jsonschema_description:"Tool names or globs never exposed."`
+	Queue           string            `json:"queue,omitempty" jsonschema_description:"A reference: \"queue.NAME\"."`
+	Timeout         string            `json:"timeout,omitempty" jsonschema_description:"Go duration per call; default defaults.tool_timeout."`
+	Cache           string            `json:"cache,omitempty" jsonschema_description:"Go duration: response cache TTL; default off."`
+	StartupTimeout  string            `json:"startup_timeout,omitempty" jsonschema_description:"Go duration; default defaults.startup_timeout."`
+	ProtocolVersion string            `json:"protocol_version,omitempty" jsonschema_description:"MCP protocol version; default \"2025-11-25\"."`
+	HealthCheck     *HealthCheckJSON  `json:"health_check,omitempty" jsonschema_description:"Periodic ping."`
+}
+
+type HealthCheckJSON struct {
+	Interval string `json:"interval,omitempty" jsonschema_description:"Go duration; default \"30s\"."`
+	Timeout  string `json:"timeout,omitempty" jsonschema_description:"Go duration; default \"5s\"."`
+}
+
+type PolicyJSON struct {
+	Builtin         string   `json:"builtin" jsonschema:"required,enum=fs_read,enum=fs_write,enum=shell_exec"`
+	AllowedPaths    []string `json:"allowed_paths,omitempty" jsonschema_description:"fs_read, fs_write: the only paths that can be touched."`
+	AllowedCommands []string `json:"allowed_commands,omitempty" jsonschema_description:"shell_exec: program names that may run (argv[0])."`
+	Timeout         string   `json:"timeout,omitempty" jsonschema_description:"Go duration."`
+	MaxOutputBytes  int      `json:"max_output_bytes,omitempty"`
+}
+
+type ToolJSON struct {
+	Description string    `json:"description,omitempty" jsonschema_description:"What the tool does; may be ${file(\"PATH\")}."`
+	Policy      string    `json:"policy,omitempty" jsonschema_description:"A builtin tool: \"policy.NAME\"."`
+	Category    string    `json:"category,omitempty"`
+	Keywords    []string  `json:"keywords,omitempty" jsonschema_description:"Extra words for tool search."`
+	RenamedFrom []string  `json:"renamed_from,omitempty" jsonschema_description:"Old names; calls to them fail with \"renamed to NAME\"."`
+	REST        *RESTJSON `json:"rest,omitempty" jsonschema_description:"A REST tool."`
+	Go          string    `json:"go,omitempty" jsonschema_description:"A Go function tool: \"import/path.Func\"."`
+	InputSchema any       `json:"input_schema,omitempty" jsonschema:"oneof_type=object;string" jsonschema_description:"JSON Schema of the arguments (type object), or ${file(\"schema.json\")}."`
+	Queue       string    `json:"queue,omitempty" jsonschema_description:"A reference: \"queue.NAME\"."`
+	Timeout     string    `json:"timeout,omitempty" jsonschema_description:"Go duration."`
+}
+
+type RESTJSON struct {
+	Method  string            `json:"method,omitempty" jsonschema:"enum=GET,enum=POST,enum=PUT,enum=PATCH,enum=DELETE,enum=HEAD"`
+	URL     string            `json:"url" jsonschema:"required" jsonschema_description:"RFC 6570 template over the arguments."`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+type BundleJSON struct {
+	Mode       string   `json:"mode,omitempty" jsonschema:"enum=direct,enum=meta" jsonschema_description:"direct exposes the tools; meta exposes mcp_list_tools, mcp_get_tool_schema and mcp_call_tool."`
+	Server     string   `json:"server,omitempty" jsonschema_description:"\"server.NAME\"."`
+	Tools      []string `json:"tools,omitempty" jsonschema_description:"Declared tools: [\"tool.NAME\", ...]."`
+	AllowTools []string `json:"allow_tools,omitempty"`
+	DenyTools  []string `json:"deny_tools,omitempty"`
+}
+
+type AgentJSON struct {
+	Description string          `json:"description,omitempty"`
+	Tools       *AgentToolsJSON `json:"tools,omitempty"`
+	Discovery   bool            `json:"discovery,omitempty" jsonschema_description:"Start with the discovery tools and load others on demand."`
+	Subagents   []string        `json:"subagents,omitempty" jsonschema_description:"[\"agent.NAME\", ...], exposed as agent__NAME."`
+	Spawn       bool            `json:"spawn,omitempty" jsonschema_description:"Opt in to spawn_agents and list_available_agents."`
+	MaxDepth    *int            `json:"max_depth,omitempty"`
+	Router      *RouterJSON     `json:"router,omitempty"`
+}
+
+type AgentToolsJSON struct {
+	Use     []string          `json:"use,omitempty" jsonschema_description:"\"tool.X\", \"server.X\", \"bundle.X\", tool names or globs."`
+	Allowed []string          `json:"allowed,omitempty" jsonschema_description:"Names, aliases or globs; omitted: everything in use."`
+	Aliases map[string]string `json:"aliases,omitempty" jsonschema_description:"Alias name to tool name."`
+}
+
+type RouterJSON struct {
+	Destinations []string `json:"destinations" jsonschema:"required" jsonschema_description:"[\"agent.NAME\", ...], exposed through router__handoff-to."`
+}
+
+type WorkflowJSON struct {
+	Role map[string]RoleJSON `json:"role,omitempty"`
+}
+
+type RoleJSON struct {
+	Step map[string]StepJSON `json:"step,omitempty"`
+}
+
+type StepJSON struct {
+	Bundles []string `json:"bundles" jsonschema:"required" jsonschema_description:"[\"bundle.NAME\", ...]."`
+}
+
+// JSONSchema returns the JSON Schema (draft 2020-12) of a spec file in
+// JSON syntax, for *.hcl.json files and editors.
+func JSONSchema() ([]byte, error) {
+	r := &jsonschema.Reflector{RequiredFromJSONSchemaTags: true}
+	s := r.Reflect(&SpecFile{})
+	s.ID = "https://toolgen.dev/schema/spec.json"
+	s.Title = "toolgen spec"
+	s.Description = "A toolgen spec file in HCL's JSON syntax (*.hcl.json)."
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
