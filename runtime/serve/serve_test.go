@@ -25,6 +25,9 @@ type fakeSession struct {
 	tools []runtime.ToolInfo
 	subs  map[int]func()
 	next  int
+
+	slowStarted   chan struct{}
+	slowCancelled int
 }
 
 func newFakeSession() *fakeSession {
@@ -35,9 +38,11 @@ func newFakeSession() *fakeSession {
 			{Name: "boom", Description: "Panics.", InputSchema: nil, Kind: runtime.KindGo},
 			{Name: "load", Description: "Load extra.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: runtime.KindDiscovery},
 			// A schema go-sdk's AddTool would panic on.
+			{Name: "slow", Description: "Waits for cancellation.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: runtime.KindGo},
 			{Name: "odd", Description: "String schema.", InputSchema: json.RawMessage(`{"type":"string"}`), Kind: runtime.KindMCP, Namespace: "up"},
 		},
-		subs: map[int]func(){},
+		subs:        map[int]func(){},
+		slowStarted: make(chan struct{}, 1),
 	}
 }
 
@@ -104,6 +109,16 @@ func (f *fakeSession) Call(ctx context.Context, name string, args json.RawMessag
 			return append(ts, runtime.ToolInfo{Name: "extra", Description: "Loaded later.", InputSchema: json.RawMessage(`{"properties":{"n":{"type":"integer"}}}`)})
 		})
 		return runtime.Result{OK: true, Result: `{"loaded":["extra"]}`, Kind: runtime.KindDiscovery}
+	case "slow":
+		f.mu.Lock()
+		started := f.slowStarted
+		f.mu.Unlock()
+		started <- struct{}{}
+		<-ctx.Done()
+		f.mu.Lock()
+		f.slowCancelled++
+		f.mu.Unlock()
+		return runtime.Result{Error: "slow: " + ctx.Err().Error()}
 	case "extra":
 		return runtime.Result{OK: true, Result: "extra ran"}
 	}
@@ -421,6 +436,42 @@ func TestServeIO(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("ServeIO did not return after the client closed")
+	}
+}
+
+// A client that gives up on a call (notifications/cancelled) cancels the
+// session call; the connection stays usable.
+func TestCallCancelled(t *testing.T) {
+	sess := newFakeSession()
+	s := New(sess, Options{})
+	defer s.Close()
+	cs, _ := client(t, inMemory(t, s))
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+		errc <- err
+	}()
+	<-sess.slowStarted
+	cancel()
+	if err := <-errc; err == nil {
+		t.Error("cancelled call returned no error to the client")
+	}
+	if res := call(t, cs, "echo", map[string]any{"after": true}); text(t, res) != `{"after":true}` {
+		t.Errorf("call after a cancelled one = %q", text(t, res))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		sess.mu.Lock()
+		n := sess.slowCancelled
+		sess.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the session call was not cancelled")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -48,6 +48,10 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(net
 	if err != nil {
 		return fmt.Errorf("serve http: %w", err)
 	}
+	if !isLoopback(ln.Addr().String()) {
+		// Anyone who can reach the port can call the agent's tools.
+		s.logger.Warn("serve.exposed", "addr", ln.Addr().String(), "reason", "not a loopback address and no authentication: every client that can reach it may call this agent's tools")
+	}
 	if ready != nil {
 		ready(ln.Addr())
 	}
