@@ -32,6 +32,8 @@ type Session interface {
 	Subscribe(fn func()) (cancel func())
 }
 
+var _ Session = (*runtime.Session)(nil)
+
 // ProtocolVersions are the MCP versions the server negotiates, newest first.
 // 2026-07-28 is left out on purpose: with it go-sdk fails ping over
 // stateless HTTP and ignores KeepAlive.
