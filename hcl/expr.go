@@ -361,7 +361,7 @@ func appendValue(v *ir.Value, expr hcl.Expression, ctx *hcl.EvalContext) hcl.Dia
 		if diags.HasErrors() {
 			return diags
 		}
-		if !strings.Contains(s, "${") {
+		if !strings.Contains(s, "${") && !strings.Contains(s, "%{") {
 			v.Parts = append(v.Parts, ir.ValuePart{Lit: s})
 			return nil
 		}
