@@ -83,7 +83,7 @@ func TestLockErrors(t *testing.T) {
 	spec := []byte("tool \"t\" {\n  go = \"example.com/t.T\"\n}\n")
 	for _, tc := range []struct {
 		name, lock, want string
-		line           int
+		line             int
 	}{
 		{"syntax", "{\n  \"version\": 1,\n  \"servers\": {,}\n}\n", "Invalid lock file", 3},
 		{"version", `{"version": 2, "servers": {}}`, "Invalid lock file", 1},
