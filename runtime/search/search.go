@@ -113,8 +113,8 @@ func (x *Index) Search(query string, limit int) []Hit {
 // keep is nil), such as the tools an agent may load.
 func (x *Index) SearchFunc(query string, limit int, keep func(name string) bool) []Hit {
 	st, _ := x.scratch.Get().(*searchState)
-	if st == nil || len(st.scores) != x.Len() {
-		st = &searchState{scores: make([]float32, x.Len()), named: make([]uint8, x.Len())}
+	if st == nil || len(st.acc) != x.Len() {
+		st = &searchState{acc: make([]accum, x.Len())}
 	}
 	hits := x.search(st, query, limit, keep)
 	x.scratch.Put(st)
@@ -125,8 +125,7 @@ func (x *Index) SearchFunc(query string, limit int, keep func(name string) bool)
 // not allocate an accumulator per document.
 type searchState struct {
 	tk      tokenizer
-	scores  []float32 // per doc, zero between queries
-	named   []uint8   // per doc, name words the query matched, zero between queries
+	acc     []accum // per doc, zero between queries
 	touched []int32   // docs with a non-zero score
 	terms   []int32   // distinct query term ids
 	top     []cand    // min-heap of the best candidates
@@ -134,6 +133,13 @@ type searchState struct {
 
 // maxQueryTerms bounds the distinct terms of a query that are scored.
 const maxQueryTerms = 255
+
+// accum is one doc's running score and the number of its name words the
+// query matched; together so that a posting touches one cache line.
+type accum struct {
+	score float32
+	named uint32
+}
 
 type cand struct {
 	doc   int32
@@ -170,13 +176,15 @@ func (x *Index) search(st *searchState, query string, limit int, keep func(strin
 	st.touched = st.touched[:0]
 	for _, id := range st.terms {
 		lo, hi := t.PostingIndex[id], t.PostingIndex[id+1]
-		for p := lo; p < hi; p++ {
-			d := t.PostingDocs[p]
-			if st.scores[d] == 0 {
+		docs, weights, named := t.PostingDocs[lo:hi], t.PostingWeights[lo:hi], t.PostingNameWords[lo:hi]
+		weights, named = weights[:len(docs)], named[:len(docs)]
+		for i, d := range docs {
+			a := &st.acc[d]
+			if a.score == 0 {
 				st.touched = append(st.touched, int32(d))
 			}
-			st.scores[d] += t.PostingWeights[p]
-			st.named[d] += t.PostingNameWords[p]
+			a.score += weights[i]
+			a.named += uint32(named[i])
 		}
 	}
 
@@ -195,8 +203,9 @@ func (x *Index) search(st *searchState, query string, limit int, keep func(strin
 	// Keep the k best candidates in a min-heap whose root is the worst.
 	top := st.top[:0]
 	for _, d := range st.touched {
-		c := cand{doc: d, score: st.scores[d] * x.specificity(int(d), st.named[d])}
-		st.scores[d], st.named[d] = 0, 0
+		a := &st.acc[d]
+		c := cand{doc: d, score: a.score * x.specificity(int(d), a.named)}
+		*a = accum{}
 		if k <= 0 || (hasExact && int(d) == exact) {
 			continue
 		}
@@ -254,7 +263,7 @@ var namePenalty float32 = 0.2
 
 // specificity is the factor for doc d whose name words the query matched
 // named times.
-func (x *Index) specificity(d int, named uint8) float32 {
+func (x *Index) specificity(d int, named uint32) float32 {
 	missing := int(x.t.NameWords[d]) - int(named)
 	if missing <= 0 {
 		return 1
