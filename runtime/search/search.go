@@ -126,9 +126,9 @@ func (x *Index) SearchFunc(query string, limit int, keep func(name string) bool)
 type searchState struct {
 	tk      tokenizer
 	acc     []accum // per doc, zero between queries
-	touched []int32   // docs with a non-zero score
-	terms   []int32   // distinct query term ids
-	top     []cand    // min-heap of the best candidates
+	touched []int32 // docs with a non-zero score
+	terms   []int32 // distinct query term ids
+	top     []cand  // min-heap of the best candidates
 }
 
 // maxQueryTerms bounds the distinct terms of a query that are scored.
