@@ -105,11 +105,12 @@ func (t *FSRead) Call(ctx context.Context, args json.RawMessage) (string, error)
 
 // read returns lines [offset, offset+limit) of the file, at most maxBytes of them.
 func (t *FSRead) read(a fsReadArgs, f io.Reader, size int64) (string, error) {
-	br := bufio.NewReaderSize(f, 64<<10)
+	// A buffer the size of a small file (bufio's minimum is 16 bytes), 64 KiB for larger ones.
+	br := bufio.NewReaderSize(f, int(min(size+1, 64<<10)))
 	if head, _ := br.Peek(binarySniffBytes); bytes.IndexByte(head, 0) >= 0 {
 		return "", userErrorf("path %q is a binary file (it contains NUL bytes); fs_read returns text only", a.Path)
 	}
-	var out []byte
+	out := make([]byte, 0, min(size, int64(t.maxBytes)))
 	note := ""
 	lineNo := 0
 	for {

@@ -114,7 +114,10 @@ func (ds *allowedDirs) match(p string) ([]rootedPath, error) {
 		abs = ds.workdir + string(filepath.Separator) + p
 	}
 	var out []rootedPath
-	for _, candidate := range []string{abs, filepath.Clean(abs)} {
+	for pass, candidate := range [2]string{abs} {
+		if pass == 1 {
+			candidate = filepath.Clean(abs)
+		}
 		comps := components(candidate)
 		for i := range ds.dirs {
 			d := &ds.dirs[i]
