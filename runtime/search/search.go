@@ -246,8 +246,11 @@ func (x *Index) search(st *searchState, query string, limit int, keep func(strin
 		for _, id := range st.terms {
 			s += float64(x.weight(id, exact))
 		}
-		if n > 1 && s <= hits[1].Score {
+		switch {
+		case n > 1 && s <= hits[1].Score:
 			s = hits[1].Score + 1
+		case s <= 0: // a name of stop words only
+			s = 1
 		}
 		hits[0] = Hit{Name: packed(t.Names, t.NameIndex, exact), Score: s}
 	}
