@@ -22,9 +22,18 @@ type entry struct {
 	q        *queue
 	timeout  time.Duration
 	cacheTTL time.Duration
-	noCap    bool // output_read: already paged, never spilled again
-	noBudget bool // agent__batch: its calls were counted one by one
-	linked   bool // the call's context ends with the agent context
+	noCap    bool  // output_read: already paged, never spilled again
+	noBudget bool  // agent__batch: its calls were counted one by one
+	linked   bool  // the call's context ends with the agent context
+	timedOut error // "timeout after …", made once per entry
+}
+
+// finish precomputes what calls would otherwise build each time.
+func (e *entry) finish() *entry {
+	if e.timeout > 0 {
+		e.timedOut = fmt.Errorf("timeout after %s", e.timeout)
+	}
+	return e
 }
 
 // provider runs one tool. args are valid JSON.
@@ -32,10 +41,17 @@ type provider func(ctx context.Context, st *agentState, e *entry, args json.RawM
 
 var emptyArgs = json.RawMessage(`{}`)
 
+// epoch anchors mono: time.Since of a time with a monotonic reading costs
+// one clock read, where time.Now costs two (wall and monotonic).
+var epoch = time.Now()
+
+// mono is the monotonic time since epoch.
+func mono() time.Duration { return time.Since(epoch) }
+
 // call is the pipeline: lookup → allowed? → cache → queue → timeout →
 // provider → size cap → context budget → event.
 func (st *agentState) call(ctx context.Context, name string, args json.RawMessage) Result {
-	start := time.Now()
+	start := mono()
 	e := st.surf.Load().byName[name]
 	if e == nil {
 		return st.blocked(ctx, name, start)
@@ -47,7 +63,7 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	if err == nil && st.budget > 0 && !e.noBudget {
 		err = st.charge(out)
 	}
-	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: time.Since(start)}
+	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: mono() - start}
 	if err != nil {
 		r.Error = err.Error()
 	} else {
@@ -129,7 +145,7 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 	}
 	if e.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, e.timeout, fmt.Errorf("timeout after %s", e.timeout))
+		ctx, cancel = context.WithTimeoutCause(ctx, e.timeout, e.timedOut)
 		defer cancel()
 	}
 	var out string
@@ -198,7 +214,7 @@ func runSafely(ctx context.Context, st *agentState, e *entry, args json.RawMessa
 
 // blocked answers a call to a name the agent cannot call: renamed, not
 // allowed, not loaded, or not found with the nearest names.
-func (st *agentState) blocked(ctx context.Context, name string, start time.Time) Result {
+func (st *agentState) blocked(ctx context.Context, name string, start time.Duration) Result {
 	snap := st.s.pool.snap.Load()
 	agent := st.agent.Name
 	var msg, reason string
@@ -228,7 +244,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Time)
 		reason = "not_found"
 	}
 	emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", agent), slog.String("reason", reason))
-	return Result{Error: msg, Latency: time.Since(start)}
+	return Result{Error: msg, Latency: mono() - start}
 }
 
 // knownNames are the names an agent may be told about: what it can call

@@ -230,7 +230,7 @@ func (x *Explanation) WriteTo(w io.Writer) (int64, error) {
 			if kind == "" {
 				kind = "?"
 			}
-			fmt.Fprintf(&b, "  %-32s %-9s %s\n", t.Name, kind, strings.Join(t.Reasons, "; "))
+			fmt.Fprintf(&b, "  %-36s %-9s %s\n", t.Name, kind, strings.Join(t.Reasons, "; "))
 		}
 	}
 	if len(x.Notes) > 0 {

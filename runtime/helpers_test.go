@@ -42,8 +42,10 @@ func (h eventHandler) Handle(_ context.Context, r slog.Record) error {
 	h.e.mu.Unlock()
 	return nil
 }
-func (h eventHandler) WithAttrs(as []slog.Attr) slog.Handler { return eventHandler{h.e, append(h.attrs, as...)} }
-func (h eventHandler) WithGroup(string) slog.Handler         { return h }
+func (h eventHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return eventHandler{h.e, append(h.attrs, as...)}
+}
+func (h eventHandler) WithGroup(string) slog.Handler { return h }
 
 // named returns the events with a name, optionally filtered by attributes.
 func (e *events) named(name string, attrs ...string) []event {

@@ -59,7 +59,7 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 	default:
 		e.run = failing(fmt.Errorf("tool %q: unknown kind %q", pt.Name, pt.Kind))
 	}
-	return e
+	return e.finish()
 }
 
 func failing(err error) provider {

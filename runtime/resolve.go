@@ -128,7 +128,7 @@ func (p *Pool) resolveAgent(snap *poolSnapshot, a *Agent, depth int, tr *trace) 
 		r.aliases[al.Name] = al.Target
 	}
 	spawnOptIn := a.Spawn
-	direct := map[string][]*Bundle{} // server → direct bundles selected in use
+	direct := map[string][]selected{} // server → direct bundles selected in use
 	var directOrder []string
 	for i, u := range a.Use {
 		where := fmt.Sprintf("tools.use[%d]", i)
@@ -221,7 +221,13 @@ func (r *resolution) add(t *PoolTool, format string, args ...any) {
 
 // selectBundle applies one selected bundle: meta bundles widen the meta
 // scope, direct server bundles are merged per server later.
-func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *Bundle, where string, direct map[string][]*Bundle, order *[]string) {
+// selected is a direct bundle and where it was selected.
+type selected struct {
+	b     *Bundle
+	where string
+}
+
+func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *Bundle, where string, direct map[string][]selected, order *[]string) {
 	srv := p.servers[b.Server]
 	switch {
 	case b.Mode == "meta":
@@ -257,7 +263,7 @@ func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *Bundle, where 
 		if _, ok := direct[b.Server]; !ok {
 			*order = append(*order, b.Server)
 		}
-		direct[b.Server] = append(direct[b.Server], b)
+		direct[b.Server] = append(direct[b.Server], selected{b, where})
 	default:
 		for _, name := range b.Tools {
 			r.useTool(snap, name, fmt.Sprintf("%s bundle.%s", where, b.Name))
@@ -267,14 +273,16 @@ func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *Bundle, where 
 
 // mergeDirect exposes the tools of direct server bundles: across bundles
 // of one server allow lists intersect and deny lists union.
-func (p *Pool) mergeDirect(snap *poolSnapshot, r *resolution, direct map[string][]*Bundle, order []string) {
+func (p *Pool) mergeDirect(snap *poolSnapshot, r *resolution, direct map[string][]selected, order []string) {
 	for _, server := range order {
 		var m metaScope
-		for _, b := range direct[server] {
-			m.merge(b)
+		var wheres []string
+		for _, sel := range direct[server] {
+			m.merge(sel.b)
+			wheres = append(wheres, sel.where+" bundle."+sel.b.Name)
 		}
 		srv := p.servers[server]
-		why := "bundle." + strings.Join(m.bundles, "+bundle.")
+		why := strings.Join(wheres, " + ")
 		for _, t := range snap.tools {
 			if t.Server != server {
 				continue
@@ -289,7 +297,8 @@ func (p *Pool) mergeDirect(snap *poolSnapshot, r *resolution, direct map[string]
 }
 
 // applyAllowed intersects the use set with tools.allowed. The generated
-// Agent.Allow switch answers exact names; globs are matched here.
+// Agent.Allow switch answers names known at generate time; globs are
+// matched here too, for server tools discovered at run time.
 func (r *resolution) applyAllowed(snap *poolSnapshot) {
 	a := r.agent
 	names := make([]string, 0, len(r.use))
@@ -297,7 +306,7 @@ func (r *resolution) applyAllowed(snap *poolSnapshot) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	if a.Allowed == nil && a.Allow == nil {
+	if a.Allowed == nil {
 		for _, n := range names {
 			r.allowed[n] = true
 			r.tr.note(n, "tools.allowed omitted: everything in use is allowed")
@@ -309,9 +318,9 @@ func (r *resolution) applyAllowed(snap *poolSnapshot) {
 		reverse[target] = append(reverse[target], al)
 	}
 	for _, n := range names {
-		if why, ok := r.allowedBy(n, reverse[n]); ok {
+		if r.allowedBy(n, reverse[n]) {
 			r.allowed[n] = true
-			r.tr.note(n, "%s", why)
+			r.tr.note(n, "%s", r.allowReason(n, reverse[n]))
 		} else {
 			r.tr.exclude(n, "in use but not matched by tools.allowed")
 		}
@@ -332,35 +341,49 @@ func (r *resolution) applyAllowed(snap *poolSnapshot) {
 	}
 }
 
-func (r *resolution) allowedBy(name string, aliasesOf []string) (string, bool) {
+// allowedBy reports whether tools.allowed lets a tool in, directly or
+// through one of its aliases.
+func (r *resolution) allowedBy(name string, aliasesOf []string) bool {
 	a := r.agent
 	if a.Allow != nil {
 		if a.Allow(name) {
-			return "tools.allowed (generated switch)", true
+			return true
 		}
 		for _, al := range aliasesOf {
 			if a.Allow(al) {
-				return fmt.Sprintf("tools.allowed alias %q (generated switch)", al), true
+				return true
 			}
 		}
+		for _, p := range a.Allowed {
+			if isGlob(p) && matchGlob(p, name) {
+				return true
+			}
+		}
+		return false
 	}
-	for i, p := range a.Allowed {
+	return r.allowReason(name, aliasesOf) != ""
+}
+
+// allowReason names the tools.allowed entry that lets a tool in.
+func (r *resolution) allowReason(name string, aliasesOf []string) string {
+	for i, p := range r.agent.Allowed {
 		switch {
 		case isGlob(p):
 			if matchGlob(p, name) {
-				return fmt.Sprintf("tools.allowed[%d] glob %q", i, p), true
+				return fmt.Sprintf("tools.allowed[%d] glob %q", i, p)
 			}
-		case a.Allow != nil:
-			// exact names answered by the switch above
 		case p == name:
-			return fmt.Sprintf("tools.allowed[%d] %q", i, p), true
+			return fmt.Sprintf("tools.allowed[%d] %q", i, p)
 		case r.aliases[p] == name:
-			return fmt.Sprintf("tools.allowed[%d] alias %q -> %s", i, p, name), true
+			return fmt.Sprintf("tools.allowed[%d] alias %q -> %s", i, p, name)
 		case slices.Contains(aliasesOf, p):
-			return fmt.Sprintf("tools.allowed[%d] alias %q", i, p), true
+			return fmt.Sprintf("tools.allowed[%d] alias %q", i, p)
 		}
 	}
-	return "", false
+	if r.agent.Allow != nil {
+		return "tools.allowed (generated switch)"
+	}
+	return ""
 }
 
 // restrictSpawn applies the sub-agent restrictions: coordination tools need
@@ -462,7 +485,7 @@ func (p *Pool) resolveStep(snap *poolSnapshot, a *Agent, addr string, bundles []
 			r.aliases[al.Name] = al.Target
 		}
 	}
-	direct := map[string][]*Bundle{}
+	direct := map[string][]selected{}
 	var order []string
 	for i, name := range bundles {
 		b := p.bundles[name]
@@ -473,7 +496,7 @@ func (p *Pool) resolveStep(snap *poolSnapshot, a *Agent, addr string, bundles []
 		p.selectBundle(snap, r, b, fmt.Sprintf("step %s bundles[%d]", addr, i), direct, &order)
 	}
 	p.mergeDirect(snap, r, direct, order)
-	if a != nil && (a.Allowed != nil || a.Allow != nil) {
+	if a != nil && a.Allowed != nil {
 		r.applyAllowed(snap)
 	} else {
 		for n := range r.use {

@@ -128,7 +128,7 @@ func TestSeed_DynamicToolLoading_MetaBundleInjection(t *testing.T) {
 		t.Errorf("call: %s", out)
 	}
 	for _, bad := range []string{
-		`{"server":"scraper","tool":"post_form","args":{}}`, // outside allow_tools
+		`{"server":"scraper","tool":"post_form","args":{}}`,  // outside allow_tools
 		`{"server":"github","tool":"delete_repo","args":{}}`, // server outside the meta scope
 	} {
 		if r := call(t, s, ToolMCPCall, bad); r.OK {

@@ -145,7 +145,7 @@ func TestSeed_ToolSearch_LoadAlreadyActiveTool(t *testing.T) {
 func TestSeed_ToolSearch_LoadNonExistentTool(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	for _, args := range []string{
-		`{"names":["registry_list","no_such_tool"]}`,   // unknown
+		`{"names":["registry_list","no_such_tool"]}`,    // unknown
 		`{"names":["registry_list","entities_delete"]}`, // outside the policy
 		`{"names":["registry_list","graph_traverse"]}`,  // not in use
 	} {

@@ -166,5 +166,5 @@ func (st *agentState) metaEntry(server, tool string) *entry {
 			e.timeout = srv.Timeout
 		}
 	}
-	return e
+	return e.finish()
 }

@@ -1,12 +1,104 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
+	"github.com/toolgen-dev/toolgen/templates"
 )
 
-// runExplain is replaced by its owner; see the issue that builds it.
+const explainUsage = `usage: toolgen explain DIR [--agent A] [--step WF/ROLE/STEP] [--json]
+
+Prints what an agent, a workflow step, or an agent within a step can see
+and call, and why: the use entry, glob, alias, bundle or restriction that
+put each tool in or kept it out. It runs the runtime's own resolution over
+the spec's declared and locked tools, without connecting any server.
+With neither --agent nor --step, every agent is explained.`
+
+// runExplain is `toolgen explain`.
 func runExplain(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "toolgen explain: not built yet")
-	return exitUsage
+	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	agent := fs.String("agent", "", "explain the `agent`")
+	step := fs.String("step", "", "explain a workflow step `WF/ROLE/STEP`")
+	asJSON := fs.Bool("json", false, "print the explanation as JSON")
+	usageErr := func(format string, a ...any) int {
+		if format != "" {
+			fmt.Fprintf(stderr, "toolgen explain: "+format+"\n", a...)
+		}
+		fmt.Fprintln(stderr, explainUsage)
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		return exitUsage
+	}
+	// Flags may come before or after DIR.
+	var dirs []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintln(stdout, explainUsage)
+				return exitOK
+			}
+			return usageErr("%v", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(dirs) != 1 {
+		return usageErr("want exactly one spec directory, got %d", len(dirs))
+	}
+	spec, files, diags := spechcl.LoadDir(dirs[0])
+	if len(diags) > 0 {
+		writeDiags(stderr, "text", diags, files)
+	}
+	if diags.HasErrors() {
+		return exitDiags
+	}
+	reg := templates.RuntimeRegistry(spec)
+	agents := []string{*agent}
+	if *agent == "" && *step == "" {
+		agents = agents[:0]
+		for _, a := range reg.Agents {
+			agents = append(agents, a.Name)
+		}
+	}
+	var all []any
+	for i, name := range agents {
+		x, err := reg.Explain(name, *step)
+		if err != nil {
+			fmt.Fprintf(stderr, "toolgen explain: %v\n", err)
+			return exitDiags
+		}
+		if *asJSON {
+			all = append(all, x)
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		if _, err := x.WriteTo(stdout); err != nil {
+			fmt.Fprintf(stderr, "toolgen explain: %v\n", err)
+			return exitDiags
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		var v any = all
+		if len(all) == 1 {
+			v = all[0]
+		}
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintf(stderr, "toolgen explain: %v\n", err)
+			return exitDiags
+		}
+	}
+	return exitOK
 }

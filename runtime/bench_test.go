@@ -1,0 +1,113 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+	"time"
+)
+
+// benchOut is the tool body's result: no allocation in the tool itself, so
+// that the benchmarks measure the pipeline.
+var benchOut = json.RawMessage(`{"ok":true}`)
+
+func benchTool(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	return benchOut, nil
+}
+
+func benchSession(b *testing.B, queue string, timeout time.Duration) *Session {
+	reg := &Registry{
+		Defaults: Defaults{ResponseMaxBytes: 100000},
+		Queues:   []Queue{{Name: "q", Concurrent: 8}},
+		Tools:    []Tool{{Name: "noop", Kind: KindGo, Go: benchTool, Queue: queue, Timeout: timeout}},
+		Agents:   []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: "noop"}}}},
+	}
+	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+// BenchmarkCallBaseline calls the GoFunc directly.
+func BenchmarkCallBaseline(b *testing.B) {
+	ctx := context.Background()
+	args := json.RawMessage(`{}`)
+	var fn GoFunc = benchTool
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := fn(ctx, args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSessionCall is the dispatch overhead of an in-process Go tool:
+// lookup, allow check, size cap, budget, latency, event check.
+func BenchmarkSessionCall(b *testing.B) {
+	s := benchSession(b, "", 0)
+	ctx := context.Background()
+	args := json.RawMessage(`{}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := s.Call(ctx, "noop", args); !r.OK {
+			b.Fatal(r.Error)
+		}
+	}
+}
+
+// BenchmarkSessionCallParallel is the same from every core at once.
+func BenchmarkSessionCallParallel(b *testing.B) {
+	s := benchSession(b, "", 0)
+	args := json.RawMessage(`{}`)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			if r := s.Call(ctx, "noop", args); !r.OK {
+				b.Fatal(r.Error)
+			}
+		}
+	})
+}
+
+// BenchmarkSessionCallQueueTimeout adds a queue slot and a timeout (which
+// runs the Go tool on its own goroutine so that a stuck tool cannot hang
+// the caller).
+func BenchmarkSessionCallQueueTimeout(b *testing.B) {
+	s := benchSession(b, "q", time.Minute)
+	ctx := context.Background()
+	args := json.RawMessage(`{}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := s.Call(ctx, "noop", args); !r.OK {
+			b.Fatal(r.Error)
+		}
+	}
+}
+
+// BenchmarkSessionCallQueue adds only a queue slot.
+func BenchmarkSessionCallQueue(b *testing.B) {
+	s := benchSession(b, "q", 0)
+	ctx := context.Background()
+	args := json.RawMessage(`{}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := s.Call(ctx, "noop", args); !r.OK {
+			b.Fatal(r.Error)
+		}
+	}
+}
+
+// BenchmarkClockReads is the floor of any call that reports its latency:
+// the two monotonic clock reads Session.Call makes.
+func BenchmarkClockReads(b *testing.B) {
+	var d time.Duration
+	for b.Loop() {
+		start := mono()
+		d += mono() - start
+	}
+	_ = d
+}

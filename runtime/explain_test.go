@@ -1,0 +1,144 @@
+package runtime
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func explained(x *Explanation, status ToolStatus) []string {
+	var out []string
+	for _, t := range x.Tools {
+		if t.Status == status {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+func reasonsOf(x *Explanation, name string) string {
+	for _, t := range x.Tools {
+		if t.Name == name {
+			return strings.Join(t.Reasons, "; ")
+		}
+	}
+	return ""
+}
+
+func TestExplainAgent(t *testing.T) {
+	f := newFixture(
+		Agent{Name: "coder", Use: []Use{{Kind: UseTool, Name: "read_file"}, {Kind: UseServer, Name: "github"}, {Kind: UseBundle, Name: "web"}, {Kind: UseGlob, Name: "entities_*"}, {Kind: UseTool, Name: "ghost"}},
+			Allowed: []string{"read", "github__*"}, Aliases: []Alias{{Name: "read", Target: "read_file"}},
+			Subagents: []string{"researcher"}, Router: []string{"researcher"}},
+		Agent{Name: "researcher"},
+	)
+	x, err := f.reg.Explain("coder", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"agent__batch", "agent__final_report", "agent__researcher", "agent__task_status",
+		"github__get_file_contents", "github__search_code", "mcp_call_tool", "mcp_get_tool_schema", "mcp_list_tools",
+		"output_read", "read_file", "router__handoff-to"}
+	if diff := cmp.Diff(want, explained(x, StatusCallable)); diff != "" {
+		t.Errorf("callable (-want +got):\n%s", diff)
+	}
+	for name, want := range map[string]string{
+		"read_file":           `tools.use[0] tool.read_file; tools.allowed[0] alias "read" -> read_file`,
+		"github__search_code": `tools.use[1] server.github; tools.allowed[1] glob "github__*"`,
+		"entities_get":        `tools.use[3] glob "entities_*"; in use but not matched by tools.allowed`,
+		"ghost":               `tools.use[4] tool.ghost: not found in the pool; skipped`,
+		"mcp_call_tool":       `tools.use[2] bundle.web: meta tools reach server scraper`,
+		"spawn_agents":        `not enabled: agent has spawn = false`,
+	} {
+		if got := reasonsOf(x, name); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+		}
+	}
+	if !slices.Contains(explained(x, StatusExcluded), "entities_get") {
+		t.Error("entities_get not excluded")
+	}
+	if diff := cmp.Diff([]string{"github", "scraper"}, x.Servers); diff != "" {
+		t.Errorf("servers (-want +got):\n%s", diff)
+	}
+	if len(x.Warnings) != 1 || !strings.Contains(x.Warnings[0], "tool.unknown") || !strings.Contains(x.Warnings[0], "ghost") {
+		t.Errorf("warnings %q", x.Warnings)
+	}
+	var b strings.Builder
+	x.WriteTo(&b)
+	for _, line := range []string{"agent coder", "alias read -> read_file", "callable (12):", "excluded ("} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("output lacks %q:\n%s", line, b.String())
+		}
+	}
+}
+
+// Explain and a session of the same agent agree: the same code resolves both.
+func TestExplainMatchesSession(t *testing.T) {
+	agents := []Agent{
+		{Name: "plain", Use: useTools("entities_*", "summarize", "git")},
+		{Name: "allowed", Use: useTools("*"), Allowed: []string{"entities_get", "sum", "registry_*"}, Aliases: []Alias{{Name: "sum", Target: "summarize"}}},
+		{Name: "lead", Use: useTools("read_file"), Spawn: true, Subagents: []string{"plain"}, Router: []string{"plain"}},
+		{Name: "disc", Discovery: true, Use: useTools("registry_*")},
+	}
+	f := newFixture(agents...)
+	for _, a := range agents {
+		x, err := f.reg.Explain(a.Name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := open(t, f.reg, a.Name, f.opts(&events{}))
+		var visible []string
+		for _, n := range toolNames(s.Tools()) {
+			visible = append(visible, n)
+		}
+		if diff := cmp.Diff(visible, explained(x, StatusCallable)); diff != "" {
+			t.Errorf("%s: session vs explain (-session +explain):\n%s", a.Name, diff)
+		}
+	}
+}
+
+func TestExplainStep(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: useTools("summarize"), Allowed: []string{"summarize", "github__search_code"}})
+	x, err := f.reg.Explain("", "release/planner/review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"github__get_file_contents", "github__search_code", "mcp_call_tool", "mcp_get_tool_schema", "mcp_list_tools"}
+	if diff := cmp.Diff(want, explained(x, StatusCallable)); diff != "" {
+		t.Errorf("step (-want +got):\n%s", diff)
+	}
+	if got := reasonsOf(x, "github__search_code"); got != "step release/planner/review bundles[0] bundle.code_read (direct, server github)" {
+		t.Errorf("reason %q", got)
+	}
+	// with an agent whose tools.allowed is written, the step is cut to it
+	x, _ = f.reg.Explain("a", "release/planner/review")
+	if got := reasonsOf(x, "github__get_file_contents"); !strings.Contains(got, "not matched by tools.allowed") {
+		t.Errorf("reason %q", got)
+	}
+	x, _ = f.reg.Explain("", "release/planner/nope")
+	if len(explained(x, StatusCallable)) != 0 || !strings.Contains(strings.Join(x.Notes, "\n"), "deny by default") {
+		t.Errorf("unrouted step: %+v", x)
+	}
+	x, _ = f.reg.Explain("", "release/planner/untrusted")
+	if len(explained(x, StatusCallable)) != 0 || !strings.Contains(strings.Join(x.Warnings, "\n"), "direct bundle of an untrusted server rejected") {
+		t.Errorf("untrusted step: %+v", x)
+	}
+	if _, err := f.reg.Explain("", "bad"); err == nil {
+		t.Error("malformed step accepted")
+	}
+	if _, err := f.reg.Explain("nobody", ""); err == nil || !strings.Contains(err.Error(), "unknown agent") {
+		t.Errorf("unknown agent: %v", err)
+	}
+}
+
+func TestExplainDepthRestrictions(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Spawn: true, MaxDepth: 1})
+	p := newPool(f.reg)
+	tr := &trace{reasons: map[string][]string{}, excluded: map[string]bool{}}
+	r := p.resolveAgent(p.snap.Load(), &f.reg.Agents[0], 1, tr)
+	if r.spawn || !strings.Contains(strings.Join(tr.reasons[ToolSpawnAgents], ";"), "reached max_depth 1") {
+		t.Errorf("spawn %v reasons %q", r.spawn, tr.reasons[ToolSpawnAgents])
+	}
+}
