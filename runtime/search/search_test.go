@@ -149,9 +149,13 @@ func TestNoMatch(t *testing.T) {
 			t.Errorf("Search(%q) = %v, want nothing", q, hits)
 		}
 	}
-	empty := search.Build(nil)
-	if hits := empty.Search("registry", 5); len(hits) != 0 || empty.Len() != 0 {
-		t.Errorf("empty index: %v, len %d", hits, empty.Len())
+	for _, empty := range []*search.Index{search.Build(nil), search.FromTables(&search.Tables{})} {
+		if hits := empty.Search("registry", 5); len(hits) != 0 || empty.Len() != 0 {
+			t.Errorf("empty index: %v, len %d", hits, empty.Len())
+		}
+		if _, ok := empty.Doc("registry"); ok {
+			t.Error("empty index has a doc")
+		}
 	}
 }
 
