@@ -3,6 +3,7 @@ package hcl
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,8 +24,9 @@ type resolver struct {
 	bundles  map[string]*bundleBlock
 	agents   map[string]*agentBlock
 
-	catalog     map[string]*catalogEntry
-	catalogList []string // sorted exposed names
+	catalog        map[string]*catalogEntry
+	catalogList    []string        // sorted exposed names
+	catalogEntries []*catalogEntry // in catalogList order
 }
 
 // catalogEntry is a catalog tool with where it came from, for diagnostics.
@@ -115,10 +117,10 @@ func index[T any](r *resolver, kind string, items []T, d func(T) decl) map[strin
 // lookup resolves a reference, reporting an unknown name with the nearest
 // declared one.
 func (r *resolver) lookup(rf ref) bool {
-	names := r.names(rf.Kind)
-	if contains(names, rf.Name) {
+	if r.declared(rf.Kind, rf.Name) {
 		return true
 	}
+	names := r.names(rf.Kind)
 	detail := fmt.Sprintf("No %s named %q is declared.", rf.Kind, rf.Name)
 	if s := didYouMean(rf.Name, names); s != "" {
 		detail += s
@@ -134,13 +136,34 @@ func (r *resolver) lookup(rf ref) bool {
 // kindNamed returns the first of kinds, other than not, that declares name.
 func (r *resolver) kindNamed(name string, kinds []string, not string) string {
 	for _, k := range kinds {
-		if k != not && contains(r.names(k), name) {
+		if k != not && r.declared(k, name) {
 			return k
 		}
 	}
 	return ""
 }
 
+// declared reports whether a kind has a declaration of that name.
+func (r *resolver) declared(kind, name string) bool {
+	var ok bool
+	switch kind {
+	case "queue":
+		_, ok = r.queues[name]
+	case "server":
+		_, ok = r.servers[name]
+	case "policy":
+		_, ok = r.policies[name]
+	case "tool":
+		_, ok = r.tools[name]
+	case "bundle":
+		_, ok = r.bundles[name]
+	case "agent":
+		_, ok = r.agents[name]
+	}
+	return ok
+}
+
+// names lists a kind's declared names, sorted; only needed for suggestions.
 func (r *resolver) names(kind string) []string {
 	switch kind {
 	case "queue":
@@ -245,6 +268,7 @@ func (r *resolver) buildCatalog(spec *ir.Spec) {
 	}
 	r.catalogList = keys(r.catalog)
 	for _, name := range r.catalogList {
+		r.catalogEntries = append(r.catalogEntries, r.catalog[name])
 		spec.Catalog = append(spec.Catalog, r.catalog[name].tool)
 	}
 }
@@ -329,11 +353,21 @@ func (r *resolver) unlockedCouldMatch(pattern string, includeUntrusted bool) boo
 	return false
 }
 
-// matchCatalog lists the catalog names pattern matches, sorted.
+// matchCatalog lists the catalog names pattern matches, sorted. Only names
+// starting with the pattern's literal prefix can match, and the catalog is
+// sorted, so it scans just that run.
 func (r *resolver) matchCatalog(pattern string, includeUntrusted bool) []string {
+	prefix := pattern
+	if i := strings.IndexAny(pattern, `*?[\`); i >= 0 {
+		prefix = pattern[:i]
+	}
 	var out []string
-	for _, name := range r.catalogList {
-		if !includeUntrusted && r.catalog[name].untrusted {
+	for i := sort.SearchStrings(r.catalogList, prefix); i < len(r.catalogList); i++ {
+		name := r.catalogList[i]
+		if !strings.HasPrefix(name, prefix) {
+			break
+		}
+		if !includeUntrusted && r.catalogEntries[i].untrusted {
 			continue
 		}
 		if globMatch(pattern, name) {
@@ -564,26 +598,22 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 					pattern = al.Ref.Name
 				}
 				entry := ir.AllowEntry{Pattern: pattern, IsGlob: al.Ref == nil && isGlob(pattern), Range: al.Range}
-				set := map[string]bool{}
-				for _, m := range r.matchCatalog(pattern, true) {
-					set[m] = true
-				}
-				known := len(set) > 0
+				matches := r.matchCatalog(pattern, true) // sorted
+				known := len(matches) > 0
 				for _, alias := range aliases {
 					if globMatch(pattern, alias.Name) {
 						known = true
 						if r.catalog[alias.Target] != nil {
-							set[alias.Target] = true
+							if i, found := slices.BinarySearch(matches, alias.Target); !found {
+								matches = slices.Insert(matches, i, alias.Target)
+							}
 						}
 					}
 				}
 				for _, n := range rt {
 					known = known || globMatch(pattern, n)
 				}
-				entry.Matches = keys(set)
-				if len(entry.Matches) == 0 {
-					entry.Matches = nil
-				}
+				entry.Matches = matches
 				if !known && !r.unlockedCouldMatch(pattern, true) {
 					cands := append(append([]string{}, r.catalogList...), rt...)
 					for _, alias := range aliases {
