@@ -35,7 +35,6 @@ type config struct {
 	weight [numFields]float64 // field boost
 	b      [numFields]float64 // length normalisation per field (BM25F)
 	stem   float64            // weight of a stem match ("~" terms) relative to the word
-	pair   float64            // an occurrence of a joined pair counts this much
 }
 
 // defaultConfig is the measured choice on the toolret set (569 queries over
@@ -49,7 +48,6 @@ var defaultConfig = config{
 	weight: [numFields]float64{fieldName: 3, fieldDescription: 1, fieldKeywords: 2, fieldCategory: 1, fieldParams: 0.5, fieldLead: 2},
 	b:      [numFields]float64{fieldName: 0.5, fieldDescription: 0.75, fieldKeywords: 0.5, fieldCategory: 0.5, fieldParams: 0.75, fieldLead: 0.5},
 	stem:   0.5,
-	pair:   0.25,
 }
 
 // Build indexes docs. A later doc replaces an earlier one of the same name.
@@ -61,9 +59,9 @@ func Build(docs []Doc) *Index {
 // docTerm is the count of one term in each field of one doc.
 type docTerm struct {
 	doc  int32
-	term int32 // build-time id, before the vocabulary is sorted
-	tf   [numFields]float32
-	name uint8 // name words this term stands for
+	term int32             // build-time id, before the vocabulary is sorted
+	tf   [numFields]uint16 // occurrences per field, saturating
+	name uint8             // name words this term stands for
 }
 
 func buildTables(in []Doc, cfg config) Tables {
@@ -93,9 +91,6 @@ func buildTables(in []Doc, cfg config) Tables {
 				var e docTerm
 				e.term = id
 				e.tf[field] = 1
-				if kind == kindPair {
-					e.tf[field] = float32(cfg.pair)
-				}
 				if field == fieldName && (kind == kindStem || kind == kindWord && (stemLevel == 0 || !stemmable(term))) {
 					e.name = 1
 				}
@@ -121,7 +116,9 @@ func buildTables(in []Doc, cfg config) Tables {
 			e := docTerm{doc: int32(d), term: hits[i].term}
 			for ; i < len(hits) && hits[i].term == e.term; i++ {
 				for f := range e.tf {
-					e.tf[f] += hits[i].tf[f]
+					if e.tf[f] < math.MaxUint16 {
+						e.tf[f] += hits[i].tf[f]
+					}
 				}
 				e.name = satAdd(e.name, hits[i].name)
 			}

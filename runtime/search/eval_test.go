@@ -87,14 +87,6 @@ func TestRetrievalVariants(t *testing.T) {
 			v    search.Variant
 		}{fmt.Sprintf("default, name penalty %.1f", p), v})
 	}
-	for _, pair := range []float64{0, 0.25, 0.5, 1} {
-		v := search.DefaultVariant()
-		v.Pair = pair
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, pairs %.2f", pair), v})
-	}
 	for _, dual := range []float64{0.25, 0.5, 1} {
 		v := search.DefaultVariant()
 		v.Dual = dual

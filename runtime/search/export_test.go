@@ -10,7 +10,6 @@ type Variant struct {
 	B       [numFields]float64
 	Stem    int     // 0 none, 1 plurals, 2 plurals and verb endings
 	Dual    float64 // weight of stem matches
-	Pair    float64 // >0: index joined pairs, an occurrence counting Pair
 	Penalty float64 // per unmatched name word
 }
 
@@ -19,9 +18,6 @@ func DefaultVariant() Variant {
 	v := Variant{K1: c.k1, Weight: c.weight, B: c.b, Stem: stemLevel}
 	v.Dual = c.stem
 	v.Penalty = float64(namePenalty)
-	if pairs {
-		v.Pair = c.pair
-	}
 	v.Scheme = map[scheme]string{schemeBM25F: "bm25f", schemeBM25: "bm25", schemeTFIDF: "tfidf"}[c.scheme]
 	return v
 }
@@ -30,13 +26,13 @@ func DefaultVariant() Variant {
 // variants must not be built or searched concurrently; restore with the
 // returned func.
 func BuildVariant(docs []Doc, v Variant) (*Index, func()) {
-	old, oldPairs, oldPenalty := stemLevel, pairs, namePenalty
-	stemLevel, pairs, namePenalty = v.Stem, v.Pair > 0, float32(v.Penalty)
+	old, oldPenalty := stemLevel, namePenalty
+	stemLevel, namePenalty = v.Stem, float32(v.Penalty)
 	if v.Dual == 0 {
 		v.Dual = 1 // the stem is the only form
 	}
-	cfg := config{k1: v.K1, weight: v.Weight, b: v.B, stem: v.Dual, pair: v.Pair}
+	cfg := config{k1: v.K1, weight: v.Weight, b: v.B, stem: v.Dual}
 	cfg.scheme = map[string]scheme{"bm25f": schemeBM25F, "bm25": schemeBM25, "tfidf": schemeTFIDF}[v.Scheme]
 	t := buildTables(docs, cfg)
-	return FromTables(&t), func() { stemLevel, pairs, namePenalty = old, oldPairs, oldPenalty }
+	return FromTables(&t), func() { stemLevel, namePenalty = old, oldPenalty }
 }

@@ -37,15 +37,13 @@ func classOf(r rune) int {
 const (
 	kindWord = iota // a word as written (lowercased)
 	kindStem        // "~" + the stem of a word
-	kindPair        // two adjacent words joined: "key vault" → "keyvault"
 )
 
 // tokenizer splits text into lowercase, non-stop-word terms. It reuses its
 // buffers, so a warm tokenizer allocates nothing; a term passed to the
 // callback is only valid during the call.
 type tokenizer struct {
-	buf  []byte
-	prev []byte // the previous word, for pairs
+	buf []byte
 }
 
 // each calls fn for every term of s, in order. Words split on anything that
@@ -53,7 +51,6 @@ type tokenizer struct {
 // ("getHTTPServer" → get, http, server) and on letter/digit boundaries
 // ("ipv4" → ipv, 4).
 func (tk *tokenizer) each(s string, fn func(term []byte, kind int)) {
-	tk.prev = tk.prev[:0]
 	start := -1 // start of the current word, -1 outside a word
 	prev := clsSep
 	for i := 0; i < len(s); {
@@ -102,7 +99,7 @@ func lastRuneStart(s string, start, end int) int {
 }
 
 // emit lowercases one word, drops it if it is a stop word, and passes on
-// the word, its stem and its pair with the previous word.
+// the word and its stem.
 func (tk *tokenizer) emit(word string, fn func(term []byte, kind int)) {
 	b := tk.buf[:0]
 	for i := 0; i < len(word); {
@@ -125,15 +122,6 @@ func (tk *tokenizer) emit(word string, fn func(term []byte, kind int)) {
 	}
 	n := len(b)
 	fn(b, kindWord)
-	if pairs && len(tk.prev) > 0 {
-		// Joined pairs find compounds written apart or together
-		// ("key vault", "keyvault") and reward adjacent query words.
-		b = append(b, tk.prev...)
-		b = append(b, b[:n]...)
-		fn(b[n:], kindPair)
-		b = b[:n]
-	}
-	tk.prev = append(tk.prev[:0], b[:n]...)
 	if stemLevel > 0 && stemmable(b[:n]) {
 		// The stem is a separate term marked by a leading '~' (which no
 		// word contains), so an exact form scores above a match of the
@@ -146,10 +134,6 @@ func (tk *tokenizer) emit(word string, fn func(term []byte, kind int)) {
 	}
 	tk.buf = b
 }
-
-// pairs turns on joined word pairs (see emit). Off: measured, they cost
-// R@1 on the toolret set (see eval_test.go).
-var pairs = false
 
 // stemLevel selects the stemmer: 0 none, 1 plurals, 2 plurals and verb
 // endings. It is a variable only so that the retrieval evaluation can
