@@ -104,7 +104,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 			if a == nil || contains(used, name) {
 				continue
 			}
-			errAt(a.NameRange, "Attribute not used by transport", fmt.Sprintf("The %s transport does not use %q; it uses %s.", s.Transport, name, quoteList(used)))
+			errAt(a.NameRange, "Attribute not used by transport", fmt.Sprintf("The %s transport does not use %q; it takes %s.", s.Transport, name, strings.Join(used, ", ")))
 		}
 		required := map[string]string{ir.TransportStdio: "command", ir.TransportHTTP: "url", ir.TransportSSE: "url", ir.TransportWS: "url", ir.TransportTCP: "address"}[s.Transport]
 		if attrs[required] == nil {

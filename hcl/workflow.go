@@ -2,6 +2,7 @@ package hcl
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -82,7 +83,7 @@ func duplicate(kind, name string, rng, prev, ctxRange hcl.Range) *hcl.Diagnostic
 	return &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  "Duplicate " + kind,
-		Detail:   fmt.Sprintf("A %s named %q is already defined at %s.", kind, name, shortPos(prev)),
+		Detail:   fmt.Sprintf("%s %q is already defined at %s.", strings.ToUpper(kind[:1])+kind[1:], name, shortPos(prev)),
 		Subject:  rng.Ptr(),
 		Context:  ctxRange.Ptr(),
 	}
