@@ -169,9 +169,12 @@ func TestSeed_ToolSystem_InternalToolProvider(t *testing.T) {
 }
 
 func TestSeed_ToolSystem_Timeout(t *testing.T) {
+	stuck := make(chan struct{})
+	t.Cleanup(func() { close(stuck) })
 	f := newFixture(Agent{Name: "a", Use: useTools("stuck")}).withTools(Tool{Name: "stuck", Kind: KindGo, Timeout: 50 * time.Millisecond,
 		Go: goTool(func(ctx context.Context, _ json.RawMessage) (string, error) {
-			select {} // ignores its context: the pipeline must still return
+			<-stuck // ignores its context: the pipeline must still return
+			return "", nil
 		})})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	if r := call(t, s, "stuck", `{}`); r.OK || r.Error != "timeout after 50ms" {
