@@ -173,11 +173,12 @@ func (c *cli) agent(name string) (string, error) {
 	return "", fmt.Errorf("unknown agent %q%s (agents: %s)", name, didYouMean(name, names), strings.Join(names, ", "))
 }
 
-// open starts a session for the named agent (or the default one).
-func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, *slog.Logger, error) {
+// open starts a session for the named agent (or the default one) and
+// returns the options it was opened with, for opening more like it.
+func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, runtime.Options, error) {
 	agent, err := c.agent(agentFlag)
 	if err != nil {
-		return nil, nil, err
+		return nil, runtime.Options{}, err
 	}
 	so := c.opts.Session
 	if so.Logger == nil {
@@ -188,9 +189,9 @@ func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, *slog.
 	}
 	sess, err := runtime.Open(c.ctx, c.reg, agent, so)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open agent %s: %w", agent, err)
+		return nil, so, fmt.Errorf("open agent %s: %w", agent, err)
 	}
-	return sess, so.Logger, nil
+	return sess, so, nil
 }
 
 // fail prints err to stderr and returns code.

@@ -1,6 +1,7 @@
 package agentcli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -88,20 +89,32 @@ func (c *cli) serve(args []string) int {
 	if *stdio && *addr != "" {
 		return c.usageErr(fs, "--stdio and --http exclude each other")
 	}
-	sess, logger, err := c.open(*agent, slog.LevelInfo)
+	// Opened up front even for HTTP: a bad agent or environment fails
+	// now, not at the first client, and its MCP connections stay up for
+	// the clients' sessions to share.
+	sess, so, err := c.open(*agent, slog.LevelInfo)
 	if err != nil {
 		return c.fail(exitFail, err)
 	}
 	defer sess.Close()
-	srv := serve.New(sess, serve.Options{Logger: logger})
-	defer srv.Close()
 	if *addr != "" {
-		err = srv.ListenAndServe(c.ctx, *addr, func(a net.Addr) {
+		// One session per HTTP client: loaded tools and memory are never
+		// shared between two hosts.
+		clients := serve.NewClients(func(ctx context.Context) (serve.OwnedSession, error) {
+			s, err := runtime.Open(ctx, c.reg, sess.Agent(), so)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		}, serve.Options{Name: sess.Agent(), Logger: so.Logger})
+		err = clients.ListenAndServe(c.ctx, *addr, func(a net.Addr) {
 			// A plain line scripts can wait for (the port, when 0 was asked).
 			fmt.Fprintf(c.stderr, "serving agent %s on http://%s/mcp\n", sess.Agent(), a)
 		})
 	} else {
-		logger.Info("serve.stdio", "agent", sess.Agent())
+		srv := serve.New(sess, serve.Options{Logger: so.Logger})
+		defer srv.Close()
+		so.Logger.Info("serve.stdio", "agent", sess.Agent())
 		err = srv.ServeIO(c.ctx, c.opts.Stdin, nopCloser{c.stdout})
 	}
 	if err != nil {

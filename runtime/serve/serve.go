@@ -65,17 +65,26 @@ type Server struct {
 	dirty   chan struct{}      // one pending resync signal
 	done    chan struct{}      // closed by Close
 	wg      sync.WaitGroup
+
+	// onConnect, when set (by Clients), gets the MCP session of the
+	// server's first request, once. Set before the server is reachable.
+	onConnect   func(*mcp.ServerSession)
+	connectOnce sync.Once
 }
+
+var discardLogger = slog.New(slog.DiscardHandler)
 
 // listing is a tool as last handed to go-sdk, before schema normalisation.
 type listing struct{ description, schema string }
 
 // New builds the MCP server for sess and registers its current tools.
 // Server instructions are the session's instructions at this moment.
-func New(sess Session, opts Options) *Server {
+func New(sess Session, opts Options) *Server { return newServer(sess, opts, nil) }
+
+func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *Server {
 	logger := opts.Logger
 	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+		logger = discardLogger
 	}
 	name := opts.Name
 	if name == "" {
@@ -86,11 +95,12 @@ func New(sess Session, opts Options) *Server {
 		version = "dev"
 	}
 	s := &Server{
-		sess:   sess,
-		logger: logger,
-		listed: map[string]listing{},
-		dirty:  make(chan struct{}, 1),
-		done:   make(chan struct{}),
+		sess:      sess,
+		logger:    logger,
+		listed:    map[string]listing{},
+		dirty:     make(chan struct{}, 1),
+		done:      make(chan struct{}),
+		onConnect: onConnect,
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, &mcp.ServerOptions{
 		Instructions: strings.Join(sess.Instructions(), "\n\n"),
@@ -209,6 +219,11 @@ func (s *Server) syncLocked() {
 // useful to a model than go-sdk's "unknown tool" protocol error.
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if s.onConnect != nil {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				s.connectOnce.Do(func() { s.onConnect(ss) })
+			}
+		}
 		switch method {
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {

@@ -28,6 +28,20 @@ type fakeSession struct {
 
 	slowStarted   chan struct{}
 	slowCancelled int
+	closed        bool
+}
+
+func (f *fakeSession) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	return nil
+}
+
+func (f *fakeSession) isClosed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
 }
 
 func newFakeSession() *fakeSession {
@@ -573,4 +587,13 @@ func BenchmarkSync(b *testing.B) {
 		s.syncLocked()
 		s.mu.Unlock()
 	}
+}
+
+func mcpConnect(url string) (*mcp.ClientSession, error) {
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err == nil {
+		cs.Close()
+	}
+	return cs, err
 }

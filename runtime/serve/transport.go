@@ -42,30 +42,53 @@ func (s *Server) Handler() http.Handler {
 // ListenAndServe serves streamable HTTP on addr until ctx is cancelled,
 // then shuts down: open MCP sessions are closed and in-flight requests get
 // shutdownGrace to finish. ready, if non-nil, gets the bound address (useful
-// with port 0) once the listener is open.
+// with port 0) once the listener is open. Every client shares this Server's
+// session; NewClients gives each client its own.
 func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(net.Addr)) error {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen(addr, ready, s.logger)
 	if err != nil {
-		return fmt.Errorf("serve http: %w", err)
-	}
-	if !isLoopback(ln.Addr().String()) {
-		// Anyone who can reach the port can call the agent's tools.
-		s.logger.Warn("serve.exposed", "addr", ln.Addr().String(), "reason", "not a loopback address and no authentication: every client that can reach it may call this agent's tools")
-	}
-	if ready != nil {
-		ready(ln.Addr())
+		return err
 	}
 	return s.Serve(ctx, ln)
 }
 
 // Serve is ListenAndServe on an open listener, which it closes.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	return serveHTTP(ctx, ln, s.Handler(), s.logger, s.sess.Agent(), s.closeSessions)
+}
+
+// closeSessions ends every MCP connection of the server.
+func (s *Server) closeSessions() {
+	for ss := range s.mcp.Sessions() {
+		ss.Close()
 	}
-	s.logger.Info("serve.http", "agent", s.sess.Agent(), "addr", ln.Addr().String())
+}
+
+func listen(addr string, ready func(net.Addr), logger *slog.Logger) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("serve http: %w", err)
+	}
+	if !isLoopback(ln.Addr().String()) {
+		// Anyone who can reach the port can call the agent's tools.
+		logger.Warn("serve.exposed", "addr", ln.Addr().String(), "reason", "not a loopback address and no authentication: every client that can reach it may call this agent's tools")
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	return ln, nil
+}
+
+// serveHTTP runs h on ln until ctx is cancelled. closeSessions ends the
+// open MCP sessions first: SSE streams never go idle by themselves, and
+// Shutdown would wait out the grace period on them.
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger, agent string, closeSessions func()) error {
+	hs := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("serve.http", "agent", agent, "addr", ln.Addr().String())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -73,18 +96,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve http: %w", err)
 	case <-ctx.Done():
 	}
-	// SSE streams never go idle by themselves: close the MCP sessions so
-	// Shutdown does not wait out the grace period on them.
-	for ss := range s.mcp.Sessions() {
-		ss.Close()
-	}
+	closeSessions()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
 		hs.Close()
 	}
 	<-errc
-	s.logger.Info("serve.http_stopped", "agent", s.sess.Agent())
+	logger.Info("serve.http_stopped", "agent", agent)
 	return nil
 }
 

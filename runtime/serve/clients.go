@@ -1,0 +1,247 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// OwnedSession is a session the server opened and must close.
+type OwnedSession interface {
+	Session
+	Close() error
+}
+
+// OpenFunc opens a new session for one MCP client.
+type OpenFunc func(ctx context.Context) (OwnedSession, error)
+
+// clientIdle closes an MCP session (and its runtime session) after this
+// long without a request from its client.
+const clientIdle = 2 * time.Hour
+
+// Clients serves streamable HTTP with one session per MCP client, so that
+// one client's tool_load, memory and queue waiters are never another's:
+// the session of an agent context is the unit of isolation. A client's
+// session is opened at its initialize and closed when its MCP session ends
+// (DELETE, idle timeout, shutdown) or its initialize fails.
+type Clients struct {
+	open OpenFunc
+	opts Options
+
+	// versions answers go-sdk's per-request protocol version lookups; it
+	// never serves a session.
+	versions *mcp.Server
+
+	mu     sync.Mutex
+	live   map[*Server]*clientSession
+	closed bool
+}
+
+type clientSession struct{ sess OwnedSession }
+
+// NewClients serves sessions made by open; opts configure each one's Server.
+func NewClients(open OpenFunc, opts Options) *Clients {
+	if opts.Logger == nil {
+		opts.Logger = discardLogger
+	}
+	versions := mcp.NewServer(&mcp.Implementation{Name: "versions", Version: "0"}, &mcp.ServerOptions{
+		SupportedProtocolVersions: ProtocolVersions,
+		Logger:                    discardLogger,
+	})
+	return &Clients{open: open, opts: opts, versions: versions, live: map[*Server]*clientSession{}}
+}
+
+// Len is the number of client sessions open.
+func (c *Clients) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.live)
+}
+
+// Handler is the streamable HTTP endpoint, guarded against DNS rebinding.
+func (c *Clients) Handler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(c.serverFor, &mcp.StreamableHTTPOptions{
+		Logger:         quietLogger(c.opts.Logger),
+		SessionTimeout: clientIdle,
+	})
+	return rebindingGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Only an initialize POSTed without a session ID starts an MCP
+		// session; a probe such as server/discover must not open one.
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" || !peekInitialize(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		srv, err := c.start(r)
+		if err != nil {
+			c.opts.Logger.Error("serve.client_open", "remote", r.RemoteAddr, "error", err)
+			http.Error(w, "cannot open an agent session: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), startedKey{}, srv)))
+		if !hasSession(srv) {
+			// The request did not establish a session (not an
+			// initialize, or it failed): nothing will use srv.
+			c.release(srv, "not initialized")
+		}
+	}))
+}
+
+type startedKey struct{}
+
+// maxPeek bounds how much of a request body is read to find initialize.
+const maxPeek = 1 << 20
+
+// peekInitialize reports whether the JSON-RPC body (one message or a
+// batch) holds an initialize request, leaving the body readable.
+func peekInitialize(r *http.Request) bool {
+	if r.Body == nil {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxPeek+1))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if err != nil || len(body) > maxPeek {
+		return false
+	}
+	type message struct {
+		Method string `json:"method"`
+	}
+	var msgs []message
+	if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '[' {
+		if json.Unmarshal(b, &msgs) != nil {
+			return false
+		}
+	} else {
+		var m message
+		if json.Unmarshal(b, &m) != nil {
+			return false
+		}
+		msgs = []message{m}
+	}
+	for _, m := range msgs {
+		if m.Method == "initialize" {
+			return true
+		}
+	}
+	return false
+}
+
+// serverFor is go-sdk's getServer, asked on every request: the server
+// started for this request, or one that only knows protocol versions.
+func (c *Clients) serverFor(r *http.Request) *mcp.Server {
+	if srv, ok := r.Context().Value(startedKey{}).(*Server); ok {
+		return srv.mcp
+	}
+	return c.versions
+}
+
+// ListenAndServe is Server.ListenAndServe with a session per client.
+func (c *Clients) ListenAndServe(ctx context.Context, addr string, ready func(net.Addr)) error {
+	ln, err := listen(addr, ready, c.opts.Logger)
+	if err != nil {
+		return err
+	}
+	return c.Serve(ctx, ln)
+}
+
+// Serve is ListenAndServe on an open listener, which it closes. Every
+// client session is closed when it returns.
+func (c *Clients) Serve(ctx context.Context, ln net.Listener) error {
+	defer c.Close()
+	return serveHTTP(ctx, ln, c.Handler(), c.opts.Logger, c.opts.Name, c.closeSessions)
+}
+
+// start opens the session of a new client.
+func (c *Clients) start(r *http.Request) (*Server, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, errors.New("server shutting down")
+	}
+	// The session outlives this request.
+	sess, err := c.open(context.WithoutCancel(r.Context()))
+	if err != nil {
+		return nil, err
+	}
+	var srv *Server
+	srv = newServer(sess, c.opts, func(ss *mcp.ServerSession) {
+		go func() {
+			ss.Wait()
+			c.release(srv, "disconnected")
+		}()
+	})
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		srv.Close()
+		sess.Close()
+		return nil, errors.New("server shutting down")
+	}
+	c.live[srv] = &clientSession{sess: sess}
+	n := len(c.live)
+	c.mu.Unlock()
+	c.opts.Logger.Info("serve.client_open", "agent", sess.Agent(), "remote", r.RemoteAddr, "clients", n)
+	return srv, nil
+}
+
+// release closes one client's server and session; safe to call twice.
+func (c *Clients) release(srv *Server, why string) {
+	c.mu.Lock()
+	cl, ok := c.live[srv]
+	delete(c.live, srv)
+	n := len(c.live)
+	c.mu.Unlock()
+	if !ok {
+		return
+	}
+	srv.Close()
+	if err := cl.sess.Close(); err != nil {
+		c.opts.Logger.Warn("serve.client_close", "agent", cl.sess.Agent(), "error", err)
+	}
+	c.opts.Logger.Info("serve.client_close", "agent", cl.sess.Agent(), "reason", why, "clients", n)
+}
+
+func hasSession(srv *Server) bool {
+	for range srv.mcp.Sessions() {
+		return true
+	}
+	return false
+}
+
+func (c *Clients) closeSessions() {
+	c.mu.Lock()
+	servers := make([]*Server, 0, len(c.live))
+	for srv := range c.live {
+		servers = append(servers, srv)
+	}
+	c.mu.Unlock()
+	for _, srv := range servers {
+		srv.closeSessions()
+	}
+}
+
+// Close closes every client session; later clients are refused.
+func (c *Clients) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	servers := make([]*Server, 0, len(c.live))
+	for srv := range c.live {
+		servers = append(servers, srv)
+	}
+	c.mu.Unlock()
+	for _, srv := range servers {
+		c.release(srv, "shutdown")
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package serve
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Each HTTP client gets its own session: one client's tool_load is not
+// another's surface, and a client's session closes when it hangs up.
+func TestClientsIsolation(t *testing.T) {
+	var mu sync.Mutex
+	var opened []*fakeSession
+	cl := NewClients(func(context.Context) (OwnedSession, error) {
+		f := newFakeSession()
+		mu.Lock()
+		opened = append(opened, f)
+		mu.Unlock()
+		return f, nil
+	}, Options{Name: "fake"})
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- cl.ListenAndServe(ctx, "127.0.0.1:0", func(a net.Addr) { addrc <- a }) }()
+	url := "http://" + (<-addrc).String() + "/mcp"
+
+	a, changedA := client(t, overHTTP(url))
+	b, _ := client(t, overHTTP(url))
+	if n := cl.Len(); n != 2 {
+		t.Fatalf("%d client sessions, want 2", n)
+	}
+	if res := call(t, a, "load", nil); res.IsError {
+		t.Fatal(text(t, res))
+	}
+	waitChanged(t, changedA)
+	if listNames(t, a)["extra"] == nil {
+		t.Error("client a: extra not listed after its load")
+	}
+	if listNames(t, b)["extra"] != nil {
+		t.Error("client b sees the tool client a loaded")
+	}
+	if res := call(t, b, "extra", nil); !res.IsError {
+		t.Error("client b called a tool only client a loaded")
+	}
+
+	a.Close()
+	waitFor(t, "client a's session to close", func() bool { return opened[0].isClosed() })
+	if opened[1].isClosed() {
+		t.Error("closing client a closed client b's session")
+	}
+	if n := cl.Len(); n != 1 {
+		t.Errorf("%d client sessions after a left, want 1", n)
+	}
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("ListenAndServe: %v", err)
+	}
+	if !opened[1].isClosed() || cl.Len() != 0 {
+		t.Error("shutdown left a client session open")
+	}
+}
+
+// A failing open refuses that client only.
+func TestClientsOpenError(t *testing.T) {
+	fail := true
+	var mu sync.Mutex
+	cl := NewClients(func(context.Context) (OwnedSession, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if fail {
+			fail = false
+			return nil, context.DeadlineExceeded
+		}
+		return newFakeSession(), nil
+	}, Options{})
+	url := startClients(t, cl)
+	if _, err := mcpConnect(url); err == nil {
+		t.Fatal("connect succeeded although the session failed to open")
+	}
+	cs, _ := client(t, overHTTP(url))
+	if res := call(t, cs, "echo", map[string]any{}); res.IsError {
+		t.Errorf("second client: %q", text(t, res))
+	}
+}
+
+func startClients(t *testing.T, cl *Clients) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- cl.ListenAndServe(ctx, "127.0.0.1:0", func(a net.Addr) { addrc <- a }) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return "http://" + (<-addrc).String() + "/mcp"
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestPeekInitialize(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`:                                     true,
+		` [{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":1,"method":"initialize"}]`: true,
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover"}`:                                            false,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`:                                                 false,
+		`not json`: false,
+		``:         false,
+		`{"method":"initialize","pad":"` + strings.Repeat("x", maxPeek) + `"}`: false,
+	} {
+		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		if got := peekInitialize(r); got != want {
+			t.Errorf("peekInitialize(%.60q) = %v, want %v", body, got, want)
+		}
+		rest, _ := io.ReadAll(r.Body)
+		if string(rest) != body {
+			t.Errorf("body after peek differs (%d bytes, want %d)", len(rest), len(body))
+		}
+	}
+}
