@@ -84,7 +84,7 @@ func loadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnos
 		} else {
 			f, d = parser.ParseHCL(src, displayName(dir, name))
 		}
-		diags = append(diags, d...)
+		diags = append(diags, capParseDiags(d, displayName(dir, name))...)
 		if f != nil && f.Body != nil {
 			files = append(files, f)
 		}
@@ -117,6 +117,30 @@ func loadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnos
 		spec.Package = packageName(dirBase(dir))
 	}
 	return spec, parser.Files(), diags
+}
+
+// maxParseDiags caps syntax errors per file: a binary or badly broken file
+// yields one per byte, and nobody reads past the first few.
+const maxParseDiags = 50
+
+func capParseDiags(diags hcl.Diagnostics, filename string) hcl.Diagnostics {
+	if len(diags) <= maxParseDiags {
+		return diags
+	}
+	errs := 0
+	for _, d := range diags[maxParseDiags:] {
+		if d.Severity == hcl.DiagError {
+			errs++
+		}
+	}
+	out := append(hcl.Diagnostics(nil), diags[:maxParseDiags]...)
+	last := diags[len(diags)-1]
+	return append(out, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Too many syntax errors",
+		Detail:   fmt.Sprintf("%s has %d more syntax problems (%d errors) that are not shown; fix the ones above first.", filename, len(diags)-maxParseDiags, errs),
+		Subject:  last.Subject,
+	})
 }
 
 // specFiles lists the spec files of fsys, sorted. Like Terraform, files

@@ -2,6 +2,7 @@ package hcl
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -99,4 +100,17 @@ func renderDiags(files map[string]*hcl.File, diags hcl.Diagnostics) string {
 	w := hcl.NewDiagnosticTextWriter(&b, files, 100, false)
 	w.WriteDiagnostics(diags)
 	return b.String()
+}
+
+// TestTooManySyntaxErrors: a file of garbage yields a bounded number of
+// diagnostics (rendering thousands took seconds; found by FuzzLoad).
+func TestTooManySyntaxErrors(t *testing.T) {
+	garbage := append([]byte(`{"":`), bytes.Repeat([]byte{0x11}, 5000)...)
+	_, _, diags := LoadFiles("g", map[string][]byte{"g.hcl": garbage})
+	if len(diags) != maxParseDiags+1 {
+		t.Fatalf("got %d diagnostics, want %d", len(diags), maxParseDiags+1)
+	}
+	if last := diags[len(diags)-1]; last.Summary != "Too many syntax errors" || last.Subject == nil {
+		t.Errorf("last diagnostic %q at %v", last.Summary, last.Subject)
+	}
 }
