@@ -59,11 +59,14 @@ func (s *Shell) Close() error { return nil }
 
 // Schema is the JSON Schema of shell_exec's arguments.
 func (s *Shell) Schema() json.RawMessage {
-	cmd, _ := json.Marshal(map[string]any{
+	command := map[string]any{
 		"type":        "string",
-		"enum":        s.allowed,
 		"description": "Program to run (argv[0]); one of the allowed commands. No shell is involved.",
-	})
+	}
+	if len(s.allowed) > 0 {
+		command["enum"] = s.allowed
+	}
+	cmd, _ := json.Marshal(command)
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"command":` + string(cmd) + `,` +
 		`"args":{"type":"array","items":{"type":"string"},"description":"Arguments, passed to the program exactly as given (no globbing, quoting or variable expansion)."},` +

@@ -154,7 +154,7 @@ func expandValue(b *strings.Builder, op operator, spec varspec, v uritemplate.Va
 		}
 		if op.named || pairs {
 			escape(b, name, op.reserved)
-			if s == "" {
+			if s == "" && op.named { // unnamed pairs stay "name=" (RFC 6570 Appendix A)
 				b.WriteString(op.ifemp)
 				continue
 			}

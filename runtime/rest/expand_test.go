@@ -97,12 +97,16 @@ func TestExpandUTF8(t *testing.T) {
 	v.Set("city", uritemplate.String("São Paulo"))
 	v.Set("mix", uritemplate.String("é/ဤ?"))
 	v.Set("pre", uritemplate.String("éab"))
+	v.Set("pairs", uritemplate.KV("k", "", "z", "1"))
 	for tmpl, want := range map[string]string{
 		"{city}":            "S%C3%A3o%20Paulo",
 		"{mix}":             "%C3%A9%2F%E1%80%A4%3F",
 		"{+mix}":            "%C3%A9/%E1%80%A4?",
 		"{?city}":           "?city=S%C3%A3o%20Paulo",
 		"{pre:2}":           "%C3%A9a",
+		"{pairs*}":          "k=,z=1",
+		"{?pairs*}":         "?k=&z=1",
+		"{;pairs*}":         ";k;z=1",
 		"/caf%C3%A9/{city}": "/caf%C3%A9/S%C3%A3o%20Paulo",
 	} {
 		if got := expandTemplate(compileTemplate(tmpl), v); got != want {
