@@ -47,7 +47,7 @@ type Spec struct {
 // Tool calls one REST endpoint. It is safe for concurrent use.
 type Tool struct {
 	method   string
-	raw      string
+	raw      string // the template for messages, without its literal query or user info
 	segs     []segment
 	vars     []string        // template variables, in template order
 	optional map[string]bool // variables that may be left out
@@ -65,7 +65,7 @@ type Tool struct {
 func New(spec Spec, client *http.Client) (t *Tool, err error) {
 	defer func() {
 		if r := recover(); r != nil { // the template parser panics on states it did not foresee
-			t, err = nil, fmt.Errorf("rest: invalid URL template %q: %v", spec.URL, r)
+			t, err = nil, fmt.Errorf("rest: invalid URL template %q", redactTemplate(spec.URL))
 		}
 	}()
 	method := strings.ToUpper(strings.TrimSpace(spec.Method))
@@ -76,14 +76,14 @@ func New(spec Spec, client *http.Client) (t *Tool, err error) {
 		return nil, fmt.Errorf("rest: invalid method %q", spec.Method)
 	}
 	if !strings.HasPrefix(spec.URL, "http://") && !strings.HasPrefix(spec.URL, "https://") {
-		return nil, fmt.Errorf("rest: URL template %q must start with http:// or https://", spec.URL)
+		return nil, fmt.Errorf("rest: URL template %q must start with http:// or https://", redactTemplate(spec.URL))
 	}
 	if _, err := uritemplate.New(spec.URL); err != nil {
-		return nil, fmt.Errorf("rest: invalid URL template %q: %v", spec.URL, err)
+		return nil, fmt.Errorf("rest: invalid URL template %q: %s", redactTemplate(spec.URL), templateProblem(spec.URL, err))
 	}
 	t = &Tool{
 		method:  method,
-		raw:     spec.URL,
+		raw:     redactTemplate(spec.URL),
 		segs:    compileTemplate(spec.URL),
 		headers: http.Header{},
 		hasBody: method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch,
@@ -168,6 +168,46 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 		return "", fmt.Errorf("%s: the response is not text (%d bytes of %s)", where, len(body), cmp.Or(ctype, "unknown type"))
 	}
 	return string(body), nil
+}
+
+// redactTemplate drops what may hold a secret from a template shown in messages: the URL may
+// have been built from env() values, and an API key usually sits in the user info or the query.
+func redactTemplate(raw string) string {
+	if scheme, rest, ok := strings.Cut(raw, "://"); ok {
+		end := strings.IndexAny(rest, "/?#{")
+		if end < 0 {
+			end = len(rest)
+		}
+		if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
+			rest = "…" + rest[at:]
+		}
+		raw = scheme + "://" + rest
+	}
+	depth := 0
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case '?', '#':
+			if depth == 0 {
+				return raw[:i] + string(raw[i]) + "…"
+			}
+		}
+	}
+	return raw
+}
+
+// templateProblem rewords a uritemplate parse error, which ends with the template up to the
+// problem, as the problem and its position, so the template text (and any secret in it) is
+// not repeated.
+func templateProblem(raw string, err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "+raw[:min(len(raw), len("http://"))]); i >= 0 {
+		return fmt.Sprintf("%s at character %d", msg[:i], len(msg)-i-len(": "))
+	}
+	return "syntax error"
 }
 
 // literalOrigin returns the scheme, user info and host the template spells out literally, or nil

@@ -192,8 +192,8 @@ func TestCallErrors(t *testing.T) {
 		{name: "malformed JSON", spec: weather, args: `{city:1}`, wantErr: "invalid arguments: malformed JSON at byte 2"},
 		{name: "array args", spec: weather, args: `["Oslo"]`, wantErr: "invalid arguments: expected a JSON object, got array"},
 		{name: "trailing data", spec: weather, args: `{"city":"x"} 1`, wantErr: "invalid arguments"},
-		{name: "template variable missing", spec: Spec{URL: srv.URL + "/echo/weather/{city}"}, args: `{"town":"Oslo"}`,
-			wantErr: `missing required argument "city": the URL ` + srv.URL + `/echo/weather/{city} needs it`},
+		{name: "template variable missing", spec: Spec{URL: srv.URL + "/echo/weather/{city}?key=TOPSECRET"}, args: `{"town":"Oslo"}`,
+			wantErr: `missing required argument "city": the URL ` + srv.URL + `/echo/weather/{city}?… needs it`},
 		{name: "template variable null", spec: Spec{URL: srv.URL + "/echo/weather/{city}"}, args: `{"city":null}`, wantErr: `missing required argument "city"`},
 		{name: "template variable empty", spec: Spec{URL: srv.URL + "/echo/weather/{city}"}, args: `{"city":""}`, wantErr: `argument "city" is empty`},
 		{name: "no arguments at all", spec: Spec{URL: srv.URL + "/echo/weather/{city}"}, args: ``, wantErr: `missing required argument "city"`},
@@ -250,7 +250,8 @@ func TestNewErrors(t *testing.T) {
 		spec    Spec
 		wantErr string
 	}{
-		{Spec{URL: "https://api.example/{city"}, `rest: invalid URL template "https://api.example/{city"`},
+		{Spec{URL: "https://api.example/{city"}, `rest: invalid URL template "https://api.example/{city": incomplete expression at character 26`},
+		{Spec{URL: "https://user:abc@api.example/{ci ty}?key=abc"}, `rest: invalid URL template "https://…@api.example/{ci ty}?…": unacceptable variable name at character 33`},
 		{Spec{URL: "https://api.example/{ci ty}"}, "rest: invalid URL template"},
 		{Spec{URL: "https://api.example/{|x}"}, "rest: invalid URL template"},
 		{Spec{URL: "ftp://api.example/x"}, "must start with http:// or https://"},
