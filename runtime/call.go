@@ -115,12 +115,13 @@ func (st *agentState) logCall(ctx context.Context, level slog.Level, e *entry, c
 // invoke runs the middle of the pipeline (cache, queue, timeout,
 // provider); meta and batch tools reuse it for the calls they make.
 func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage) (string, error) {
+	if len(args) == 0 {
+		args = emptyArgs
+	}
 	if e.goFn != nil && e.q == nil && e.timeout <= 0 {
 		return callGo(ctx, e.goFn, args) // the in-process fast path
 	}
-	if len(args) == 0 {
-		args = emptyArgs
-	} else if e.goFn == nil && !json.Valid(args) {
+	if e.goFn == nil && !json.Valid(args) {
 		return "", fmt.Errorf("invalid JSON arguments for tool %q", e.info.Name)
 	}
 	var key string
@@ -150,9 +151,12 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 	}
 	var out string
 	var err error
-	if e.goFn != nil {
+	switch {
+	case e.goFn != nil && e.timeout > 0:
 		out, err = callGoBounded(ctx, e.goFn, args)
-	} else {
+	case e.goFn != nil:
+		out, err = callGo(ctx, e.goFn, args)
+	default:
 		out, err = runSafely(ctx, st, e, args)
 	}
 	if err != nil && ctx.Err() != nil {

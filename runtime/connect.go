@@ -111,6 +111,35 @@ func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
 		slog.Float64("latency_ms", ms(time.Since(begin))))
 	st.recordTools(name, up)
 	c.unwatch = up.OnToolsChanged(func() { st.toolsChanged(name, up) })
+	if srv.HealthInterval > 0 {
+		go st.watchHealth(name, up, srv.HealthInterval)
+	}
+}
+
+// watchHealth reports health transitions (green/yellow/red) that the
+// connection's pings observe, as server.health events, until teardown.
+func (st *agentState) watchHealth(name string, up Upstream, every time.Duration) {
+	last := up.Health()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-st.ctx.Done():
+			return
+		case <-t.C:
+		}
+		h := up.Health()
+		if h == last {
+			continue
+		}
+		level := slog.LevelInfo
+		if h != HealthGreen {
+			level = slog.LevelWarn
+		}
+		emit(st.log, level, EventServerHealth, slog.String("agent", st.agent.Name), slog.String("server", name),
+			slog.String("health", string(h)), slog.String("previous", string(last)))
+		last = h
+	}
 }
 
 // safeAcquire turns a connector panic into an error.

@@ -17,6 +17,23 @@ import (
 type events struct {
 	mu   sync.Mutex
 	recs []event
+	seen chan struct{} // signalled on every record
+}
+
+// waitFor blocks until an event with the name (and attributes) arrived.
+func (e *events) waitFor(name string, attrs ...string) event {
+	e.mu.Lock()
+	if e.seen == nil {
+		e.seen = make(chan struct{}, 1)
+	}
+	seen := e.seen
+	e.mu.Unlock()
+	for {
+		if got := e.named(name, attrs...); len(got) > 0 {
+			return got[0]
+		}
+		<-seen
+	}
 }
 
 type event struct {
@@ -39,6 +56,12 @@ func (h eventHandler) Handle(_ context.Context, r slog.Record) error {
 	r.Attrs(func(a slog.Attr) bool { ev.Attrs[a.Key] = a.Value.String(); return true })
 	h.e.mu.Lock()
 	h.e.recs = append(h.e.recs, ev)
+	if h.e.seen != nil {
+		select {
+		case h.e.seen <- struct{}{}:
+		default:
+		}
+	}
 	h.e.mu.Unlock()
 	return nil
 }

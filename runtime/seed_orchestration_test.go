@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -409,3 +411,45 @@ func jsonString(s string) string {
 }
 
 var _ sync.Locker = (*sync.Mutex)(nil)
+
+// switchableHealth lets a test move a connection between health states.
+type switchableHealth struct {
+	Upstream
+	h *atomic.Value
+}
+
+func (u switchableHealth) Health() Health { return u.h.Load().(Health) }
+
+type healthConnector struct {
+	Connector
+	h *atomic.Value
+}
+
+func (c healthConnector) Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error) {
+	up, err := c.Connector.Acquire(ctx, srv, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return switchableHealth{up, c.h}, nil
+}
+
+func TestSeed_ToolOrchestration_MCPHealthEvents(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	f.reg.Servers[1].HealthInterval = time.Millisecond
+	var h atomic.Value
+	h.Store(HealthGreen)
+	ev := &events{}
+	opts := f.opts(ev)
+	opts.Connector = healthConnector{f.conn, &h}
+	s := open(t, f.reg, "a", opts)
+	h.Store(HealthYellow)
+	e := ev.waitFor(EventServerHealth, "server", "github", "health", "yellow")
+	if e.Attrs["previous"] != "green" || e.Level != slog.LevelWarn {
+		t.Errorf("event %+v", e)
+	}
+	if st := s.Servers(); st[0].Health != HealthYellow {
+		t.Errorf("servers %+v", st)
+	}
+	h.Store(HealthGreen)
+	ev.waitFor(EventServerHealth, "server", "github", "health", "green")
+}
