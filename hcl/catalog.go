@@ -1,0 +1,199 @@
+package hcl
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+)
+
+// The catalog is every tool known at generate time, by exposed name.
+
+// Tools the runtime provides itself; declared names must not take them.
+var runtimeTools = []string{
+	"list_available_agents", "mcp_call_tool", "mcp_get_tool_schema", "mcp_list_tools", "output_read",
+	"spawn_agents", "tool_active", "tool_describe", "tool_find", "tool_load",
+}
+
+// Namespaces of runtime tools: agent__<sub-agent>, agent__final_report, router__handoff-to.
+var runtimeNamespaces = []string{"agent", "router"}
+
+func (r *resolver) checkReserved() {
+	for _, t := range r.cfg.tools {
+		reserved := contains(runtimeTools, t.Name)
+		for _, ns := range runtimeNamespaces {
+			reserved = reserved || strings.HasPrefix(t.Name, ns+r.sep)
+		}
+		if reserved {
+			r.errorf(t.NameRange, t.DeclRange, "Reserved tool name", "The tool name %q is provided by the toolgen runtime (discovery, meta, sub-agent and router tools use %s and the agent%s and router%s prefixes); pick another name.", t.Name, quoteList(runtimeTools), r.sep, r.sep)
+		}
+	}
+	for _, s := range r.cfg.servers {
+		if contains(runtimeNamespaces, s.Name) {
+			r.errorf(s.NameRange, s.DeclRange, "Reserved server name", "A server named %q would expose tools as %s%s…, the namespace of the runtime's own tools; pick another name.", s.Name, s.Name, r.sep)
+		}
+	}
+}
+
+// buildCatalog collects declared tools and locked server tools by exposed
+// name and reports names that collide once namespaced and sanitised.
+func (r *resolver) buildCatalog(spec *ir.Spec) {
+	r.catalog = map[string]*catalogEntry{}
+	addEntry := func(e *catalogEntry) {
+		if prev := r.catalog[e.tool.Name]; prev != nil {
+			r.errorf(e.rng, e.rng, "Exposed name collision", "The exposed tool name %q of %s is already taken by %s. Rename one of them, or filter the server tool out with deny_tools.", e.tool.Name, e.origin, prev.origin)
+			return
+		}
+		r.catalog[e.tool.Name] = e
+	}
+	for _, t := range r.cfg.tools {
+		if r.tools[t.Name] != t {
+			continue // a duplicate, already reported
+		}
+		addEntry(&catalogEntry{
+			tool: &ir.CatalogTool{
+				Name: t.Name, Description: t.Description, Kind: toolKind(t),
+				Category: t.Category, Keywords: t.Keywords, Params: schemaParams(t.InputSchema),
+			},
+			origin: fmt.Sprintf("tool %q declared at %s", t.Name, shortPos(t.NameRange)),
+			rng:    t.NameRange,
+		})
+	}
+	if r.cfg.lock != nil {
+		for _, name := range keys(r.cfg.lock.Servers) {
+			s := r.servers[name]
+			if s == nil {
+				rng := r.lockKeyRange(name)
+				r.warnf(rng, rng, "Locked server not declared", "The lock file records server %q, which the spec no longer declares.%s Run toolgen lock to refresh it.", name, didYouMean(name, keys(r.servers)))
+				continue
+			}
+			for _, lt := range r.cfg.lock.Servers[name].Tools {
+				if !serverExposes(s, lt.Name) {
+					continue
+				}
+				exposed := sanitizeName(s.Name + r.sep + lt.Name)
+				addEntry(&catalogEntry{
+					tool: &ir.CatalogTool{
+						Name: exposed, Description: lt.Description, Kind: ir.KindMCP,
+						Server: s.Name, Original: lt.Name, Params: schemaParams(lt.InputSchema),
+					},
+					origin:    fmt.Sprintf("tool %q of server %q (%s)", lt.Name, s.Name, r.cfg.lockFile),
+					rng:       s.NameRange,
+					untrusted: !s.Trusted,
+				})
+			}
+		}
+	}
+	r.catalogList = keys(r.catalog)
+	for _, name := range r.catalogList {
+		r.catalogEntries = append(r.catalogEntries, r.catalog[name])
+		spec.Catalog = append(spec.Catalog, r.catalog[name].tool)
+	}
+}
+
+// lockKeyRange points at "name" in the lock file, or at its start.
+func (r *resolver) lockKeyRange(name string) hcl.Range {
+	off := bytes.Index(r.cfg.lockSrc, []byte(fmt.Sprintf("%q", name)))
+	if off < 0 {
+		off = 0
+	}
+	rng := posRange(r.cfg.lockFile, r.cfg.lockSrc, off)
+	if off > 0 {
+		end := posRange(r.cfg.lockFile, r.cfg.lockSrc, off+len(name)+2)
+		rng.End = end.End
+	}
+	return rng
+}
+
+// serverExposes applies a server's allow and deny lists to one of its tools.
+func serverExposes(s *serverBlock, tool string) bool {
+	return listAllows(s.AllowSet, s.AllowTools, s.DenyTools, tool)
+}
+
+func listAllows(allowSet bool, allow, deny []str, tool string) bool {
+	ok := !allowSet
+	for _, a := range allow {
+		ok = ok || globMatch(a.Val, tool)
+	}
+	for _, d := range deny {
+		ok = ok && !globMatch(d.Val, tool)
+	}
+	return ok
+}
+
+// sanitizeName maps a name into the portable set: other characters become
+// "_" and the name is cut to 64 bytes.
+func sanitizeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	return string(b)
+}
+
+func toolKind(t *toolBlock) string {
+	switch {
+	case t.Policy != nil:
+		return ir.KindBuiltin
+	case t.REST != nil:
+		return ir.KindREST
+	case t.Go != nil:
+		return ir.KindGo
+	}
+	return ""
+}
+
+// unlockedCouldMatch reports whether pattern might match a tool of a server
+// that has no lock entry, whose tool names are unknown until it runs.
+// Untrusted servers count only when includeUntrusted is set.
+func (r *resolver) unlockedCouldMatch(pattern string, includeUntrusted bool) bool {
+	lit := pattern
+	if i := strings.IndexAny(pattern, `*?[\`); i >= 0 {
+		lit = pattern[:i]
+	}
+	for _, s := range r.cfg.servers {
+		if r.cfg.lock != nil && r.cfg.lock.Servers[s.Name] != nil {
+			continue
+		}
+		if !s.Trusted && !includeUntrusted {
+			continue
+		}
+		prefix := s.Name + r.sep
+		if strings.HasPrefix(lit, prefix) || strings.HasPrefix(prefix, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchCatalog lists the catalog names pattern matches, sorted. Only names
+// starting with the pattern's literal prefix can match, and the catalog is
+// sorted, so it scans just that run.
+func (r *resolver) matchCatalog(pattern string, includeUntrusted bool) []string {
+	prefix := pattern
+	if i := strings.IndexAny(pattern, `*?[\`); i >= 0 {
+		prefix = pattern[:i]
+	}
+	var out []string
+	for i := sort.SearchStrings(r.catalogList, prefix); i < len(r.catalogList); i++ {
+		name := r.catalogList[i]
+		if !strings.HasPrefix(name, prefix) {
+			break
+		}
+		if !includeUntrusted && r.catalogEntries[i].untrusted {
+			continue
+		}
+		if globMatch(pattern, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}

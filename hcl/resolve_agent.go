@@ -1,0 +1,252 @@
+package hcl
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+)
+
+// Resolution of agents: their tool surface, aliases and sub-agents.
+
+// runtimeNames are the tools the runtime adds to an agent's surface.
+func (r *resolver) runtimeNames(a *agentBlock) []string {
+	names := []string{"output_read", "agent" + r.sep + "final_report", "agent" + r.sep + "task_status", "agent" + r.sep + "batch"}
+	for _, s := range a.Subagents {
+		names = append(names, "agent"+r.sep+s.Name)
+	}
+	if a.RouterSet {
+		names = append(names, "router"+r.sep+"handoff-to")
+	}
+	if a.Spawn {
+		names = append(names, "spawn_agents", "list_available_agents")
+	}
+	if a.Discovery {
+		names = append(names, "tool_find", "tool_describe", "tool_load", "tool_active")
+	}
+	for _, u := range a.Use {
+		if u.Ref != nil && u.Ref.Kind == "bundle" {
+			if b := r.bundles[u.Ref.Name]; b != nil && b.Mode == ir.ModeMeta {
+				names = append(names, "mcp_list_tools", "mcp_get_tool_schema", "mcp_call_tool")
+				break
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
+	var out []*ir.Agent
+	for _, name := range keys(r.agents) {
+		a := r.agents[name]
+		agent := &ir.Agent{
+			Name: a.Name, GoName: goName(a.Name), Description: a.Description,
+			Discovery: a.Discovery, Spawn: a.Spawn, MaxDepth: defaults.MaxDepth, AllowedSet: a.AllowedSet, Range: a.DeclRange,
+		}
+		if a.MaxDepth != nil {
+			agent.MaxDepth = *a.MaxDepth
+		}
+		rt := r.runtimeNames(a)
+		aliases := r.resolveAliases(a, rt)
+		agent.Aliases = aliases
+
+		for _, u := range a.Use {
+			if u.Ref != nil {
+				if !r.lookup(*u.Ref) {
+					continue
+				}
+				if u.Ref.Kind == "server" && !r.servers[u.Ref.Name].Trusted {
+					r.errorf(u.Ref.Range, a.ToolsRange, "Untrusted server used directly", "Server %q is untrusted, so an agent cannot use its tools directly; put it in a bundle with mode = \"meta\" and use that bundle.", u.Ref.Name)
+				}
+				agent.Use = append(agent.Use, ir.UseEntry{Kind: u.Ref.Kind, Name: u.Ref.Name, Range: u.Range})
+				continue
+			}
+			matches := r.matchCatalog(u.Str.Val, false)
+			if len(matches) == 0 && !r.unlockedCouldMatch(u.Str.Val, false) {
+				r.warnf(u.Range, a.ToolsRange, "No matching tool", "%q in use matches no known tool.%s Tools of servers without a lock entry are known only after toolgen lock runs.", u.Str.Val, didYouMean(u.Str.Val, r.catalogList))
+			}
+			agent.Use = append(agent.Use, ir.UseEntry{Kind: ir.UseGlob, Name: u.Str.Val, Matches: matches, Range: u.Range})
+		}
+
+		if a.AllowedSet {
+			agent.Allowed = []ir.AllowEntry{}
+			for _, al := range a.Allowed {
+				pattern := al.Str.Val
+				if al.Ref != nil {
+					if !r.lookup(*al.Ref) {
+						continue
+					}
+					pattern = al.Ref.Name
+				}
+				entry := ir.AllowEntry{Pattern: pattern, IsGlob: al.Ref == nil && isGlob(pattern), Range: al.Range}
+				matches := r.matchCatalog(pattern, true) // sorted
+				known := len(matches) > 0
+				for _, alias := range aliases {
+					if globMatch(pattern, alias.Name) {
+						known = true
+						if r.catalog[alias.Target] != nil {
+							if i, found := slices.BinarySearch(matches, alias.Target); !found {
+								matches = slices.Insert(matches, i, alias.Target)
+							}
+						}
+					}
+				}
+				for _, n := range rt {
+					known = known || globMatch(pattern, n)
+				}
+				entry.Matches = matches
+				if !known && !r.unlockedCouldMatch(pattern, true) {
+					cands := append(append([]string{}, r.catalogList...), rt...)
+					for _, alias := range aliases {
+						cands = append(cands, alias.Name)
+					}
+					r.warnf(al.Range, a.ToolsRange, "No matching tool", "%q in allowed matches no known tool, alias or runtime tool of agent %q.%s", pattern, a.Name, didYouMean(pattern, cands))
+				}
+				agent.Allowed = append(agent.Allowed, entry)
+			}
+		}
+
+		for _, s := range a.Subagents {
+			if !r.lookup(s) {
+				continue
+			}
+			if exposed := "agent" + r.sep + s.Name; len(exposed) > 64 {
+				r.errorf(s.Range, a.DeclRange, "Invalid name", "The sub-agent tool name %q is longer than 64 characters; shorten the agent name.", exposed)
+			}
+			agent.Subagents = appendUnique(agent.Subagents, s.Name)
+		}
+		sort.Strings(agent.Subagents)
+		for _, d := range a.Router {
+			if !r.lookup(d) {
+				continue
+			}
+			if d.Name == a.Name {
+				r.errorf(d.Range, a.DeclRange, "Invalid router destination", "Agent %q cannot hand off to itself; list other agents in router.destinations.", a.Name)
+				continue
+			}
+			agent.Router = appendUnique(agent.Router, d.Name)
+		}
+		sort.Strings(agent.Router)
+		out = append(out, agent)
+	}
+	return out
+}
+
+func appendUnique(list []string, s string) []string {
+	if contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// resolveAliases checks an agent's aliases and resolves chains to their
+// final target.
+func (r *resolver) resolveAliases(a *agentBlock, runtimeNames []string) []ir.Alias {
+	targets := map[string]aliasEntry{}
+	for _, al := range a.Aliases {
+		targets[al.Name] = al
+	}
+	var out []ir.Alias
+	for _, name := range keys(targets) {
+		al := targets[name]
+		if live := r.catalog[al.Name]; live != nil {
+			r.errorf(al.NameRange, a.ToolsRange, "Alias shadows tool", "The alias %q has the name of %s; a call to it would be ambiguous. Pick another alias name.", al.Name, live.origin)
+			continue
+		}
+		if contains(runtimeNames, al.Name) {
+			r.errorf(al.NameRange, a.ToolsRange, "Alias shadows tool", "The alias %q has the name of a tool the runtime gives agent %q; pick another alias name.", al.Name, a.Name)
+			continue
+		}
+		// Follow the chain; a name seen twice closes a cycle.
+		chain := []string{al.Name}
+		cur := al.Target
+		cycle := false
+		for {
+			next, isAlias := targets[cur]
+			if !isAlias {
+				break
+			}
+			if contains(chain, cur) {
+				cycle = true
+				chain = append(chain, cur)
+				break
+			}
+			chain = append(chain, cur)
+			cur = next.Target
+		}
+		if cycle {
+			// Report each cycle once, at its alphabetically first member.
+			start := chain[len(chain)-1]
+			members := chain[indexOf(chain, start) : len(chain)-1]
+			if name == start && slicesMin(members) == name {
+				r.errorf(al.TargetRange, a.ToolsRange, "Alias cycle", "The aliases of agent %q form a cycle: %s. An alias must lead to a tool.", a.Name, strings.Join(chain[indexOf(chain, start):], " → "))
+			}
+			continue
+		}
+		if r.catalog[cur] == nil && !contains(runtimeNames, cur) && !r.unlockedCouldMatch(cur, false) {
+			cands := append(append([]string{}, r.catalogList...), runtimeNames...)
+			r.errorf(al.TargetRange, a.ToolsRange, "Unknown alias target", "The alias %q leads to %q, which is not a known tool.%s", al.Name, cur, didYouMean(cur, cands))
+			continue
+		}
+		out = append(out, ir.Alias{Name: al.Name, Target: cur, Range: al.NameRange})
+	}
+	return out
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func slicesMin(list []string) string {
+	m := list[0]
+	for _, s := range list[1:] {
+		if s < m {
+			m = s
+		}
+	}
+	return m
+}
+
+// checkSubagentCycles reports each cycle of sub-agent references once, at
+// the reference that closes it.
+func (r *resolver) checkSubagentCycles() {
+	const (
+		unvisited = iota
+		visiting
+		done
+	)
+	state := map[string]int{}
+	var stack []string
+	var visit func(name string)
+	visit = func(name string) {
+		state[name] = visiting
+		stack = append(stack, name)
+		a := r.agents[name]
+		for _, s := range a.Subagents {
+			if r.agents[s.Name] == nil {
+				continue
+			}
+			switch state[s.Name] {
+			case unvisited:
+				visit(s.Name)
+			case visiting:
+				cycle := append(append([]string{}, stack[indexOf(stack, s.Name):]...), s.Name)
+				r.errorf(s.Range, a.DeclRange, "Sub-agent cycle", "Agent %q can reach itself through sub-agents: %s. A sub-agent tree must not loop.", s.Name, strings.Join(cycle, " → "))
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[name] = done
+	}
+	for _, name := range keys(r.agents) {
+		if state[name] == unvisited {
+			visit(name)
+		}
+	}
+}
