@@ -149,6 +149,9 @@ func decodeTool(block *hcl.Block, ctx *hcl.EvalContext) (*toolBlock, hcl.Diagnos
 	default:
 		errAt(kindRanges[1], "Tool with several implementations", fmt.Sprintf("Tool %q sets both %s and %s; a tool has exactly one implementation.", t.Name, kinds[0], kinds[1]))
 	}
+	if t.REST != nil && !diags.HasErrors() {
+		diags = append(diags, checkURLParams(t, block.DefRange)...)
+	}
 	if t.Go != nil && t.InputSchema != nil {
 		errAt(t.InputSchemaRange, "Input schema of a Go tool", fmt.Sprintf("The input schema of Go tool %q comes from its argument type; remove input_schema.", t.Name))
 	}
@@ -204,6 +207,44 @@ func checkURITemplate(v ir.Value, rng hcl.Range) hcl.Diagnostics {
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid URL", Detail: fmt.Sprintf("%q is not an absolute http or https URL.", s), Subject: rng.Ptr()}}
 	}
 	return nil
+}
+
+// checkURLParams requires every variable of a REST tool's URL template to
+// be a property of its input schema: the arguments fill the template.
+func checkURLParams(t *toolBlock, ctxRange hcl.Range) hcl.Diagnostics {
+	var b strings.Builder
+	for _, p := range t.REST.URL.Parts {
+		b.WriteString(p.Lit)
+	}
+	tmpl, err := uritemplate.New(b.String())
+	if err != nil || len(tmpl.Varnames()) == 0 {
+		return nil
+	}
+	vars := tmpl.Varnames()
+	params := schemaParams(t.InputSchema)
+	var diags hcl.Diagnostics
+	for _, v := range vars {
+		if contains(params, v) {
+			continue
+		}
+		if t.InputSchema == nil {
+			return hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Missing input_schema",
+				Detail:   fmt.Sprintf("The URL of tool %q uses %s, so the tool needs an input_schema whose properties declare them.", t.Name, quoteList(vars)),
+				Subject:  t.NameRange.Ptr(),
+				Context:  ctxRange.Ptr(),
+			}}
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Unknown URL parameter",
+			Detail:   fmt.Sprintf("The URL uses {%s}, but the input schema of tool %q has no property %q.%s", v, t.Name, v, didYouMean(v, params)),
+			Subject:  t.InputSchemaRange.Ptr(),
+			Context:  ctxRange.Ptr(),
+		})
+	}
+	return diags
 }
 
 // parseGoFunc splits "import/path.Func".

@@ -21,4 +21,5 @@ tool "weather" {
     url     = "https://api.weather.example/v1/{city}"
     headers = { Authorization = "Basic dXNlcjpwYXNz" } # WARNING: Literal secret
   }
+  input_schema = { type = "object", properties = { city = { type = "string" } } }
 }
