@@ -76,11 +76,12 @@ func agentAllow(spec *ir.Spec, a *ir.Agent) *allowSet {
 			aliases[al.Name] = al.Target
 		}
 		for _, e := range a.Allowed {
-			names = append(names, e.Matches...)
 			if e.IsGlob {
+				names = appendExpanded(names, e.Matches)
 				globs = append(globs, globRule{Pattern: e.Pattern})
 				continue
 			}
+			names = append(names, e.Matches...)
 			names = append(names, e.Pattern)
 			if t, ok := aliases[e.Pattern]; ok {
 				names = append(names, t)
@@ -94,10 +95,10 @@ func agentAllow(spec *ir.Spec, a *ir.Agent) *allowSet {
 		case ir.UseTool:
 			names = append(names, u.Name)
 		case ir.UseGlob:
-			names = append(names, u.Matches...)
+			names = appendExpanded(names, u.Matches)
 			globs = append(globs, globRule{Pattern: u.Name})
 		case ir.UseServer:
-			names = append(names, serverTools(spec, u.Name, nil, nil)...)
+			names = appendExpanded(names, serverTools(spec, u.Name, nil, nil))
 			globs = append(globs, globRule{Pattern: u.Name + sep + "*"})
 		case ir.UseBundle:
 			b := findBundle(spec, u.Name)
@@ -111,7 +112,7 @@ func agentAllow(spec *ir.Spec, a *ir.Agent) *allowSet {
 			if b.Mode == ir.ModeMeta {
 				continue
 			}
-			names = append(names, serverTools(spec, b.Server, b.AllowTools, b.DenyTools)...)
+			names = appendExpanded(names, serverTools(spec, b.Server, b.AllowTools, b.DenyTools))
 			allow := b.AllowTools
 			if len(allow) == 0 {
 				allow = []string{"*"}
@@ -126,6 +127,21 @@ func agentAllow(spec *ir.Spec, a *ir.Agent) *allowSet {
 		}
 	}
 	return newAllowSet(names, globs)
+}
+
+// maxExpand caps how many names one glob adds to the switch. Past it the
+// glob's run-time rule answers alone (the same answer, by path.Match), so
+// "files_*" over thousands of tools does not put thousands of cases into
+// every agent that allows it.
+const maxExpand = 64
+
+// appendExpanded adds the names a glob matches now, unless there are more
+// than maxExpand of them.
+func appendExpanded(names, matches []string) []string {
+	if len(matches) > maxExpand {
+		return names
+	}
+	return append(names, matches...)
 }
 
 func newAllowSet(names []string, globs []globRule) *allowSet {

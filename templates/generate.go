@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/hashicorp/hcl/v2"
@@ -57,16 +58,24 @@ func Generate(spec *ir.Spec) (map[string][]byte, hcl.Diagnostics) {
 		{RoutesFile, emitRoutes},
 		{IndexFile, emitIndexFile},
 	}
-	for _, e := range emitters {
-		b, err := e.emit(spec, source)
-		if err != nil {
+	// The emitters only read the spec, and formatting dominates on big
+	// specs, so the files are rendered in parallel.
+	out := make([][]byte, len(emitters))
+	errs := make([]error, len(emitters))
+	var wg sync.WaitGroup
+	for i, e := range emitters {
+		wg.Go(func() { out[i], errs[i] = e.emit(spec, source) })
+	}
+	wg.Wait()
+	for i, e := range emitters {
+		if errs[i] != nil {
 			return nil, append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Code generation failed",
-				Detail:   fmt.Sprintf("Emitting %s: %v. This is a bug in toolgen; please report it with the spec.", e.name, err),
+				Detail:   fmt.Sprintf("Emitting %s: %v. This is a bug in toolgen; please report it with the spec.", e.name, errs[i]),
 			})
 		}
-		files[e.name] = b
+		files[e.name] = out[i]
 	}
 	return files, diags
 }

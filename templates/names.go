@@ -69,3 +69,4 @@ func toolGoNames(spec *ir.Spec) map[string]string {
 	}
 	return out
 }
+

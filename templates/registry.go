@@ -134,6 +134,10 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec) {
 	for _, a := range spec.Agents {
 		agents[a.Name] = a
 	}
+	// The Registry's lists are package-level vars of their own: the value
+	// reads as a table of contents, and go/format, which sizes every nested
+	// literal once per enclosing level, stays linear on big specs.
+	var lists []string
 	p := &valuePrinter{
 		consts: runtimeConsts,
 		field: func(owner reflect.Value, name string) (jen.Code, bool) {
@@ -144,6 +148,13 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec) {
 					return jen.Id(indexVar), true
 				case "Route":
 					return jen.Id(routeFunc), true
+				}
+				if f := owner.FieldByName(name); f.Kind() == reflect.Slice {
+					if f.Len() == 0 {
+						return nil, true
+					}
+					lists = append(lists, name)
+					return jen.Id(private + name), true
 				}
 			case runtime.Tool:
 				if name == "Go" {
@@ -164,7 +175,12 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec) {
 	f.Comment("Registry is the static description of the spec that sessions open")
 	f.Comment("agents from. Route and the agents' Allow checks are in " + RoutesFile + ",")
 	f.Comment("the search index in " + IndexFile + ".")
-	f.Var().Id("Registry").Op("=").Op("&").Add(p.literal(reflect.ValueOf(*registryValue(spec))))
+	reg := reflect.ValueOf(*registryValue(spec))
+	f.Var().Id("Registry").Op("=").Op("&").Add(p.literal(reg))
+	for _, name := range lists {
+		f.Line()
+		f.Var().Id(private + name).Op("=").Add(p.literal(reg.FieldByName(name)))
+	}
 }
 
 func emitOpen(f *jen.File, a *ir.Agent) {

@@ -9,7 +9,7 @@ import (
 )
 
 const (
-	bundlesVar = private + "Bundles"
+	bundlesVar = private + "RouteBundles"
 	matchFunc  = private + "Match"
 )
 

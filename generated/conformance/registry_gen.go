@@ -52,47 +52,51 @@ var Registry = &runtime.Registry{
 		MaxDepth:         2,
 		InitConcurrency:  4,
 	},
-	Tools: []runtime.Tool{
-		{
-			Name:        "json_schema_2020_12_tool",
-			Description: "Tool with JSON Schema 2020-12 features",
-			Kind:        runtime.KindREST,
-			InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`),
-			REST: &runtime.REST{
-				Method: "POST",
-				URL:    runtime.Value{{Lit: "http://127.0.0.1:9/json-schema-2020-12"}},
-			},
-		},
-		{
-			Name:        "test_error_handling",
-			Description: "Always fails with an error result (conformance scenario tools-call-error).",
-			Kind:        runtime.KindGo,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-			Go:          _toolgenGoTestErrorHandling,
-		},
-		{
-			Name:        "test_simple_text",
-			Description: "Returns a fixed text response (conformance scenario tools-call-simple-text).",
-			Kind:        runtime.KindGo,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-			Go:          _toolgenGoTestSimpleText,
+	Tools:  _toolgenTools,
+	Agents: _toolgenAgents,
+	Index:  _toolgenIndex,
+	Route:  _toolgenRoute,
+}
+
+var _toolgenTools = []runtime.Tool{
+	{
+		Name:        "json_schema_2020_12_tool",
+		Description: "Tool with JSON Schema 2020-12 features",
+		Kind:        runtime.KindREST,
+		InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`),
+		REST: &runtime.REST{
+			Method: "POST",
+			URL:    runtime.Value{{Lit: "http://127.0.0.1:9/json-schema-2020-12"}},
 		},
 	},
-	Agents: []runtime.Agent{
-		{
-			Name:        "conformance",
-			Description: "Serves the conformance suite's tools.",
-			Use: []runtime.Use{
-				{Kind: runtime.UseTool, Name: "test_simple_text"},
-				{Kind: runtime.UseTool, Name: "test_error_handling"},
-				{Kind: runtime.UseTool, Name: "json_schema_2020_12_tool"},
-			},
-			MaxDepth: 2,
-			Allow:    _toolgenAllowConformance,
-		},
+	{
+		Name:        "test_error_handling",
+		Description: "Always fails with an error result (conformance scenario tools-call-error).",
+		Kind:        runtime.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestErrorHandling,
 	},
-	Index: _toolgenIndex,
-	Route: _toolgenRoute,
+	{
+		Name:        "test_simple_text",
+		Description: "Returns a fixed text response (conformance scenario tools-call-simple-text).",
+		Kind:        runtime.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestSimpleText,
+	},
+}
+
+var _toolgenAgents = []runtime.Agent{
+	{
+		Name:        "conformance",
+		Description: "Serves the conformance suite's tools.",
+		Use: []runtime.Use{
+			{Kind: runtime.UseTool, Name: "test_simple_text"},
+			{Kind: runtime.UseTool, Name: "test_error_handling"},
+			{Kind: runtime.UseTool, Name: "json_schema_2020_12_tool"},
+		},
+		MaxDepth: 2,
+		Allow:    _toolgenAllowConformance,
+	},
 }
 
 // OpenConformance opens a session of agent "conformance" with its tool surface resolved and

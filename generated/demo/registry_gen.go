@@ -85,41 +85,51 @@ var Registry = &runtime.Registry{
 		MaxDepth:         2,
 		InitConcurrency:  4,
 	},
-	Servers: []runtime.Server{
-		{
-			Name:      "everything",
-			Transport: "stdio",
-			Command:   "testdata/npm/node_modules/.bin/node",
-			Args: []string{
-				"testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-				"stdio",
-			},
-			Trusted:         true,
-			AllowTools:      []string{"echo", "get-*", "trigger-long-running-operation"},
-			Timeout:         20 * time.Second,
-			StartupTimeout:  20 * time.Second,
-			ProtocolVersion: "2025-11-25",
+	Servers:  _toolgenServers,
+	Policies: _toolgenPolicies,
+	Tools:    _toolgenTools,
+	Agents:   _toolgenAgents,
+	Index:    _toolgenIndex,
+	Route:    _toolgenRoute,
+}
+
+var _toolgenServers = []runtime.Server{
+	{
+		Name:      "everything",
+		Transport: "stdio",
+		Command:   "testdata/npm/node_modules/.bin/node",
+		Args: []string{
+			"testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+			"stdio",
 		},
+		Trusted:         true,
+		AllowTools:      []string{"echo", "get-*", "trigger-long-running-operation"},
+		Timeout:         20 * time.Second,
+		StartupTimeout:  20 * time.Second,
+		ProtocolVersion: "2025-11-25",
 	},
-	Policies: []runtime.Policy{
-		{
-			Name:            "commands",
-			Builtin:         "shell_exec",
-			AllowedCommands: []string{"echo", "ls", "git"},
-			Timeout:         10 * time.Second,
-		},
-		{
-			Name:         "workspace_read",
-			Builtin:      "fs_read",
-			AllowedPaths: []string{"./examples/demo/workspace"},
-		},
+}
+
+var _toolgenPolicies = []runtime.Policy{
+	{
+		Name:            "commands",
+		Builtin:         "shell_exec",
+		AllowedCommands: []string{"echo", "ls", "git"},
+		Timeout:         10 * time.Second,
 	},
-	Tools: []runtime.Tool{
-		{
-			Name:        "everything__echo",
-			Description: "Echoes back the input string",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+	{
+		Name:         "workspace_read",
+		Builtin:      "fs_read",
+		AllowedPaths: []string{"./examples/demo/workspace"},
+	},
+}
+
+var _toolgenTools = []runtime.Tool{
+	{
+		Name:        "everything__echo",
+		Description: "Echoes back the input string",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "message": {
@@ -132,14 +142,14 @@ var Registry = &runtime.Registry{
             ],
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "echo",
-		},
-		{
-			Name:        "everything__get-annotated-message",
-			Description: "Demonstrates how annotations can be used to provide metadata about content.",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "echo",
+	},
+	{
+		Name:        "everything__get-annotated-message",
+		Description: "Demonstrates how annotations can be used to provide metadata about content.",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "includeImage": {
@@ -162,26 +172,26 @@ var Registry = &runtime.Registry{
             ],
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-annotated-message",
-		},
-		{
-			Name:        "everything__get-env",
-			Description: "Returns all environment variables, helpful for debugging MCP server configuration",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-annotated-message",
+	},
+	{
+		Name:        "everything__get-env",
+		Description: "Returns all environment variables, helpful for debugging MCP server configuration",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {},
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-env",
-		},
-		{
-			Name:        "everything__get-resource-links",
-			Description: "Returns up to ten resource links that reference different types of resources",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-env",
+	},
+	{
+		Name:        "everything__get-resource-links",
+		Description: "Returns up to ten resource links that reference different types of resources",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "count": {
@@ -194,14 +204,14 @@ var Registry = &runtime.Registry{
             },
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-resource-links",
-		},
-		{
-			Name:        "everything__get-resource-reference",
-			Description: "Returns a resource reference that can be used by MCP clients",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-resource-links",
+	},
+	{
+		Name:        "everything__get-resource-reference",
+		Description: "Returns a resource reference that can be used by MCP clients",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "resourceId": {
@@ -220,26 +230,26 @@ var Registry = &runtime.Registry{
             },
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-resource-reference",
-		},
-		{
-			Name:        "everything__get-roots-list",
-			Description: "Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-resource-reference",
+	},
+	{
+		Name:        "everything__get-roots-list",
+		Description: "Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {},
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-roots-list",
-		},
-		{
-			Name:        "everything__get-structured-content",
-			Description: "Returns structured content along with an output schema for client data validation",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-roots-list",
+	},
+	{
+		Name:        "everything__get-structured-content",
+		Description: "Returns structured content along with an output schema for client data validation",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "location": {
@@ -257,14 +267,14 @@ var Registry = &runtime.Registry{
             ],
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-structured-content",
-		},
-		{
-			Name:        "everything__get-sum",
-			Description: "Returns the sum of two numbers",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-structured-content",
+	},
+	{
+		Name:        "everything__get-sum",
+		Description: "Returns the sum of two numbers",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "a": {
@@ -282,26 +292,26 @@ var Registry = &runtime.Registry{
             ],
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-sum",
-		},
-		{
-			Name:        "everything__get-tiny-image",
-			Description: "Returns a tiny MCP logo image.",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-sum",
+	},
+	{
+		Name:        "everything__get-tiny-image",
+		Description: "Returns a tiny MCP logo image.",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {},
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-tiny-image",
-		},
-		{
-			Name:        "everything__trigger-long-running-operation",
-			Description: "Demonstrates a long running operation with progress updates.",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-tiny-image",
+	},
+	{
+		Name:        "everything__trigger-long-running-operation",
+		Description: "Demonstrates a long running operation with progress updates.",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "duration": {
@@ -317,64 +327,62 @@ var Registry = &runtime.Registry{
             },
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "trigger-long-running-operation",
-		},
-		{
-			Name:        "read_file",
-			Description: "Read a UTF-8 text file from the demo workspace.",
-			Kind:        runtime.KindBuiltin,
-			Category:    "files",
-			Keywords:    []string{"open", "cat", "contents"},
-			Policy:      "workspace_read",
-		},
-		{
-			Name:        "run_command",
-			Description: "Run echo, ls or git with arguments, without a shell.",
-			Kind:        runtime.KindBuiltin,
-			Category:    "shell",
-			Policy:      "commands",
-		},
-		{
-			Name:        "word_count",
-			Description: "Count the words of a text, or the distinct words.",
-			Kind:        runtime.KindGo,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is the text to count words in."},"unique":{"type":"boolean","description":"Unique counts distinct words, ignoring case, instead of all words."}},"required":["text"],"additionalProperties":false}`),
-			Category:    "text",
-			Go:          _toolgenGoWordCount,
-		},
+		Server:   "everything",
+		Original: "trigger-long-running-operation",
 	},
-	Agents: []runtime.Agent{
-		{
-			Name:        "assistant",
-			Description: "Reads workspace files and counts words; cannot run commands.",
-			Use: []runtime.Use{
-				{Kind: runtime.UseTool, Name: "read_file"},
-				{Kind: runtime.UseTool, Name: "run_command"},
-				{Kind: runtime.UseTool, Name: "word_count"},
-				{Kind: runtime.UseServer, Name: "everything"},
-			},
-			Allowed:   []string{"read", "word_count", "everything__echo", "everything__get-sum"},
-			Aliases:   []runtime.Alias{{Name: "read", Target: "read_file"}},
-			Discovery: true,
-			MaxDepth:  2,
-			Allow:     _toolgenAllowAssistant,
-		},
-		{
-			Name:        "operator",
-			Description: "Runs allowed commands and reads files in the workspace.",
-			Use: []runtime.Use{
-				{Kind: runtime.UseTool, Name: "read_file"},
-				{Kind: runtime.UseTool, Name: "run_command"},
-				{Kind: runtime.UseTool, Name: "word_count"},
-			},
-			Subagents: []string{"assistant"},
-			MaxDepth:  2,
-			Allow:     _toolgenAllowOperator,
-		},
+	{
+		Name:        "read_file",
+		Description: "Read a UTF-8 text file from the demo workspace.",
+		Kind:        runtime.KindBuiltin,
+		Category:    "files",
+		Keywords:    []string{"open", "cat", "contents"},
+		Policy:      "workspace_read",
 	},
-	Index: _toolgenIndex,
-	Route: _toolgenRoute,
+	{
+		Name:        "run_command",
+		Description: "Run echo, ls or git with arguments, without a shell.",
+		Kind:        runtime.KindBuiltin,
+		Category:    "shell",
+		Policy:      "commands",
+	},
+	{
+		Name:        "word_count",
+		Description: "Count the words of a text, or the distinct words.",
+		Kind:        runtime.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is the text to count words in."},"unique":{"type":"boolean","description":"Unique counts distinct words, ignoring case, instead of all words."}},"required":["text"],"additionalProperties":false}`),
+		Category:    "text",
+		Go:          _toolgenGoWordCount,
+	},
+}
+
+var _toolgenAgents = []runtime.Agent{
+	{
+		Name:        "assistant",
+		Description: "Reads workspace files and counts words; cannot run commands.",
+		Use: []runtime.Use{
+			{Kind: runtime.UseTool, Name: "read_file"},
+			{Kind: runtime.UseTool, Name: "run_command"},
+			{Kind: runtime.UseTool, Name: "word_count"},
+			{Kind: runtime.UseServer, Name: "everything"},
+		},
+		Allowed:   []string{"read", "word_count", "everything__echo", "everything__get-sum"},
+		Aliases:   []runtime.Alias{{Name: "read", Target: "read_file"}},
+		Discovery: true,
+		MaxDepth:  2,
+		Allow:     _toolgenAllowAssistant,
+	},
+	{
+		Name:        "operator",
+		Description: "Runs allowed commands and reads files in the workspace.",
+		Use: []runtime.Use{
+			{Kind: runtime.UseTool, Name: "read_file"},
+			{Kind: runtime.UseTool, Name: "run_command"},
+			{Kind: runtime.UseTool, Name: "word_count"},
+		},
+		Subagents: []string{"assistant"},
+		MaxDepth:  2,
+		Allow:     _toolgenAllowOperator,
+	},
 }
 
 // OpenAssistant opens a session of agent "assistant" with its tool surface resolved and

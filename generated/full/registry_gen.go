@@ -109,73 +109,87 @@ var Registry = &runtime.Registry{
 		ContextBudget:    200000,
 		InitConcurrency:  4,
 	},
-	Queues: []runtime.Queue{{Name: "everything", Concurrent: 2}},
-	Servers: []runtime.Server{
-		{
-			Name:      "everything",
-			Transport: "stdio",
-			Command:   "npx",
-			Args:      []string{"-y", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"},
-			Env: []runtime.KeyValue{
-				{
-					Key:   "EVERYTHING_TOKEN",
-					Value: runtime.Value{{Env: "EVERYTHING_TOKEN"}},
+	Queues:    _toolgenQueues,
+	Servers:   _toolgenServers,
+	Policies:  _toolgenPolicies,
+	Tools:     _toolgenTools,
+	Bundles:   _toolgenBundles,
+	Agents:    _toolgenAgents,
+	Workflows: _toolgenWorkflows,
+	Index:     _toolgenIndex,
+	Route:     _toolgenRoute,
+}
+
+var _toolgenQueues = []runtime.Queue{{Name: "everything", Concurrent: 2}}
+
+var _toolgenServers = []runtime.Server{
+	{
+		Name:      "everything",
+		Transport: "stdio",
+		Command:   "npx",
+		Args:      []string{"-y", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"},
+		Env: []runtime.KeyValue{
+			{
+				Key:   "EVERYTHING_TOKEN",
+				Value: runtime.Value{{Env: "EVERYTHING_TOKEN"}},
+			},
+		},
+		Trusted:         true,
+		AllowTools:      []string{"echo", "get-*"},
+		DenyTools:       []string{"get-env"},
+		Queue:           "everything",
+		Timeout:         20 * time.Second,
+		Cache:           5 * time.Minute,
+		StartupTimeout:  10 * time.Second,
+		ProtocolVersion: "2025-11-25",
+		HealthInterval:  15 * time.Second,
+		HealthTimeout:   3 * time.Second,
+	},
+	{
+		Name:      "scraper",
+		Transport: "http",
+		URL:       runtime.Value{{Lit: "https://scraper.example.com/mcp"}},
+		Headers: []runtime.KeyValue{
+			{
+				Key: "Authorization",
+				Value: runtime.Value{
+					{Lit: "Bearer "},
+					{Env: "SCRAPER_TOKEN"},
 				},
 			},
-			Trusted:         true,
-			AllowTools:      []string{"echo", "get-*"},
-			DenyTools:       []string{"get-env"},
-			Queue:           "everything",
-			Timeout:         20 * time.Second,
-			Cache:           5 * time.Minute,
-			StartupTimeout:  10 * time.Second,
-			ProtocolVersion: "2025-11-25",
-			HealthInterval:  15 * time.Second,
-			HealthTimeout:   3 * time.Second,
 		},
-		{
-			Name:      "scraper",
-			Transport: "http",
-			URL:       runtime.Value{{Lit: "https://scraper.example.com/mcp"}},
-			Headers: []runtime.KeyValue{
-				{
-					Key: "Authorization",
-					Value: runtime.Value{
-						{Lit: "Bearer "},
-						{Env: "SCRAPER_TOKEN"},
-					},
-				},
-			},
-			AllowTools:      []string{"fetch_page"},
-			Timeout:         30 * time.Second,
-			StartupTimeout:  10 * time.Second,
-			ProtocolVersion: "2025-11-25",
-		},
+		AllowTools:      []string{"fetch_page"},
+		Timeout:         30 * time.Second,
+		StartupTimeout:  10 * time.Second,
+		ProtocolVersion: "2025-11-25",
 	},
-	Policies: []runtime.Policy{
-		{
-			Name:            "git",
-			Builtin:         "shell_exec",
-			AllowedCommands: []string{"git", "go"},
-			Timeout:         time.Minute,
-		},
-		{
-			Name:         "workspace_read",
-			Builtin:      "fs_read",
-			AllowedPaths: []string{"./workspace"},
-		},
-		{
-			Name:         "workspace_write",
-			Builtin:      "fs_write",
-			AllowedPaths: []string{"./workspace/out"},
-		},
+}
+
+var _toolgenPolicies = []runtime.Policy{
+	{
+		Name:            "git",
+		Builtin:         "shell_exec",
+		AllowedCommands: []string{"git", "go"},
+		Timeout:         time.Minute,
 	},
-	Tools: []runtime.Tool{
-		{
-			Name:        "everything__echo",
-			Description: "Echoes back the input string",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+	{
+		Name:         "workspace_read",
+		Builtin:      "fs_read",
+		AllowedPaths: []string{"./workspace"},
+	},
+	{
+		Name:         "workspace_write",
+		Builtin:      "fs_write",
+		AllowedPaths: []string{"./workspace/out"},
+	},
+}
+
+var _toolgenTools = []runtime.Tool{
+	{
+		Name:        "everything__echo",
+		Description: "Echoes back the input string",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "message": {
@@ -188,14 +202,14 @@ var Registry = &runtime.Registry{
             ],
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "echo",
-		},
-		{
-			Name:        "everything__get-annotated-message",
-			Description: "Demonstrates how annotations can be used to provide metadata about content.",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "echo",
+	},
+	{
+		Name:        "everything__get-annotated-message",
+		Description: "Demonstrates how annotations can be used to provide metadata about content.",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "includeImage": {
@@ -218,14 +232,14 @@ var Registry = &runtime.Registry{
             ],
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-annotated-message",
-		},
-		{
-			Name:        "everything__get-resource-links",
-			Description: "Returns up to ten resource links that reference different types of resources",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-annotated-message",
+	},
+	{
+		Name:        "everything__get-resource-links",
+		Description: "Returns up to ten resource links that reference different types of resources",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "count": {
@@ -238,14 +252,14 @@ var Registry = &runtime.Registry{
             },
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-resource-links",
-		},
-		{
-			Name:        "everything__get-resource-reference",
-			Description: "Returns a resource reference that can be used by MCP clients",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-resource-links",
+	},
+	{
+		Name:        "everything__get-resource-reference",
+		Description: "Returns a resource reference that can be used by MCP clients",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "resourceId": {
@@ -264,26 +278,26 @@ var Registry = &runtime.Registry{
             },
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-resource-reference",
-		},
-		{
-			Name:        "everything__get-roots-list",
-			Description: "Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-resource-reference",
+	},
+	{
+		Name:        "everything__get-roots-list",
+		Description: "Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {},
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-roots-list",
-		},
-		{
-			Name:        "everything__get-structured-content",
-			Description: "Returns structured content along with an output schema for client data validation",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-roots-list",
+	},
+	{
+		Name:        "everything__get-structured-content",
+		Description: "Returns structured content along with an output schema for client data validation",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "location": {
@@ -301,14 +315,14 @@ var Registry = &runtime.Registry{
             ],
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-structured-content",
-		},
-		{
-			Name:        "everything__get-sum",
-			Description: "Returns the sum of two numbers",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-structured-content",
+	},
+	{
+		Name:        "everything__get-sum",
+		Description: "Returns the sum of two numbers",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
               "a": {
@@ -326,163 +340,163 @@ var Registry = &runtime.Registry{
             ],
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-sum",
-		},
-		{
-			Name:        "everything__get-tiny-image",
-			Description: "Returns a tiny MCP logo image.",
-			Kind:        runtime.KindMCP,
-			InputSchema: json.RawMessage(`{
+		Server:   "everything",
+		Original: "get-sum",
+	},
+	{
+		Name:        "everything__get-tiny-image",
+		Description: "Returns a tiny MCP logo image.",
+		Kind:        runtime.KindMCP,
+		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {},
             "type": "object"
           }`),
-			Server:   "everything",
-			Original: "get-tiny-image",
-		},
-		{
-			Name:        "read_file",
-			Description: "Read a UTF-8 text file inside the workspace.",
-			Kind:        runtime.KindBuiltin,
-			Category:    "files",
-			Keywords:    []string{"open", "cat", "contents"},
-			RenamedFrom: []string{"fs_read_file"},
-			Policy:      "workspace_read",
-		},
-		{
-			Name:        "run_git",
-			Description: "Run git or go with arguments, without a shell.",
-			Kind:        runtime.KindBuiltin,
-			Category:    "shell",
-			Policy:      "git",
-		},
-		{
-			Name:        "summarize",
-			Description: "Summarize a document by its first sentences.",
-			Kind:        runtime.KindGo,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is the document to summarize."},"max_sentences":{"type":"integer","minimum":0,"maximum":20,"description":"MaxSentences caps the summary length; 0 means 3."}},"required":["text"],"additionalProperties":false}`),
-			Category:    "text",
-			Go:          _toolgenGoSummarize,
-		},
-		{
-			Name:        "weather",
-			Description: "Current weather for a city.",
-			Kind:        runtime.KindREST,
-			InputSchema: json.RawMessage(`{"properties":{"city":{"description":"City name","type":"string"}},"required":["city"],"type":"object"}`),
-			REST: &runtime.REST{
-				Method: "GET",
-				URL:    runtime.Value{{Lit: "https://api.weather.example/v1/{city}"}},
-				Headers: []runtime.KeyValue{
-					{
-						Key: "Authorization",
-						Value: runtime.Value{
-							{Lit: "Bearer "},
-							{Env: "WEATHER_KEY"},
-						},
+		Server:   "everything",
+		Original: "get-tiny-image",
+	},
+	{
+		Name:        "read_file",
+		Description: "Read a UTF-8 text file inside the workspace.",
+		Kind:        runtime.KindBuiltin,
+		Category:    "files",
+		Keywords:    []string{"open", "cat", "contents"},
+		RenamedFrom: []string{"fs_read_file"},
+		Policy:      "workspace_read",
+	},
+	{
+		Name:        "run_git",
+		Description: "Run git or go with arguments, without a shell.",
+		Kind:        runtime.KindBuiltin,
+		Category:    "shell",
+		Policy:      "git",
+	},
+	{
+		Name:        "summarize",
+		Description: "Summarize a document by its first sentences.",
+		Kind:        runtime.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is the document to summarize."},"max_sentences":{"type":"integer","minimum":0,"maximum":20,"description":"MaxSentences caps the summary length; 0 means 3."}},"required":["text"],"additionalProperties":false}`),
+		Category:    "text",
+		Go:          _toolgenGoSummarize,
+	},
+	{
+		Name:        "weather",
+		Description: "Current weather for a city.",
+		Kind:        runtime.KindREST,
+		InputSchema: json.RawMessage(`{"properties":{"city":{"description":"City name","type":"string"}},"required":["city"],"type":"object"}`),
+		REST: &runtime.REST{
+			Method: "GET",
+			URL:    runtime.Value{{Lit: "https://api.weather.example/v1/{city}"}},
+			Headers: []runtime.KeyValue{
+				{
+					Key: "Authorization",
+					Value: runtime.Value{
+						{Lit: "Bearer "},
+						{Env: "WEATHER_KEY"},
 					},
 				},
 			},
 		},
-		{
-			Name:        "word_count",
-			Description: "Count the words of a text.",
-			Kind:        runtime.KindGo,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"The text to count words in"},"unique":{"type":"boolean","description":"Unique counts distinct words (case-insensitive) instead of all words."}},"required":["text"],"additionalProperties":false}`),
-			Category:    "text",
-			Go:          _toolgenGoWordCount,
-		},
-		{
-			Name:        "write_file",
-			Description: "Write a UTF-8 text file under workspace/out.",
-			Kind:        runtime.KindBuiltin,
-			Category:    "files",
-			Keywords:    []string{"save", "create"},
-			Policy:      "workspace_write",
-		},
 	},
-	Bundles: []runtime.Bundle{
-		{
-			Name:       "everything_read",
-			Mode:       "direct",
-			Server:     "everything",
-			AllowTools: []string{"echo", "get-sum"},
-		},
-		{
-			Name:  "files",
-			Mode:  "direct",
-			Tools: []string{"read_file", "summarize"},
-		},
-		{
-			Name:       "web",
-			Mode:       "meta",
-			Server:     "scraper",
-			AllowTools: []string{"fetch_page"},
-		},
+	{
+		Name:        "word_count",
+		Description: "Count the words of a text.",
+		Kind:        runtime.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"The text to count words in"},"unique":{"type":"boolean","description":"Unique counts distinct words (case-insensitive) instead of all words."}},"required":["text"],"additionalProperties":false}`),
+		Category:    "text",
+		Go:          _toolgenGoWordCount,
 	},
-	Agents: []runtime.Agent{
-		{
-			Name:        "coder",
-			Description: "Writes and reviews code in the workspace.",
-			Use: []runtime.Use{
-				{Kind: runtime.UseTool, Name: "read_file"},
-				{Kind: runtime.UseTool, Name: "write_file"},
-				{Kind: runtime.UseTool, Name: "run_git"},
-				{Kind: runtime.UseTool, Name: "summarize"},
-				{Kind: runtime.UseServer, Name: "everything"},
-				{Kind: runtime.UseGlob, Name: "weath*"},
-			},
-			Allowed:   []string{"read", "write_file", "run_git", "summarize", "everything__*"},
-			Aliases:   []runtime.Alias{{Name: "read", Target: "read_file"}},
-			Discovery: true,
-			Subagents: []string{"researcher"},
-			MaxDepth:  2,
-			Router:    []string{"reviewer"},
-			Allow:     _toolgenAllowCoder,
-		},
-		{
-			Name:        "researcher",
-			Description: "Finds information on the web and in documents.",
-			Use: []runtime.Use{
-				{Kind: runtime.UseBundle, Name: "web"},
-				{Kind: runtime.UseTool, Name: "weather"},
-				{Kind: runtime.UseTool, Name: "word_count"},
-			},
-			Spawn:    true,
-			MaxDepth: 2,
-			Allow:    _toolgenAllowResearcher,
-		},
-		{
-			Name:        "reviewer",
-			Description: "Reviews changes.",
-			Use: []runtime.Use{
-				{Kind: runtime.UseBundle, Name: "files"},
-				{Kind: runtime.UseBundle, Name: "everything_read"},
-			},
-			MaxDepth: 2,
-			Allow:    _toolgenAllowReviewer,
-		},
+	{
+		Name:        "write_file",
+		Description: "Write a UTF-8 text file under workspace/out.",
+		Kind:        runtime.KindBuiltin,
+		Category:    "files",
+		Keywords:    []string{"save", "create"},
+		Policy:      "workspace_write",
 	},
-	Workflows: []runtime.Workflow{
-		{
-			Name: "release",
-			Roles: []runtime.Role{
-				{
-					Name: "planner",
-					Steps: []runtime.Step{
-						{Name: "plan", Bundles: []string{"files"}},
-						{Name: "review", Bundles: []string{"everything_read", "files"}},
-					},
+}
+
+var _toolgenBundles = []runtime.Bundle{
+	{
+		Name:       "everything_read",
+		Mode:       "direct",
+		Server:     "everything",
+		AllowTools: []string{"echo", "get-sum"},
+	},
+	{
+		Name:  "files",
+		Mode:  "direct",
+		Tools: []string{"read_file", "summarize"},
+	},
+	{
+		Name:       "web",
+		Mode:       "meta",
+		Server:     "scraper",
+		AllowTools: []string{"fetch_page"},
+	},
+}
+
+var _toolgenAgents = []runtime.Agent{
+	{
+		Name:        "coder",
+		Description: "Writes and reviews code in the workspace.",
+		Use: []runtime.Use{
+			{Kind: runtime.UseTool, Name: "read_file"},
+			{Kind: runtime.UseTool, Name: "write_file"},
+			{Kind: runtime.UseTool, Name: "run_git"},
+			{Kind: runtime.UseTool, Name: "summarize"},
+			{Kind: runtime.UseServer, Name: "everything"},
+			{Kind: runtime.UseGlob, Name: "weath*"},
+		},
+		Allowed:   []string{"read", "write_file", "run_git", "summarize", "everything__*"},
+		Aliases:   []runtime.Alias{{Name: "read", Target: "read_file"}},
+		Discovery: true,
+		Subagents: []string{"researcher"},
+		MaxDepth:  2,
+		Router:    []string{"reviewer"},
+		Allow:     _toolgenAllowCoder,
+	},
+	{
+		Name:        "researcher",
+		Description: "Finds information on the web and in documents.",
+		Use: []runtime.Use{
+			{Kind: runtime.UseBundle, Name: "web"},
+			{Kind: runtime.UseTool, Name: "weather"},
+			{Kind: runtime.UseTool, Name: "word_count"},
+		},
+		Spawn:    true,
+		MaxDepth: 2,
+		Allow:    _toolgenAllowResearcher,
+	},
+	{
+		Name:        "reviewer",
+		Description: "Reviews changes.",
+		Use: []runtime.Use{
+			{Kind: runtime.UseBundle, Name: "files"},
+			{Kind: runtime.UseBundle, Name: "everything_read"},
+		},
+		MaxDepth: 2,
+		Allow:    _toolgenAllowReviewer,
+	},
+}
+
+var _toolgenWorkflows = []runtime.Workflow{
+	{
+		Name: "release",
+		Roles: []runtime.Role{
+			{
+				Name: "planner",
+				Steps: []runtime.Step{
+					{Name: "plan", Bundles: []string{"files"}},
+					{Name: "review", Bundles: []string{"everything_read", "files"}},
 				},
-				{
-					Name:  "writer",
-					Steps: []runtime.Step{{Name: "draft", Bundles: []string{"files", "web"}}},
-				},
+			},
+			{
+				Name:  "writer",
+				Steps: []runtime.Step{{Name: "draft", Bundles: []string{"files", "web"}}},
 			},
 		},
 	},
-	Index: _toolgenIndex,
-	Route: _toolgenRoute,
 }
 
 // OpenCoder opens a session of agent "coder" with its tool surface resolved and

@@ -14,22 +14,22 @@ func _toolgenRoute(workflow, role, step string) []string {
 		case "planner":
 			switch step {
 			case "plan":
-				return _toolgenBundles[0:1:1]
+				return _toolgenRouteBundles[0:1:1]
 			case "review":
-				return _toolgenBundles[1:3:3]
+				return _toolgenRouteBundles[1:3:3]
 			}
 		case "writer":
 			switch step {
 			case "draft":
-				return _toolgenBundles[3:5:5]
+				return _toolgenRouteBundles[3:5:5]
 			}
 		}
 	}
 	return nil
 }
 
-// _toolgenBundles holds the bundles of every step, packed in switch order.
-var _toolgenBundles = [...]string{
+// _toolgenRouteBundles holds the bundles of every step, packed in switch order.
+var _toolgenRouteBundles = [...]string{
 	"files",
 	"everything_read",
 	"files",

@@ -48,34 +48,40 @@ var Registry = &runtime.Registry{
 		MaxDepth:         2,
 		InitConcurrency:  4,
 	},
-	Policies: []runtime.Policy{
-		{
-			Name:         "notes_read",
-			Builtin:      "fs_read",
-			AllowedPaths: []string{"./notes"},
-		},
+	Policies: _toolgenPolicies,
+	Tools:    _toolgenTools,
+	Agents:   _toolgenAgents,
+	Index:    _toolgenIndex,
+	Route:    _toolgenRoute,
+}
+
+var _toolgenPolicies = []runtime.Policy{
+	{
+		Name:         "notes_read",
+		Builtin:      "fs_read",
+		AllowedPaths: []string{"./notes"},
 	},
-	Tools: []runtime.Tool{
-		{
-			Name:        "read_note",
-			Description: "Read a note (a UTF-8 text file) from the notes directory.",
-			Kind:        runtime.KindBuiltin,
-			Category:    "notes",
-			Keywords:    []string{"open", "note", "text"},
-			Policy:      "notes_read",
-		},
+}
+
+var _toolgenTools = []runtime.Tool{
+	{
+		Name:        "read_note",
+		Description: "Read a note (a UTF-8 text file) from the notes directory.",
+		Kind:        runtime.KindBuiltin,
+		Category:    "notes",
+		Keywords:    []string{"open", "note", "text"},
+		Policy:      "notes_read",
 	},
-	Agents: []runtime.Agent{
-		{
-			Name:        "assistant",
-			Description: "Answers questions from the user's notes.",
-			Use:         []runtime.Use{{Kind: runtime.UseTool, Name: "read_note"}},
-			MaxDepth:    2,
-			Allow:       _toolgenAllowAssistant,
-		},
+}
+
+var _toolgenAgents = []runtime.Agent{
+	{
+		Name:        "assistant",
+		Description: "Answers questions from the user's notes.",
+		Use:         []runtime.Use{{Kind: runtime.UseTool, Name: "read_note"}},
+		MaxDepth:    2,
+		Allow:       _toolgenAllowAssistant,
 	},
-	Index: _toolgenIndex,
-	Route: _toolgenRoute,
 }
 
 // OpenAssistant opens a session of agent "assistant" with its tool surface resolved and

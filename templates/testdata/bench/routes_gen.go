@@ -12,78 +12,78 @@ func _toolgenRoute(workflow, role, step string) []string {
 		case "role_0":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[0:2:2]
+				return _toolgenRouteBundles[0:2:2]
 			case "step_1":
-				return _toolgenBundles[2:4:4]
+				return _toolgenRouteBundles[2:4:4]
 			case "step_2":
-				return _toolgenBundles[4:6:6]
+				return _toolgenRouteBundles[4:6:6]
 			case "step_3":
-				return _toolgenBundles[6:8:8]
+				return _toolgenRouteBundles[6:8:8]
 			case "step_4":
-				return _toolgenBundles[8:10:10]
+				return _toolgenRouteBundles[8:10:10]
 			case "step_5":
-				return _toolgenBundles[10:12:12]
+				return _toolgenRouteBundles[10:12:12]
 			case "step_6":
-				return _toolgenBundles[12:14:14]
+				return _toolgenRouteBundles[12:14:14]
 			case "step_7":
-				return _toolgenBundles[14:16:16]
+				return _toolgenRouteBundles[14:16:16]
 			}
 		case "role_1":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[16:18:18]
+				return _toolgenRouteBundles[16:18:18]
 			case "step_1":
-				return _toolgenBundles[18:20:20]
+				return _toolgenRouteBundles[18:20:20]
 			case "step_2":
-				return _toolgenBundles[20:22:22]
+				return _toolgenRouteBundles[20:22:22]
 			case "step_3":
-				return _toolgenBundles[22:24:24]
+				return _toolgenRouteBundles[22:24:24]
 			case "step_4":
-				return _toolgenBundles[24:26:26]
+				return _toolgenRouteBundles[24:26:26]
 			case "step_5":
-				return _toolgenBundles[26:28:28]
+				return _toolgenRouteBundles[26:28:28]
 			case "step_6":
-				return _toolgenBundles[28:30:30]
+				return _toolgenRouteBundles[28:30:30]
 			case "step_7":
-				return _toolgenBundles[30:32:32]
+				return _toolgenRouteBundles[30:32:32]
 			}
 		case "role_2":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[32:34:34]
+				return _toolgenRouteBundles[32:34:34]
 			case "step_1":
-				return _toolgenBundles[34:36:36]
+				return _toolgenRouteBundles[34:36:36]
 			case "step_2":
-				return _toolgenBundles[36:38:38]
+				return _toolgenRouteBundles[36:38:38]
 			case "step_3":
-				return _toolgenBundles[38:40:40]
+				return _toolgenRouteBundles[38:40:40]
 			case "step_4":
-				return _toolgenBundles[40:42:42]
+				return _toolgenRouteBundles[40:42:42]
 			case "step_5":
-				return _toolgenBundles[42:44:44]
+				return _toolgenRouteBundles[42:44:44]
 			case "step_6":
-				return _toolgenBundles[44:46:46]
+				return _toolgenRouteBundles[44:46:46]
 			case "step_7":
-				return _toolgenBundles[46:48:48]
+				return _toolgenRouteBundles[46:48:48]
 			}
 		case "role_3":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[48:50:50]
+				return _toolgenRouteBundles[48:50:50]
 			case "step_1":
-				return _toolgenBundles[50:52:52]
+				return _toolgenRouteBundles[50:52:52]
 			case "step_2":
-				return _toolgenBundles[52:54:54]
+				return _toolgenRouteBundles[52:54:54]
 			case "step_3":
-				return _toolgenBundles[54:56:56]
+				return _toolgenRouteBundles[54:56:56]
 			case "step_4":
-				return _toolgenBundles[56:58:58]
+				return _toolgenRouteBundles[56:58:58]
 			case "step_5":
-				return _toolgenBundles[58:60:60]
+				return _toolgenRouteBundles[58:60:60]
 			case "step_6":
-				return _toolgenBundles[60:62:62]
+				return _toolgenRouteBundles[60:62:62]
 			case "step_7":
-				return _toolgenBundles[62:64:64]
+				return _toolgenRouteBundles[62:64:64]
 			}
 		}
 	case "workflow_1":
@@ -91,78 +91,78 @@ func _toolgenRoute(workflow, role, step string) []string {
 		case "role_0":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[64:66:66]
+				return _toolgenRouteBundles[64:66:66]
 			case "step_1":
-				return _toolgenBundles[66:68:68]
+				return _toolgenRouteBundles[66:68:68]
 			case "step_2":
-				return _toolgenBundles[68:70:70]
+				return _toolgenRouteBundles[68:70:70]
 			case "step_3":
-				return _toolgenBundles[70:72:72]
+				return _toolgenRouteBundles[70:72:72]
 			case "step_4":
-				return _toolgenBundles[72:74:74]
+				return _toolgenRouteBundles[72:74:74]
 			case "step_5":
-				return _toolgenBundles[74:76:76]
+				return _toolgenRouteBundles[74:76:76]
 			case "step_6":
-				return _toolgenBundles[76:78:78]
+				return _toolgenRouteBundles[76:78:78]
 			case "step_7":
-				return _toolgenBundles[78:80:80]
+				return _toolgenRouteBundles[78:80:80]
 			}
 		case "role_1":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[80:82:82]
+				return _toolgenRouteBundles[80:82:82]
 			case "step_1":
-				return _toolgenBundles[82:84:84]
+				return _toolgenRouteBundles[82:84:84]
 			case "step_2":
-				return _toolgenBundles[84:86:86]
+				return _toolgenRouteBundles[84:86:86]
 			case "step_3":
-				return _toolgenBundles[86:88:88]
+				return _toolgenRouteBundles[86:88:88]
 			case "step_4":
-				return _toolgenBundles[88:90:90]
+				return _toolgenRouteBundles[88:90:90]
 			case "step_5":
-				return _toolgenBundles[90:92:92]
+				return _toolgenRouteBundles[90:92:92]
 			case "step_6":
-				return _toolgenBundles[92:94:94]
+				return _toolgenRouteBundles[92:94:94]
 			case "step_7":
-				return _toolgenBundles[94:96:96]
+				return _toolgenRouteBundles[94:96:96]
 			}
 		case "role_2":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[96:98:98]
+				return _toolgenRouteBundles[96:98:98]
 			case "step_1":
-				return _toolgenBundles[98:100:100]
+				return _toolgenRouteBundles[98:100:100]
 			case "step_2":
-				return _toolgenBundles[100:102:102]
+				return _toolgenRouteBundles[100:102:102]
 			case "step_3":
-				return _toolgenBundles[102:104:104]
+				return _toolgenRouteBundles[102:104:104]
 			case "step_4":
-				return _toolgenBundles[104:106:106]
+				return _toolgenRouteBundles[104:106:106]
 			case "step_5":
-				return _toolgenBundles[106:108:108]
+				return _toolgenRouteBundles[106:108:108]
 			case "step_6":
-				return _toolgenBundles[108:110:110]
+				return _toolgenRouteBundles[108:110:110]
 			case "step_7":
-				return _toolgenBundles[110:112:112]
+				return _toolgenRouteBundles[110:112:112]
 			}
 		case "role_3":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[112:114:114]
+				return _toolgenRouteBundles[112:114:114]
 			case "step_1":
-				return _toolgenBundles[114:116:116]
+				return _toolgenRouteBundles[114:116:116]
 			case "step_2":
-				return _toolgenBundles[116:118:118]
+				return _toolgenRouteBundles[116:118:118]
 			case "step_3":
-				return _toolgenBundles[118:120:120]
+				return _toolgenRouteBundles[118:120:120]
 			case "step_4":
-				return _toolgenBundles[120:122:122]
+				return _toolgenRouteBundles[120:122:122]
 			case "step_5":
-				return _toolgenBundles[122:124:124]
+				return _toolgenRouteBundles[122:124:124]
 			case "step_6":
-				return _toolgenBundles[124:126:126]
+				return _toolgenRouteBundles[124:126:126]
 			case "step_7":
-				return _toolgenBundles[126:128:128]
+				return _toolgenRouteBundles[126:128:128]
 			}
 		}
 	case "workflow_2":
@@ -170,78 +170,78 @@ func _toolgenRoute(workflow, role, step string) []string {
 		case "role_0":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[128:130:130]
+				return _toolgenRouteBundles[128:130:130]
 			case "step_1":
-				return _toolgenBundles[130:132:132]
+				return _toolgenRouteBundles[130:132:132]
 			case "step_2":
-				return _toolgenBundles[132:134:134]
+				return _toolgenRouteBundles[132:134:134]
 			case "step_3":
-				return _toolgenBundles[134:136:136]
+				return _toolgenRouteBundles[134:136:136]
 			case "step_4":
-				return _toolgenBundles[136:138:138]
+				return _toolgenRouteBundles[136:138:138]
 			case "step_5":
-				return _toolgenBundles[138:140:140]
+				return _toolgenRouteBundles[138:140:140]
 			case "step_6":
-				return _toolgenBundles[140:142:142]
+				return _toolgenRouteBundles[140:142:142]
 			case "step_7":
-				return _toolgenBundles[142:144:144]
+				return _toolgenRouteBundles[142:144:144]
 			}
 		case "role_1":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[144:146:146]
+				return _toolgenRouteBundles[144:146:146]
 			case "step_1":
-				return _toolgenBundles[146:148:148]
+				return _toolgenRouteBundles[146:148:148]
 			case "step_2":
-				return _toolgenBundles[148:150:150]
+				return _toolgenRouteBundles[148:150:150]
 			case "step_3":
-				return _toolgenBundles[150:152:152]
+				return _toolgenRouteBundles[150:152:152]
 			case "step_4":
-				return _toolgenBundles[152:154:154]
+				return _toolgenRouteBundles[152:154:154]
 			case "step_5":
-				return _toolgenBundles[154:156:156]
+				return _toolgenRouteBundles[154:156:156]
 			case "step_6":
-				return _toolgenBundles[156:158:158]
+				return _toolgenRouteBundles[156:158:158]
 			case "step_7":
-				return _toolgenBundles[158:160:160]
+				return _toolgenRouteBundles[158:160:160]
 			}
 		case "role_2":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[160:162:162]
+				return _toolgenRouteBundles[160:162:162]
 			case "step_1":
-				return _toolgenBundles[162:164:164]
+				return _toolgenRouteBundles[162:164:164]
 			case "step_2":
-				return _toolgenBundles[164:166:166]
+				return _toolgenRouteBundles[164:166:166]
 			case "step_3":
-				return _toolgenBundles[166:168:168]
+				return _toolgenRouteBundles[166:168:168]
 			case "step_4":
-				return _toolgenBundles[168:170:170]
+				return _toolgenRouteBundles[168:170:170]
 			case "step_5":
-				return _toolgenBundles[170:172:172]
+				return _toolgenRouteBundles[170:172:172]
 			case "step_6":
-				return _toolgenBundles[172:174:174]
+				return _toolgenRouteBundles[172:174:174]
 			case "step_7":
-				return _toolgenBundles[174:176:176]
+				return _toolgenRouteBundles[174:176:176]
 			}
 		case "role_3":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[176:178:178]
+				return _toolgenRouteBundles[176:178:178]
 			case "step_1":
-				return _toolgenBundles[178:180:180]
+				return _toolgenRouteBundles[178:180:180]
 			case "step_2":
-				return _toolgenBundles[180:182:182]
+				return _toolgenRouteBundles[180:182:182]
 			case "step_3":
-				return _toolgenBundles[182:184:184]
+				return _toolgenRouteBundles[182:184:184]
 			case "step_4":
-				return _toolgenBundles[184:186:186]
+				return _toolgenRouteBundles[184:186:186]
 			case "step_5":
-				return _toolgenBundles[186:188:188]
+				return _toolgenRouteBundles[186:188:188]
 			case "step_6":
-				return _toolgenBundles[188:190:190]
+				return _toolgenRouteBundles[188:190:190]
 			case "step_7":
-				return _toolgenBundles[190:192:192]
+				return _toolgenRouteBundles[190:192:192]
 			}
 		}
 	case "workflow_3":
@@ -249,86 +249,86 @@ func _toolgenRoute(workflow, role, step string) []string {
 		case "role_0":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[192:194:194]
+				return _toolgenRouteBundles[192:194:194]
 			case "step_1":
-				return _toolgenBundles[194:196:196]
+				return _toolgenRouteBundles[194:196:196]
 			case "step_2":
-				return _toolgenBundles[196:198:198]
+				return _toolgenRouteBundles[196:198:198]
 			case "step_3":
-				return _toolgenBundles[198:200:200]
+				return _toolgenRouteBundles[198:200:200]
 			case "step_4":
-				return _toolgenBundles[200:202:202]
+				return _toolgenRouteBundles[200:202:202]
 			case "step_5":
-				return _toolgenBundles[202:204:204]
+				return _toolgenRouteBundles[202:204:204]
 			case "step_6":
-				return _toolgenBundles[204:206:206]
+				return _toolgenRouteBundles[204:206:206]
 			case "step_7":
-				return _toolgenBundles[206:208:208]
+				return _toolgenRouteBundles[206:208:208]
 			}
 		case "role_1":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[208:210:210]
+				return _toolgenRouteBundles[208:210:210]
 			case "step_1":
-				return _toolgenBundles[210:212:212]
+				return _toolgenRouteBundles[210:212:212]
 			case "step_2":
-				return _toolgenBundles[212:214:214]
+				return _toolgenRouteBundles[212:214:214]
 			case "step_3":
-				return _toolgenBundles[214:216:216]
+				return _toolgenRouteBundles[214:216:216]
 			case "step_4":
-				return _toolgenBundles[216:218:218]
+				return _toolgenRouteBundles[216:218:218]
 			case "step_5":
-				return _toolgenBundles[218:220:220]
+				return _toolgenRouteBundles[218:220:220]
 			case "step_6":
-				return _toolgenBundles[220:222:222]
+				return _toolgenRouteBundles[220:222:222]
 			case "step_7":
-				return _toolgenBundles[222:224:224]
+				return _toolgenRouteBundles[222:224:224]
 			}
 		case "role_2":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[224:226:226]
+				return _toolgenRouteBundles[224:226:226]
 			case "step_1":
-				return _toolgenBundles[226:228:228]
+				return _toolgenRouteBundles[226:228:228]
 			case "step_2":
-				return _toolgenBundles[228:230:230]
+				return _toolgenRouteBundles[228:230:230]
 			case "step_3":
-				return _toolgenBundles[230:232:232]
+				return _toolgenRouteBundles[230:232:232]
 			case "step_4":
-				return _toolgenBundles[232:234:234]
+				return _toolgenRouteBundles[232:234:234]
 			case "step_5":
-				return _toolgenBundles[234:236:236]
+				return _toolgenRouteBundles[234:236:236]
 			case "step_6":
-				return _toolgenBundles[236:238:238]
+				return _toolgenRouteBundles[236:238:238]
 			case "step_7":
-				return _toolgenBundles[238:240:240]
+				return _toolgenRouteBundles[238:240:240]
 			}
 		case "role_3":
 			switch step {
 			case "step_0":
-				return _toolgenBundles[240:242:242]
+				return _toolgenRouteBundles[240:242:242]
 			case "step_1":
-				return _toolgenBundles[242:244:244]
+				return _toolgenRouteBundles[242:244:244]
 			case "step_2":
-				return _toolgenBundles[244:246:246]
+				return _toolgenRouteBundles[244:246:246]
 			case "step_3":
-				return _toolgenBundles[246:248:248]
+				return _toolgenRouteBundles[246:248:248]
 			case "step_4":
-				return _toolgenBundles[248:250:250]
+				return _toolgenRouteBundles[248:250:250]
 			case "step_5":
-				return _toolgenBundles[250:252:252]
+				return _toolgenRouteBundles[250:252:252]
 			case "step_6":
-				return _toolgenBundles[252:254:254]
+				return _toolgenRouteBundles[252:254:254]
 			case "step_7":
-				return _toolgenBundles[254:256:256]
+				return _toolgenRouteBundles[254:256:256]
 			}
 		}
 	}
 	return nil
 }
 
-// _toolgenBundles holds the bundles of every step, packed in switch order.
-var _toolgenBundles = [...]string{
+// _toolgenRouteBundles holds the bundles of every step, packed in switch order.
+var _toolgenRouteBundles = [...]string{
 	"bundle_0",
 	"bundle_10",
 	"bundle_1",
