@@ -69,4 +69,3 @@ func toolGoNames(spec *ir.Spec) map[string]string {
 	}
 	return out
 }
-
