@@ -42,6 +42,10 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if !slices.Contains(diagFormats, *format) {
+		fmt.Fprintf(stderr, "toolgen generate: unknown --format %q; want one of %s\n", *format, strings.Join(diagFormats, ", "))
+		return exitUsage
+	}
 	outDir := *out
 	if outDir == "" {
 		outDir = dir
@@ -55,7 +59,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		diags = append(diags, d...)
 	}
 	if len(diags) > 0 {
-		printDiags(stderr, *format, diags, files)
+		if err := writeDiags(stderr, *format, diags, files); err != nil {
+			fmt.Fprintf(stderr, "toolgen generate: %v\n", err)
+		}
 	}
 	if diags.HasErrors() {
 		return exitDiags
@@ -68,14 +74,6 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		return exitDiags
 	}
 	return exitOK
-}
-
-// printDiags renders diagnostics until the shared writeDiags of diag.go
-// lands; then it is replaced by a call to it.
-func printDiags(w io.Writer, format string, diags hcl.Diagnostics, files map[string]*hcl.File) {
-	for _, d := range diags {
-		fmt.Fprintln(w, d.Error())
-	}
 }
 
 // parseInterspersed parses flags before and after the one positional

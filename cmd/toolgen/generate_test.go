@@ -130,14 +130,14 @@ func TestGenerateDefaultsToSpecDir(t *testing.T) {
 func TestGenerateDiagnosticsAndUsage(t *testing.T) {
 	spec := writeSpec(t, strings.Replace(smallSpec, "tool.read_note]", "tool.read_nte]", 1))
 	out := filepath.Join(t.TempDir(), "gen")
-	code, _, stderr := runCLI(t, "generate", "-o", out, spec)
-	if code != exitDiags || !strings.Contains(stderr, "toolgen.hcl:") || !strings.Contains(stderr, "read_note") {
+	code, _, stderr := runCLI(t, "generate", "--format=short", "-o", out, spec)
+	if code != exitDiags || !strings.Contains(stderr, "toolgen.hcl:18:") || !strings.Contains(stderr, `Did you mean "read_note"?`) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Error("files written for an invalid spec")
 	}
-	for _, args := range [][]string{{"generate"}, {"generate", "a", "b"}, {"generate", "--nope", "x"}} {
+	for _, args := range [][]string{{"generate"}, {"generate", "a", "b"}, {"generate", "--nope", "x"}, {"generate", "--format=xml", "x"}} {
 		if code, _, _ := runCLI(t, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
