@@ -96,7 +96,7 @@ func (t *FSRead) Call(ctx context.Context, args json.RawMessage) (string, error)
 		case !fi.Mode().IsRegular():
 			err = userErrorf("path %q is not a regular file (%s)", a.Path, fileKind(fi.Mode()))
 		default:
-			out, err = t.read(a, f, fi.Size())
+			out, err = t.read(ctx, a, f, fi.Size())
 		}
 		return err
 	})
@@ -104,7 +104,7 @@ func (t *FSRead) Call(ctx context.Context, args json.RawMessage) (string, error)
 }
 
 // read returns lines [offset, offset+limit) of the file, at most maxBytes of them.
-func (t *FSRead) read(a fsReadArgs, f io.Reader, size int64) (string, error) {
+func (t *FSRead) read(ctx context.Context, a fsReadArgs, f io.Reader, size int64) (string, error) {
 	// A buffer the size of a small file (bufio's minimum is 16 bytes), 64 KiB for larger ones.
 	br := bufio.NewReaderSize(f, int(min(size+1, 64<<10)))
 	if head, _ := br.Peek(binarySniffBytes); bytes.IndexByte(head, 0) >= 0 {
@@ -115,6 +115,9 @@ func (t *FSRead) read(a fsReadArgs, f io.Reader, size int64) (string, error) {
 	lineNo := 0
 	for {
 		lineNo++
+		if lineNo%4096 == 0 && ctx.Err() != nil { // skipping to a far offset can take a while
+			return "", ctx.Err()
+		}
 		if a.Limit > 0 && lineNo >= a.Offset+a.Limit {
 			if _, err := br.Peek(1); err == nil {
 				note = fmt.Sprintf("[fs_read: stopped at the limit of %d lines; continue with offset=%d]", a.Limit, lineNo)

@@ -113,33 +113,36 @@ func (ds *allowedDirs) match(p string) ([]rootedPath, error) {
 	if !filepath.IsAbs(abs) {
 		abs = ds.workdir + string(filepath.Separator) + p
 	}
+	dirSlash := strings.HasSuffix(p, "/")
+	out := ds.matchComponents(components(abs), dirSlash)
+	if len(out) == 0 {
+		out = ds.matchComponents(components(filepath.Clean(abs)), dirSlash)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("path %q is outside the allowed paths (%s)", p, ds.names())
+	}
+	return out, nil
+}
+
+func (ds *allowedDirs) matchComponents(comps []string, dirSlash bool) []rootedPath {
 	var out []rootedPath
-	for pass, candidate := range [2]string{abs} {
-		if pass == 1 {
-			candidate = filepath.Clean(abs)
-		}
-		comps := components(candidate)
-		for i := range ds.dirs {
-			d := &ds.dirs[i]
-			for _, prefix := range d.parts {
-				if len(comps) < len(prefix) || !slices.Equal(comps[:len(prefix)], prefix) {
-					continue
-				}
-				rel := strings.Join(comps[len(prefix):], "/")
-				if rel == "" {
-					rel = "."
-				} else if strings.HasSuffix(p, "/") {
-					rel += "/" // keep "file/" an error, as it is for the OS
-				}
-				out = append(out, rootedPath{d, rel})
-				break
+	for i := range ds.dirs {
+		d := &ds.dirs[i]
+		for _, prefix := range d.parts {
+			if len(comps) < len(prefix) || !slices.Equal(comps[:len(prefix)], prefix) {
+				continue
 			}
-		}
-		if len(out) > 0 {
-			return out, nil
+			rel := strings.Join(comps[len(prefix):], "/")
+			if rel == "" {
+				rel = "."
+			} else if dirSlash {
+				rel += "/" // keep "file/" an error, as it is for the OS
+			}
+			out = append(out, rootedPath{d, rel})
+			break
 		}
 	}
-	return nil, fmt.Errorf("path %q is outside the allowed paths (%s)", p, ds.names())
+	return out
 }
 
 // rootedPath is a requested path relative to one allowed root.

@@ -175,8 +175,7 @@ func (s *Shell) workDir(cwd string) (string, error) {
 	defer base.Close()
 	sub, err := base.OpenRoot(cwd)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent" {
+		if isEscape(err) {
 			return "", fmt.Errorf("cwd %q leads outside the working directory through a symbolic link", cwd)
 		}
 		return "", fmt.Errorf("cwd %q: %w", cwd, describeOSError(err))

@@ -375,6 +375,21 @@ func addQuery(q url.Values, name string, raw json.RawMessage) error {
 }
 
 func decodeValue(raw json.RawMessage) (any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, errors.New("no value")
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	case c == '-' || '0' <= c && c <= '9':
+		if !json.Valid(raw) {
+			return nil, fmt.Errorf("invalid number %s", raw)
+		}
+		return json.Number(raw), nil // as written: 12345678901234567890 stays exact
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // keep 12345678901234567890 as written
 	var v any
