@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -200,6 +201,38 @@ func TestFormatIdempotent(t *testing.T) {
 		twice, _ := Format(p, once)
 		if diff := cmp.Diff(string(once), string(twice)); diff != "" {
 			t.Errorf("%s: fmt is not idempotent (-once +twice):\n%s", p, diff)
+		}
+	}
+}
+
+// TestValidFixturesCoverLanguage checks that every attribute and block of
+// the language appears in some valid fixture, so the fixtures stay a
+// complete example as the language grows.
+func TestValidFixturesCoverLanguage(t *testing.T) {
+	paths, _ := filepath.Glob("../testdata/specs/valid/*/*.hcl*")
+	var all strings.Builder
+	for _, p := range paths {
+		b, _ := os.ReadFile(p)
+		all.Write(b)
+	}
+	text := all.String()
+	for _, s := range []*hcl.BodySchema{
+		rootSchema, toolgenSchema, defaultsSchema, queueSchema, serverSchema, healthCheckSchema,
+		policySchema, toolSchema, restSchema, bundleSchema, agentSchema, agentToolsSchema,
+		routerSchema, workflowSchema, roleSchema, stepSchema,
+	} {
+		var names []string
+		for _, a := range s.Attributes {
+			names = append(names, a.Name)
+		}
+		for _, b := range s.Blocks {
+			names = append(names, b.Type)
+		}
+		for _, n := range names {
+			re := regexp.MustCompile(`(^|\s)` + n + `\s*(=|\{|")|"` + n + `"\s*:`)
+			if !re.MatchString(text) {
+				t.Errorf("no valid fixture uses %q", n)
+			}
 		}
 	}
 }
