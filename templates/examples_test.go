@@ -182,3 +182,24 @@ func TestGoToolWrappers(t *testing.T) {
 		t.Errorf("wrong type: err = %v", err)
 	}
 }
+
+// TestNoSecretsInOutput: env() values stay variable names; what the
+// variables hold when toolgen runs never reaches generated code.
+func TestNoSecretsInOutput(t *testing.T) {
+	const secret = "s3cr3t-value-from-the-environment"
+	for _, v := range []string{"EVERYTHING_TOKEN", "SCRAPER_TOKEN", "WEATHER_KEY"} {
+		t.Setenv(v, secret)
+	}
+	files, diags := Generate(loadSpec(t, "../examples/full/spec"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for name, b := range files {
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s contains the value of an environment variable", name)
+		}
+	}
+	if !bytes.Contains(files[RegistryFile], []byte(`runtime.Value{{Lit: "Bearer "}, {Env: "SCRAPER_TOKEN"}}`)) {
+		t.Errorf("registry does not name SCRAPER_TOKEN as a run-time lookup")
+	}
+}

@@ -81,6 +81,7 @@ func TestGolden(t *testing.T) {
 		return
 	}
 	t.Run("compile", func(t *testing.T) { vetPackages(t, built) })
+	t.Run("version-guard", func(t *testing.T) { versionGuard(t, built["small"]) })
 }
 
 func names(m map[string][]byte) []string {
@@ -166,4 +167,36 @@ func names2(m map[string]map[string][]byte) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// versionGuard builds the small golden as if generated for a newer runtime
+// (GenVersion above runtime.MaxVersion) and expects the build to fail at
+// the guard.
+func versionGuard(t *testing.T, files map[string][]byte) {
+	if files == nil {
+		t.Fatal("no small golden")
+	}
+	drift := map[string][]byte{}
+	for name, b := range files {
+		drift[name] = b
+	}
+	reg := string(drift[RegistryFile])
+	if !strings.Contains(reg, "const GenVersion = 1\n") {
+		t.Fatal("no GenVersion = 1 in the registry")
+	}
+	drift[RegistryFile] = []byte(strings.Replace(reg, "const GenVersion = 1\n", "const GenVersion = 1000\n", 1))
+	root, err := os.MkdirTemp("testdata", "_build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	for name, b := range drift {
+		if err := os.WriteFile(filepath.Join(root, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command("go", "build", "./"+filepath.ToSlash(root)).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "overflows") {
+		t.Fatalf("build with a drifted GenVersion: err %v\n%s", err, out)
+	}
 }

@@ -111,17 +111,18 @@ func (p *valuePrinter) structLit(v reflect.Value, elide bool) jen.Code {
 func (p *valuePrinter) sliceLit(v reflect.Value, elide bool) jen.Code {
 	t := v.Type()
 	elems := make([]jen.Code, v.Len())
-	allSmall, width := true, 0
+	allSmall, allTiny, width := true, true, 0
 	for i := range elems {
 		e := v.Index(i)
 		allSmall = allSmall && small(e)
+		allTiny = allTiny && tiny(e)
 		if e.Kind() == reflect.String {
 			width += len(e.String()) + 4
 		}
 		elems[i] = p.print(e, true)
 	}
 	structs := t.Elem().Kind() == reflect.Struct || t.Elem().Kind() == reflect.Pointer
-	multi := !allSmall || structs && v.Len() > 1 || v.Len() > 8 && width == 0 || width > 80
+	multi := !allSmall || structs && v.Len() > 1 && !(allTiny && v.Len() <= 2) || v.Len() > 8 && width == 0 || width > 80
 	body := jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: multi}, elems...)
 	if elide {
 		return body
@@ -156,6 +157,26 @@ func small(v reflect.Value) bool {
 		return set <= 2
 	}
 	return true
+}
+
+// tiny reports whether v is a struct of at most two set scalar fields,
+// short enough to list a few on one line: runtime.Value{{Lit: "Bearer "}, {Env: "TOKEN"}}.
+func tiny(v reflect.Value) bool {
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	set := 0
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.IsZero() || !v.Type().Field(i).IsExported() {
+			continue
+		}
+		if k := f.Kind(); k != reflect.String && k != reflect.Bool && k != reflect.Int {
+			return false
+		}
+		set++
+	}
+	return set <= 2
 }
 
 // typeCode names a type: qualified when named, built up for slices and pointers.

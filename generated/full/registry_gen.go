@@ -151,11 +151,8 @@ var _toolgenServers = []runtime.Server{
 		URL:       runtime.Value{{Lit: "https://scraper.example.com/mcp"}},
 		Headers: []runtime.KeyValue{
 			{
-				Key: "Authorization",
-				Value: runtime.Value{
-					{Lit: "Bearer "},
-					{Env: "SCRAPER_TOKEN"},
-				},
+				Key:   "Authorization",
+				Value: runtime.Value{{Lit: "Bearer "}, {Env: "SCRAPER_TOKEN"}},
 			},
 		},
 		AllowTools:      []string{"fetch_page"},
@@ -389,11 +386,8 @@ var _toolgenTools = []runtime.Tool{
 			URL:    runtime.Value{{Lit: "https://api.weather.example/v1/{city}"}},
 			Headers: []runtime.KeyValue{
 				{
-					Key: "Authorization",
-					Value: runtime.Value{
-						{Lit: "Bearer "},
-						{Env: "WEATHER_KEY"},
-					},
+					Key:   "Authorization",
+					Value: runtime.Value{{Lit: "Bearer "}, {Env: "WEATHER_KEY"}},
 				},
 			},
 		},
@@ -471,12 +465,9 @@ var _toolgenAgents = []runtime.Agent{
 	{
 		Name:        "reviewer",
 		Description: "Reviews changes.",
-		Use: []runtime.Use{
-			{Kind: runtime.UseBundle, Name: "files"},
-			{Kind: runtime.UseBundle, Name: "everything_read"},
-		},
-		MaxDepth: 2,
-		Allow:    _toolgenAllowReviewer,
+		Use:         []runtime.Use{{Kind: runtime.UseBundle, Name: "files"}, {Kind: runtime.UseBundle, Name: "everything_read"}},
+		MaxDepth:    2,
+		Allow:       _toolgenAllowReviewer,
 	},
 }
 
