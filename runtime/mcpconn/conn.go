@@ -1,0 +1,190 @@
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool is one entry of a server's tools/list, with its input schema
+// normalised to an object schema.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	InputSchema json.RawMessage
+}
+
+// Result of tools/call.
+type Result struct {
+	// Text is the text content joined by newlines; other content blocks
+	// (images, resources) as their JSON; the structured content as JSON
+	// when there is no content at all.
+	Text string
+	// IsError: the tool reported a failure (not a transport error).
+	IsError bool
+	// Structured is structuredContent, if any.
+	Structured json.RawMessage
+}
+
+// Health of a connection.
+type Health string
+
+const (
+	HealthGreen  Health = "green"  // up; the last ping answered in time
+	HealthYellow Health = "yellow" // up, but the last ping was slow or missed
+	HealthRed    Health = "red"    // down: died, or pings kept failing; reconnecting
+)
+
+// Conn is one holder's handle on a shared connection. Its methods are safe
+// for concurrent use; Release it once when done.
+type Conn struct {
+	s        *server
+	released atomic.Bool
+
+	mu        sync.Mutex
+	listeners []uint64
+}
+
+// Name is the server's name.
+func (c *Conn) Name() string { return c.s.cfg.Name }
+
+// Tools is the server's current tool list (every page). The slice is
+// shared: do not modify it.
+func (c *Conn) Tools() []Tool {
+	if l := c.s.live.Load(); l != nil {
+		return l.tools
+	}
+	return c.s.lastTools()
+}
+
+// Instructions is the server's instructions from the initialize handshake.
+func (c *Conn) Instructions() string {
+	if l := c.s.live.Load(); l != nil {
+		return l.instructions
+	}
+	return ""
+}
+
+// Health is the connection's colour as health checks (and deaths) see it.
+func (c *Conn) Health() Health { return c.s.getHealth() }
+
+// Err says why the connection is down, or nil while it is up.
+func (c *Conn) Err() error {
+	if c.s.live.Load() != nil {
+		return nil
+	}
+	return c.s.downErr()
+}
+
+// Call runs tools/call. A failure the tool reports is Result.IsError; err
+// is for a server that is down, a transport failure or ctx ending (which
+// sends notifications/cancelled to the server).
+func (c *Conn) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
+	s := c.s
+	l := s.live.Load()
+	if l == nil {
+		return Result{}, fmt.Errorf("server %q is unavailable: %v", s.cfg.Name, s.downErr())
+	}
+	params := &mcp.CallToolParams{Name: name}
+	if len(args) > 0 {
+		if !isObject(args) {
+			return Result{}, fmt.Errorf("server %q: tool %q: arguments must be a JSON object", s.cfg.Name, name)
+		}
+		params.Arguments = args
+	}
+	res, err := l.cs.CallTool(ctx, params)
+	if err != nil {
+		return Result{}, fmt.Errorf("server %q: tool %q: %s", s.cfg.Name, name, s.redact(err.Error()))
+	}
+	return toResult(res), nil
+}
+
+// OnToolsChanged runs fn (on a connection goroutine) after the tool list
+// changed: on tools/list_changed, or after a reconnect found other tools.
+// The returned func unregisters it; Release unregisters all of them.
+func (c *Conn) OnToolsChanged(fn func()) (cancel func()) {
+	id := c.s.addListener(fn)
+	c.mu.Lock()
+	c.listeners = append(c.listeners, id)
+	c.mu.Unlock()
+	return func() { c.s.removeListener(id) }
+}
+
+// Release drops this handle; the last one closes the connection (and kills
+// a stdio server's process group). Further calls are no-ops.
+func (c *Conn) Release() {
+	if !c.released.CompareAndSwap(false, true) {
+		return
+	}
+	c.mu.Lock()
+	ids := c.listeners
+	c.listeners = nil
+	c.mu.Unlock()
+	for _, id := range ids {
+		c.s.removeListener(id)
+	}
+	c.s.m.release(c.s)
+}
+
+func isObject(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+func toResult(res *mcp.CallToolResult) Result {
+	r := Result{IsError: res.IsError}
+	if res.StructuredContent != nil {
+		r.Structured, _ = json.Marshal(res.StructuredContent)
+	}
+	if len(res.Content) == 1 {
+		if t, ok := res.Content[0].(*mcp.TextContent); ok {
+			r.Text = t.Text
+			return r
+		}
+	}
+	var b strings.Builder
+	for i, c := range res.Content {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+			continue
+		}
+		j, err := json.Marshal(c)
+		if err != nil {
+			j = []byte(`{"error":"unencodable content"}`)
+		}
+		b.Write(j)
+	}
+	r.Text = b.String()
+	if len(res.Content) == 0 && r.Structured != nil {
+		r.Text = string(r.Structured)
+	}
+	return r
+}
+
+func sameTools(a, b []Tool) bool {
+	return slices.EqualFunc(a, b, func(x, y Tool) bool {
+		return x.Name == y.Name && x.Title == y.Title && x.Description == y.Description &&
+			string(x.InputSchema) == string(y.InputSchema)
+	})
+}
+
+var errNotStarted = errors.New("not connected yet")

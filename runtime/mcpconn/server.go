@@ -1,0 +1,491 @@
+package mcpconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Reconnect backoff and health thresholds; variables so tests can shorten
+// them.
+var (
+	minBackoff     = 250 * time.Millisecond
+	maxBackoff     = 30 * time.Second
+	redAfterMisses = 3 // consecutive failed pings before the connection is recycled
+	refreshTimeout = 30 * time.Second
+	clientName     = "toolgen"
+	clientVersion  = "1"
+)
+
+// server is one shared connection and the goroutine (run) that supervises
+// it: connect, watch, health-check, refresh tools, reconnect, tear down.
+type server struct {
+	m   *Manager
+	key string
+	cfg Config
+	log *slog.Logger
+
+	refs int // guarded by m.mu
+
+	ready    chan struct{} // closed after the first connect attempt
+	startErr error         // set before ready closes
+
+	closing   chan struct{}
+	closeOnce sync.Once
+	done      chan struct{} // run returned: everything released
+	lifeCtx   context.Context
+	lifeStop  context.CancelFunc
+
+	live    atomic.Pointer[liveSession] // nil while down
+	refresh chan struct{}               // tools/list_changed arrived
+
+	mu        sync.Mutex
+	health    Health
+	err       error  // why down
+	tools     []Tool // kept while down so holders still see the last list
+	listeners map[uint64]func()
+	nextID    uint64
+}
+
+// liveSession is what callers read without a lock on every call.
+type liveSession struct {
+	cs           *mcp.ClientSession
+	tools        []Tool
+	instructions string
+}
+
+func newServer(m *Manager, key string, cfg Config) *server {
+	ctx, stop := context.WithCancel(context.Background())
+	return &server{
+		m: m, key: key, cfg: cfg,
+		log:      cfg.Logger.With("server", cfg.Name),
+		ready:    make(chan struct{}),
+		closing:  make(chan struct{}),
+		done:     make(chan struct{}),
+		lifeCtx:  ctx,
+		lifeStop: stop,
+		refresh:  make(chan struct{}, 1),
+		err:      errNotStarted,
+	}
+}
+
+// close stops the connection and waits until its process is reaped.
+func (s *server) close() {
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.lifeStop()
+	})
+	<-s.done
+}
+
+// attempt is one connected session and what must be released with it.
+type attempt struct {
+	cs    *mcp.ClientSession
+	link  *link
+	stop  context.CancelFunc
+	tools []Tool
+}
+
+func (a *attempt) close() {
+	a.cs.Close()
+	a.link.release()
+	a.stop()
+}
+
+func (s *server) run() {
+	defer close(s.done)
+	a, err := s.connect(0)
+	if err != nil {
+		s.startErr = err
+		s.m.forget(s)
+		close(s.ready)
+		return
+	}
+	s.up(a, 0)
+	close(s.ready)
+	for {
+		reason := s.watch(a)
+		a.close()
+		if s.isClosing() {
+			s.down(ErrClosed, false)
+			s.log.Info("server.stop", "transport", s.cfg.transport())
+			return
+		}
+		reason = s.withProcessState(reason, a.link)
+		s.down(reason, true)
+		if a = s.reconnect(); a == nil {
+			s.down(ErrClosed, false)
+			s.log.Info("server.stop", "transport", s.cfg.transport())
+			return
+		}
+	}
+}
+
+// reconnect retries with exponential backoff until it connects or the
+// server is closed (nil).
+func (s *server) reconnect() *attempt {
+	delay := minBackoff
+	for n := 1; ; n++ {
+		if !s.sleep(delay) {
+			return nil
+		}
+		a, err := s.connect(n)
+		if err == nil {
+			s.up(a, n)
+			return a
+		}
+		if s.isClosing() {
+			return nil
+		}
+		delay = min(delay*2, maxBackoff)
+		s.log.Warn("server.fail", "transport", s.cfg.transport(), "reason", err.Error(),
+			"attempt", n, "retry_in_ms", delay.Milliseconds())
+	}
+}
+
+func (s *server) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.closing:
+		return false
+	}
+}
+
+func (s *server) isClosing() bool {
+	select {
+	case <-s.closing:
+		return true
+	default:
+		return false
+	}
+}
+
+// connect makes one attempt: start or dial, initialize, list tools, all
+// within the startup timeout. The session's context outlives the attempt
+// (SSE streams and stdio reads are bound to it) and ends at teardown.
+func (s *server) connect(n int) (*attempt, error) {
+	start := time.Now()
+	ctx, stop := context.WithCancel(s.lifeCtx)
+	timeout := s.cfg.startupTimeout()
+	timer := time.AfterFunc(timeout, stop)
+
+	l, err := newLink(&s.cfg, s.onStderr, s.onStdoutGarbage)
+	if err != nil {
+		timer.Stop()
+		stop()
+		return nil, s.failStart(n, fmt.Errorf("start: %w", err), nil)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, &mcp.ClientOptions{
+		Capabilities:           &mcp.ClientCapabilities{},
+		ToolListChangedHandler: s.onListChanged,
+	})
+	cs, err := client.Connect(ctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: s.cfg.protocolVersion()})
+	var tools []Tool
+	if err == nil {
+		tools, err = s.listTools(ctx, cs)
+		if err != nil {
+			err = fmt.Errorf("tools/list: %w", err)
+		}
+	} else {
+		err = fmt.Errorf("initialize: %w", err)
+	}
+	if !timer.Stop() {
+		err = fmt.Errorf("no answer within the startup timeout (%s)", timeout)
+	}
+	if err != nil {
+		if cs != nil {
+			cs.Close()
+		}
+		l.release()
+		stop()
+		return nil, s.failStart(n, err, l)
+	}
+	s.log.Info("server.start", "transport", s.cfg.transport(), "tools", len(tools),
+		"protocol", cs.InitializeResult().ProtocolVersion, "latency_ms", time.Since(start).Milliseconds(), "attempt", n)
+	return &attempt{cs: cs, link: l, stop: stop, tools: tools}, nil
+}
+
+// failStart turns a failed attempt into the error callers see: named,
+// with how the process ended and what it said last, secrets redacted. The
+// first attempt's failure is the server.fail event; reconnect logs its own.
+func (s *server) failStart(n int, err error, l *link) error {
+	reason := s.withProcessState(err.Error(), l)
+	if s.isClosing() {
+		reason = ErrClosed.Error()
+	}
+	err = fmt.Errorf("server %q: %s", s.cfg.Name, reason)
+	if n == 0 {
+		s.down(errors.New(reason), false)
+		s.log.Error("server.fail", "transport", s.cfg.transport(), "reason", reason)
+	}
+	return err
+}
+
+func (s *server) withProcessState(reason string, l *link) string {
+	if l == nil || l.proc == nil {
+		return s.redact(reason)
+	}
+	if e := l.proc.exitReason(); e != "" {
+		reason += "; " + e
+	}
+	if t := l.proc.tail(); t != "" {
+		reason += "; stderr: " + t
+	}
+	return s.redact(reason)
+}
+
+func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]Tool, error) {
+	var tools []Tool
+	seen := map[string]bool{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		if t.Name == "" || seen[t.Name] {
+			s.log.Warn("server.tool_skipped", "tool", t.Name, "reason", "empty or duplicate name")
+			continue
+		}
+		schema, note, skip := normalizeSchema(t.InputSchema)
+		if note != "" {
+			s.log.Warn("server.tool_schema", "tool", t.Name, "note", note)
+		}
+		if skip {
+			continue
+		}
+		seen[t.Name] = true
+		tools = append(tools, Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema})
+	}
+	return tools, nil
+}
+
+// watch returns why the session must end: it died, pings kept failing, or
+// the server is closing ("").
+func (s *server) watch(a *attempt) string {
+	ended := make(chan error, 1)
+	go func() { ended <- a.cs.Wait() }()
+
+	var tick <-chan time.Time
+	if s.cfg.HealthInterval > 0 {
+		t := time.NewTicker(s.cfg.HealthInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	misses := 0
+	for {
+		select {
+		case <-s.closing:
+			return ""
+		case err := <-ended:
+			if err == nil {
+				err = ErrClosed
+			}
+			return "connection lost: " + err.Error()
+		case <-s.refresh:
+			s.refreshTools(a)
+		case <-tick:
+			switch s.ping(a.cs) {
+			case HealthGreen:
+				misses = 0
+			case HealthRed:
+				misses++
+				if misses >= redAfterMisses {
+					return fmt.Sprintf("%d health checks failed in a row", misses)
+				}
+				s.setHealth(HealthYellow, "ping failed")
+			}
+		}
+	}
+}
+
+// ping sets the health colour from one ping: green in time, yellow slow;
+// it returns red for a missed ping and leaves the colour to watch.
+func (s *server) ping(cs *mcp.ClientSession) Health {
+	timeout := s.cfg.healthTimeout()
+	ctx, cancel := context.WithTimeout(s.lifeCtx, timeout)
+	defer cancel()
+	start := time.Now()
+	err := cs.Ping(ctx, nil)
+	var rpcErr *jsonrpc.Error
+	if err != nil && !errors.As(err, &rpcErr) { // an error reply still proves it is alive
+		return HealthRed
+	}
+	if took := time.Since(start); took > timeout/2 {
+		s.setHealth(HealthYellow, fmt.Sprintf("slow ping: %s", took.Round(time.Millisecond)))
+		return HealthYellow
+	}
+	s.setHealth(HealthGreen, "")
+	return HealthGreen
+}
+
+func (s *server) onListChanged(context.Context, *mcp.ToolListChangedRequest) {
+	select {
+	case s.refresh <- struct{}{}:
+	default: // a refresh is already pending
+	}
+}
+
+func (s *server) refreshTools(a *attempt) {
+	ctx, cancel := context.WithTimeout(s.lifeCtx, refreshTimeout)
+	defer cancel()
+	tools, err := s.listTools(ctx, a.cs)
+	if err != nil {
+		s.log.Warn("server.tools_refresh_failed", "reason", s.redact(err.Error()))
+		return
+	}
+	l := s.live.Load()
+	if l == nil || sameTools(l.tools, tools) {
+		return
+	}
+	s.publish(a, tools)
+	s.log.Info("server.tools_changed", "tools", len(tools))
+	s.notify()
+}
+
+// up publishes a connected attempt.
+func (s *server) up(a *attempt, n int) {
+	s.mu.Lock()
+	changed := n > 0 && !sameTools(s.tools, a.tools)
+	s.mu.Unlock()
+	s.publish(a, a.tools)
+	s.setHealth(HealthGreen, "")
+	if changed {
+		s.log.Info("server.tools_changed", "tools", len(a.tools))
+		s.notify()
+	}
+}
+
+func (s *server) publish(a *attempt, tools []Tool) {
+	instr := ""
+	if r := a.cs.InitializeResult(); r != nil {
+		instr = r.Instructions
+	}
+	s.mu.Lock()
+	s.tools = tools
+	s.err = nil
+	s.mu.Unlock()
+	s.live.Store(&liveSession{cs: a.cs, tools: tools, instructions: instr})
+}
+
+// down marks the connection unavailable; event says whether it is news
+// worth a server.fail (a death, not a deliberate close).
+func (s *server) down(reason any, event bool) {
+	var err error
+	switch r := reason.(type) {
+	case error:
+		err = r
+	case string:
+		err = errors.New(r)
+	}
+	s.live.Store(nil)
+	s.mu.Lock()
+	s.err = err
+	s.mu.Unlock()
+	if event {
+		s.log.Error("server.fail", "transport", s.cfg.transport(), "reason", err.Error(), "reconnecting", true)
+	}
+	s.setHealth(HealthRed, err.Error())
+}
+
+func (s *server) setHealth(h Health, reason string) {
+	s.mu.Lock()
+	prev := s.health
+	s.health = h
+	s.mu.Unlock()
+	if prev == h || prev == "" && h == HealthGreen {
+		return // no news, or simply the first start
+	}
+	attrs := []any{"health", string(h), "prev", string(prev)}
+	if reason != "" {
+		attrs = append(attrs, "reason", reason)
+	}
+	s.log.Info("server.health", attrs...)
+}
+
+func (s *server) getHealth() Health {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.health == "" {
+		return HealthRed
+	}
+	return s.health
+}
+
+func (s *server) downErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *server) lastTools() []Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools
+}
+
+func (s *server) addListener(fn func()) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listeners == nil {
+		s.listeners = map[uint64]func(){}
+	}
+	s.nextID++
+	s.listeners[s.nextID] = fn
+	return s.nextID
+}
+
+func (s *server) removeListener(id uint64) {
+	s.mu.Lock()
+	delete(s.listeners, id)
+	s.mu.Unlock()
+}
+
+func (s *server) notify() {
+	s.mu.Lock()
+	fns := make([]func(), 0, len(s.listeners))
+	for _, fn := range s.listeners {
+		fns = append(fns, fn)
+	}
+	s.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+func (s *server) onStderr(line string) {
+	s.log.Debug("server.stderr", "line", s.redact(line))
+}
+
+func (s *server) onStdoutGarbage(line string) {
+	if len(line) > 200 {
+		line = line[:200] + "…"
+	}
+	s.log.Warn("server.stdout_garbage", "line", s.redact(line))
+}
+
+// redact removes secret values from text bound for events and errors.
+func (s *server) redact(text string) string {
+	for _, v := range s.cfg.Redact {
+		if v != "" {
+			text = strings.ReplaceAll(text, v, "[redacted]")
+		}
+	}
+	return text
+}
+
+func (c *Config) transport() string {
+	if c.Transport == "" {
+		return TransportStdio
+	}
+	return c.Transport
+}

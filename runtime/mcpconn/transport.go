@@ -1,0 +1,114 @@
+package mcpconn
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// link is what one connection attempt needs besides the go-sdk session: the
+// transport to hand to Client.Connect, and how to release what it holds
+// (a process group, idle HTTP connections) once the session is closed.
+type link struct {
+	transport mcp.Transport
+	proc      *process        // stdio only
+	http      *http.Transport // http, sse, ws
+}
+
+func (l *link) release() {
+	if l.proc != nil {
+		l.proc.stop()
+	}
+	if l.http != nil {
+		l.http.CloseIdleConnections()
+	}
+}
+
+// newLink prepares a transport for cfg. For stdio it starts the process.
+func newLink(cfg *Config, onStderr, onGarbage func(string)) (*link, error) {
+	switch cfg.Transport {
+	case TransportStdio, "":
+		p, err := startProcess(cfg, onStderr)
+		if err != nil {
+			return nil, err
+		}
+		return &link{transport: p.transport(cfg.maxMessageBytes(), onGarbage), proc: p}, nil
+	case TransportHTTP:
+		ht, client := httpClient(cfg)
+		return &link{http: ht, transport: &mcp.StreamableClientTransport{
+			Endpoint:   cfg.URL,
+			HTTPClient: client,
+			MaxRetries: -1, // reconnecting is the Manager's job
+		}}, nil
+	case TransportSSE:
+		ht, client := httpClient(cfg)
+		return &link{http: ht, transport: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}}, nil
+	case TransportWS:
+		ht, client := httpClient(cfg)
+		// Dial sets the headers itself; the round tripper would add them again.
+		client.Transport = ht
+		h := http.Header{}
+		for k, v := range cfg.Headers {
+			h.Set(k, v)
+		}
+		return &link{http: ht, transport: &WebSocketTransport{
+			URL: cfg.URL, Header: h, HTTPClient: client, MaxMessageBytes: int64(cfg.maxMessageBytes()),
+		}}, nil
+	case TransportTCP:
+		return &link{transport: &tcpTransport{address: cfg.Address, maxMessage: cfg.maxMessageBytes()}}, nil
+	}
+	return nil, cfg.validate()
+}
+
+// httpClient gives each connection its own pool, so that closing the
+// connection closes its sockets, and injects the configured headers.
+func httpClient(cfg *Config) (*http.Transport, *http.Client) {
+	ht := http.DefaultTransport.(*http.Transport).Clone()
+	var rt http.RoundTripper = ht
+	if len(cfg.Headers) > 0 {
+		rt = &headerTransport{base: ht, headers: cfg.Headers}
+	}
+	return ht, &http.Client{Transport: rt}
+}
+
+// headerTransport sets fixed headers (Authorization and the like) on every
+// request the go-sdk makes.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
+	}
+	return t.base.RoundTrip(req)
+}
+
+// tcpTransport dials a TCP address and speaks newline-delimited JSON-RPC,
+// the stdio framing, over the stream.
+type tcpTransport struct {
+	address    string
+	maxMessage int
+}
+
+func (t *tcpTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", t.address)
+	if err != nil {
+		return nil, err
+	}
+	io := &mcp.IOTransport{Reader: c, Writer: writeOnly{c}, MaxLineLength: t.maxMessage}
+	return io.Connect(ctx)
+}
+
+// writeOnly keeps the go-sdk from closing the socket twice: the reader side
+// owns Close.
+type writeOnly struct{ w io.Writer }
+
+func (w writeOnly) Write(p []byte) (int, error) { return w.w.Write(p) }
+func (writeOnly) Close() error                  { return nil }
