@@ -2,15 +2,135 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"sync/atomic"
+
+	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
 )
 
 // defaultConnector is the process-wide MCP connector used when
-// Options.Connector is nil. Replaced by the runtime/mcpconn adapter.
-func defaultConnector() Connector { return unwiredConnector{} }
+// Options.Connector is nil: connections shared through mcpconn.Shared.
+func defaultConnector() Connector { return NewMCPConnector(mcpconn.Shared()) }
 
-type unwiredConnector struct{}
+// NewMCPConnector returns a Connector whose connections come from m, for
+// hosts that want their own Manager (its own logger, its own Close).
+func NewMCPConnector(m *mcpconn.Manager) Connector { return mcpConnector{m: m} }
 
-func (unwiredConnector) Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error) {
-	return nil, fmt.Errorf("server %q: MCP client not wired", srv.Name)
+type mcpConnector struct{ m *mcpconn.Manager }
+
+func (c mcpConnector) Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error) {
+	cfg, err := ServerConfig(srv, getenv)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := c.m.Acquire(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &mcpUpstream{c: conn}, nil
 }
+
+// ServerConfig turns a registry server into an mcpconn.Config, reading its
+// env() parts now. A variable that is not set is an error naming the server
+// and the variable; every value read is marked for redaction, so secrets
+// never reach events or error messages.
+func ServerConfig(srv *Server, getenv func(string) (string, bool)) (mcpconn.Config, error) {
+	cfg := mcpconn.Config{
+		Name:            srv.Name,
+		Transport:       srv.Transport,
+		Command:         srv.Command,
+		Args:            srv.Args,
+		Address:         srv.Address,
+		StartupTimeout:  srv.StartupTimeout,
+		ProtocolVersion: srv.ProtocolVersion,
+		HealthInterval:  srv.HealthInterval,
+		HealthTimeout:   srv.HealthTimeout,
+	}
+	resolve := func(what string, v Value) (string, error) {
+		for _, p := range v {
+			if p.Env == "" {
+				continue
+			}
+			val, ok := getenv(p.Env)
+			if !ok {
+				return "", fmt.Errorf("server %q: %s: environment variable %s is not set", srv.Name, what, p.Env)
+			}
+			if val != "" {
+				cfg.Redact = append(cfg.Redact, val)
+			}
+		}
+		return v.Resolve(getenv)
+	}
+	for _, kv := range srv.Env {
+		val, err := resolve("env "+kv.Key, kv.Value)
+		if err != nil {
+			return mcpconn.Config{}, err
+		}
+		cfg.Env = append(cfg.Env, kv.Key+"="+val)
+	}
+	if len(srv.URL) > 0 {
+		u, err := resolve("url", srv.URL)
+		if err != nil {
+			return mcpconn.Config{}, err
+		}
+		cfg.URL = u
+	}
+	if len(srv.Headers) > 0 {
+		cfg.Headers = make(map[string]string, len(srv.Headers))
+		for _, kv := range srv.Headers {
+			val, err := resolve("header "+kv.Key, kv.Value)
+			if err != nil {
+				return mcpconn.Config{}, err
+			}
+			cfg.Headers[kv.Key] = val
+		}
+	}
+	return cfg, nil
+}
+
+// mcpUpstream adapts one mcpconn handle to Upstream.
+type mcpUpstream struct {
+	c     *mcpconn.Conn
+	tools atomic.Pointer[toolsView]
+}
+
+// toolsView caches the conversion of one mcpconn tool list, which is
+// replaced (never mutated) when the server's tools change.
+type toolsView struct {
+	src *mcpconn.Tool
+	n   int
+	out []UpstreamTool
+}
+
+func (u *mcpUpstream) Tools() []UpstreamTool {
+	src := u.c.Tools()
+	if len(src) == 0 {
+		return nil
+	}
+	if v := u.tools.Load(); v != nil && v.src == &src[0] && v.n == len(src) {
+		return v.out
+	}
+	out := make([]UpstreamTool, len(src))
+	for i, t := range src {
+		out[i] = UpstreamTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+	}
+	u.tools.Store(&toolsView{src: &src[0], n: len(src), out: out})
+	return out
+}
+
+func (u *mcpUpstream) Call(ctx context.Context, tool string, args json.RawMessage) (UpstreamResult, error) {
+	r, err := u.c.Call(ctx, tool, args)
+	if err != nil {
+		return UpstreamResult{}, err
+	}
+	return UpstreamResult{Text: r.Text, IsError: r.IsError}, nil
+}
+
+func (u *mcpUpstream) Instructions() string { return u.c.Instructions() }
+
+func (u *mcpUpstream) Health() Health { return Health(u.c.Health()) }
+
+func (u *mcpUpstream) OnToolsChanged(fn func()) (cancel func()) { return u.c.OnToolsChanged(fn) }
+
+func (u *mcpUpstream) Release() { u.c.Release() }
