@@ -68,8 +68,6 @@ const (
 	ToolEverythingGetResourceLinks = "everything__get-resource-links"
 	// Returns a resource reference that can be used by MCP clients
 	ToolEverythingGetResourceReference = "everything__get-resource-reference"
-	// Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.
-	ToolEverythingGetRootsList = "everything__get-roots-list"
 	// Returns structured content along with an output schema for client data validation
 	ToolEverythingGetStructuredContent = "everything__get-structured-content"
 	// Returns the sum of two numbers
@@ -277,18 +275,6 @@ var _toolgenTools = []runtime.Tool{
           }`),
 		Server:   "everything",
 		Original: "get-resource-reference",
-	},
-	{
-		Name:        "everything__get-roots-list",
-		Description: "Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.",
-		Kind:        runtime.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {},
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-roots-list",
 	},
 	{
 		Name:        "everything__get-structured-content",

@@ -44,7 +44,6 @@ func _toolgenAllowCoder(name string) bool {
 		"everything__get-annotated-message",
 		"everything__get-resource-links",
 		"everything__get-resource-reference",
-		"everything__get-roots-list",
 		"everything__get-structured-content",
 		"everything__get-sum",
 		"everything__get-tiny-image",
