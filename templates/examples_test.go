@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -229,5 +230,18 @@ func TestNoSecretsInOutput(t *testing.T) {
 	}
 	if !bytes.Contains(files[RegistryFile], []byte(`runtime.Value{{Lit: "Bearer "}, {Env: "SCRAPER_TOKEN"}}`)) {
 		t.Errorf("registry does not name SCRAPER_TOKEN as a run-time lookup")
+	}
+}
+
+// TestGeneratedPackagesVet builds and vets every committed generated
+// package (and the example binaries using them).
+func TestGeneratedPackagesVet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go vet")
+	}
+	cmd := exec.Command("go", "vet", "./generated/...", "./examples/...")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go vet ./generated/... ./examples/...: %v\n%s", err, out)
 	}
 }
