@@ -126,7 +126,7 @@ var runtimeConsts = map[any]jen.Code{
 func emitRegistryValue(f *jen.File, spec *ir.Spec) {
 	goTools := make(map[string]*ir.Tool)
 	for _, t := range spec.Tools {
-		if t.Kind == ir.KindGo {
+		if t.Kind == ir.KindGo && t.Go != nil {
 			goTools[t.Name] = t
 		}
 	}

@@ -366,7 +366,7 @@ var _toolgenTools = []runtime.Tool{
 		Name:        "weather",
 		Description: "Current weather for a city.",
 		Kind:        runtime.KindREST,
-		InputSchema: json.RawMessage(`{"properties":{"city":{"description":"City name","type":"string"}},"required":["city"],"type":"object"}`),
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","description":"City name"},"units":{"type":"string","enum":["metric","imperial"],"description":"Unit system; metric by default"}},"required":["city"]}`),
 		REST: &runtime.REST{
 			Method: "GET",
 			URL:    runtime.Value{{Lit: "https://api.weather.example/v1/{city}"}},

@@ -42,11 +42,7 @@ tool "weather" {
     url     = "https://api.weather.example/v1/{city}"
     headers = { Authorization = "Bearer ${env("WEATHER_KEY")}" }
   }
-  input_schema = {
-    type       = "object"
-    properties = { city = { type = "string", description = "City name" } }
-    required   = ["city"]
-  }
+  input_schema = file("weather.schema.json")   # read at generate time
 }
 
 tool "summarize" {
