@@ -55,8 +55,10 @@ eval: build
 fuzz:
 	$(GO) test ./hcl -run '^$$' -fuzz FuzzLoad -fuzztime 60s
 
+# Client scenarios against runtime/mcpconn, then server scenarios against an
+# agent binary (AGENT=path overrides the one server.sh builds).
 conformance: npm build
-	@echo "conformance: not wired yet"
+	testdata/conformance/run.sh all
 
 demo: npm build
 	./scripts/demo.sh

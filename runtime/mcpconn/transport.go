@@ -38,11 +38,9 @@ func newLink(cfg *Config, onStderr, onGarbage func(string)) (*link, error) {
 		return &link{transport: p.transport(cfg.maxMessageBytes(), onGarbage), proc: p}, nil
 	case TransportHTTP:
 		ht, client := httpClient(cfg)
-		return &link{http: ht, transport: &mcp.StreamableClientTransport{
-			Endpoint:   cfg.URL,
-			HTTPClient: client,
-			MaxRetries: -1, // reconnecting is the Manager's job
-		}}, nil
+		// The go-sdk resumes a broken SSE stream itself (Last-Event-ID);
+		// a session that is gone is the Manager's to reconnect.
+		return &link{http: ht, transport: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}}, nil
 	case TransportSSE:
 		ht, client := httpClient(cfg)
 		return &link{http: ht, transport: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}}, nil
