@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -59,7 +60,7 @@ func (p *valuePrinter) print(v reflect.Value, elide bool) jen.Code {
 	case reflect.Int:
 		return jen.Lit(int(v.Int()))
 	case reflect.Int64, reflect.Int32, reflect.Int16, reflect.Int8:
-		return typeCode(t).Call(jen.Lit(v.Int()))
+		return typeCode(t).Call(jen.Op(strconv.FormatInt(v.Int(), 10)))
 	case reflect.Pointer:
 		if v.IsNil() {
 			return jen.Nil()
@@ -213,7 +214,7 @@ func durationCode(d time.Duration) jen.Code {
 			return jen.Lit(int(d/u.d)).Op("*").Qual("time", u.name)
 		}
 	}
-	return jen.Qual("time", "Duration").Call(jen.Lit(int64(d)))
+	return jen.Qual("time", "Duration").Call(jen.Op(strconv.FormatInt(int64(d), 10)))
 }
 
 // rawString prints s as a raw string literal when it can be one (JSON
