@@ -18,13 +18,13 @@ import (
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/gen")
+var update = flag.Bool("update", false, "rewrite the golden files in ../testdata/gen and testdata/bench")
 
-// A golden case is testdata/gen/NAME.txtar: the spec under spec/, then the
+// A golden case is ../testdata/gen/NAME.txtar: the spec under spec/, then the
 // expected generated files by name, or an "errors" file listing the
 // expected diagnostics as "SUMMARY: DETAIL" lines.
 func TestGolden(t *testing.T) {
-	paths, err := filepath.Glob("testdata/gen/*.txtar")
+	paths, err := filepath.Glob("../testdata/gen/*.txtar")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no golden cases: %v", err)
 	}
@@ -46,7 +46,7 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			got := map[string][]byte{}
-			spec, _, diags := spechcl.LoadFiles(filepath.Join("testdata", "gen", name), specFiles)
+			spec, _, diags := spechcl.LoadFiles(filepath.Join("..", "testdata", "gen", name), specFiles)
 			if !diags.HasErrors() {
 				var gen map[string][]byte
 				var d hcl.Diagnostics
