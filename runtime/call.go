@@ -239,6 +239,8 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		msg = fmt.Sprintf("tool %q not found", name)
 		if near := nearest(name, st.knownNames(), 3); len(near) > 0 {
 			msg += "; did you mean " + quoteList(near) + "?"
+		} else {
+			msg += "."
 		}
 		if st.agent.Discovery {
 			msg += " Use " + ToolFind + " to search the tools you can load."

@@ -112,14 +112,13 @@ func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
 	st.recordTools(name, up)
 	c.unwatch = up.OnToolsChanged(func() { st.toolsChanged(name, up) })
 	if srv.HealthInterval > 0 {
-		go st.watchHealth(name, up, srv.HealthInterval)
+		go st.watchHealth(name, up, up.Health(), srv.HealthInterval)
 	}
 }
 
 // watchHealth reports health transitions (green/yellow/red) that the
 // connection's pings observe, as server.health events, until teardown.
-func (st *agentState) watchHealth(name string, up Upstream, every time.Duration) {
-	last := up.Health()
+func (st *agentState) watchHealth(name string, up Upstream, last Health, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Find ranks the tools the agent may load (or call) for a query, best
@@ -77,6 +78,9 @@ func (st *agentState) notFound(name string) error {
 		msg += "; it was renamed to " + to
 	} else if near := nearest(name, st.knownNames(), 3); len(near) > 0 {
 		msg += "; did you mean " + quoteList(near) + "?"
+	}
+	if !strings.HasSuffix(msg, "?") {
+		msg += "."
 	}
 	return errors.New(msg + " Use " + ToolFind + " to discover available tools.")
 }
