@@ -132,7 +132,7 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 		}
 	}
 	if e.q != nil {
-		if err := e.q.acquire(ctx, st.ctx.Done()); err != nil {
+		if err := e.q.acquire(ctx, st.stopWait); err != nil {
 			return "", fmt.Errorf("waiting for queue %q: %w", e.q.name, err)
 		}
 		defer e.q.release()

@@ -453,3 +453,51 @@ func TestSeed_ToolOrchestration_MCPHealthEvents(t *testing.T) {
 	h.Store(HealthGreen)
 	ev.waitFor(EventServerHealth, "server", "github", "health", "green")
 }
+
+// Calls still waiting for a queue slot have not started: Switch frees them
+// at once and waits only for the running ones.
+func TestSeed_ToolOrchestration_SwitchReleasesQueueWaiters(t *testing.T) {
+	hold := make(chan struct{})
+	var holding sync.WaitGroup
+	holding.Add(3)
+	f := newFixture(Agent{Name: "a", Use: useTools("held")}, Agent{Name: "b"}).withTools(Tool{Name: "held", Kind: KindGo, Queue: "github",
+		Go: goTool(func(context.Context, json.RawMessage) (string, error) {
+			holding.Done()
+			<-hold
+			return "ok", nil
+		})})
+	f.reg.Defaults.ToolTimeout = 0
+	ev := &events{}
+	s := open(t, f.reg, "a", f.opts(ev))
+	st := s.st.Load()
+	var holders, waiters sync.WaitGroup
+	for range 3 {
+		holders.Go(func() { mustOK(t, call(t, s, "held", `{}`)) })
+	}
+	holding.Wait()
+	var freed atomic.Int64
+	for range 5 {
+		waiters.Go(func() {
+			if r := call(t, s, "held", `{}`); !r.OK && strings.Contains(r.Error, "agent context closed") {
+				freed.Add(1)
+			}
+		})
+	}
+	for st.inflight.Load() != 8 { // 3 running, 5 queued
+		time.Sleep(time.Millisecond)
+	}
+	switched := make(chan error)
+	go func() { switched <- s.Switch(context.Background(), "b") }()
+	waiters.Wait() // freed while the holders still run
+	if freed.Load() != 5 {
+		t.Errorf("%d of 5 queued calls freed by Switch", freed.Load())
+	}
+	close(hold)
+	holders.Wait()
+	if err := <-switched; err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.named(EventAgentSwitchTimeout)) != 0 {
+		t.Error("Switch timed out waiting for queued calls")
+	}
+}

@@ -211,7 +211,12 @@ func TestSeed_AgentToolPool_GlobResolutionAtBuildTime(t *testing.T) {
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	before := poolNames(s)
 	changed := make(chan struct{}, 1)
-	cancel := PoolFor(f.reg).watch(func() { changed <- struct{}{} })
+	cancel := PoolFor(f.reg).watch(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
 	addEchoTool(f.conn.servers["github"], "get_file_blame")
 	<-changed
 	cancel()

@@ -261,6 +261,7 @@ type agentState struct {
 	inflight atomic.Int64 // calls running; closedBit set once teardown began
 	drained  chan struct{}
 	drainMu  sync.Once
+	stopWait chan struct{} // closed when teardown begins: queue waiters give up
 
 	surf atomic.Pointer[surface]
 
@@ -305,7 +306,7 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	start := time.Now()
 	st := &agentState{
 		s: s, agent: a, log: s.opts.Logger, memory: s.opts.Memory,
-		drained: make(chan struct{}), ups: map[string]*upstreamConn{},
+		drained: make(chan struct{}), stopWait: make(chan struct{}), ups: map[string]*upstreamConn{},
 		loaded: map[string]bool{}, entries: map[*PoolTool]*entry{},
 		maxBytes: s.reg.Defaults.ResponseMaxBytes, budget: int64(s.reg.Defaults.ContextBudget),
 		cache: newResponseCache(),
@@ -337,9 +338,10 @@ func (st *agentState) emitWarnings(ws []warning) {
 	}
 }
 
-// teardown stops new calls, waits up to 5 s for in-flight ones when
-// switching (then forces), and releases everything the context owns.
+// teardown stops new calls, frees queued ones, waits up to 5 s for the
+// running ones (then forces), and releases everything the context owns.
 func (st *agentState) teardown(switching bool) {
+	close(st.stopWait) // calls still queued have not started: they end now
 	if st.inflight.Add(closedBit) == closedBit {
 		st.drainMu.Do(func() { close(st.drained) })
 	}

@@ -105,10 +105,6 @@ func (st *agentState) runChild(ctx context.Context, name, prompt string) (string
 	}
 	opts.Depth++
 	opts.Memory = nil // the child has its own memory
-	opts.SpillDir = ""
-	if st.s.opts.SpillDir != "" {
-		opts.SpillDir = st.s.opts.SpillDir
-	}
 	child, err := Open(ctx, st.s.reg, name, opts)
 	if err != nil {
 		return "", fmt.Errorf("sub-agent %q: %v", name, err)
