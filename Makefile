@@ -47,7 +47,7 @@ update:
 	$(GO) test ./... -update
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... | tee bench.out
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... ./templates/testdata/bench | tee bench.out
 
 eval: build
 	./$(BIN)/toolgen find --eval ../shared/data/toolret
