@@ -1,11 +1,14 @@
 package mcpconn
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -563,3 +566,32 @@ func TestServerDiesOverNetwork(t *testing.T) {
 }
 
 var _ = os.Getpid
+
+func TestHTTPServerDies(t *testing.T) {
+	rec := newRecorder()
+	m := NewManager(nil)
+	defer m.Close()
+	cmd := exec.Command(filepath.Join(fixtureDir, "echo"), "-transport", "http")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := strings.TrimSpace(strings.TrimPrefix(line, "listening "))
+	c := acquire(t, m, Config{Name: "http-dies", Transport: TransportHTTP, URL: url, Logger: rec.logger()})
+	defer c.Release()
+	cmd.Process.Kill()
+	cmd.Wait()
+	start := time.Now()
+	rec.waitEvent(t, "server.fail", "server", "http-dies")
+	t.Logf("death noticed after %s", time.Since(start))
+	if _, err := c.Call(context.Background(), "echo", []byte(`{"text":"x"}`)); err == nil {
+		t.Error("call to a dead server succeeded")
+	}
+}

@@ -38,9 +38,11 @@ func newLink(cfg *Config, onStderr, onGarbage func(string)) (*link, error) {
 		return &link{transport: p.transport(cfg.maxMessageBytes(), onGarbage), proc: p}, nil
 	case TransportHTTP:
 		ht, client := httpClient(cfg)
-		// The go-sdk resumes a broken SSE stream itself (Last-Event-ID);
-		// a session that is gone is the Manager's to reconnect.
-		return &link{http: ht, transport: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}}, nil
+		// The go-sdk resumes a broken SSE stream itself (Last-Event-ID). Two
+		// tries cover a server closing a stream on purpose; more would hide
+		// a dead server for long (5 tries: ~17 s) from the Manager, which
+		// reconnects the whole session.
+		return &link{http: ht, transport: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 2}}, nil
 	case TransportSSE:
 		ht, client := httpClient(cfg)
 		return &link{http: ht, transport: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}}, nil
