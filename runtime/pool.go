@@ -222,10 +222,18 @@ func serverExposes(srv *Server, tool string) bool {
 // rebuild makes a new snapshot; p.mu is held (or p is not shared yet).
 func (p *Pool) rebuild() {
 	reg := p.reg
+	prev := p.snap.Load()
 	snap := &poolSnapshot{byName: map[string]*PoolTool{}, renamed: map[string]string{}}
 	add := func(t *PoolTool) {
 		if _, dup := snap.byName[t.Name]; dup {
 			return // declared tools win over server tools of the same name
+		}
+		// keep the previous pointer for an unchanged tool, so that what
+		// sessions built for it (builtin roots, entries) stays valid
+		if prev != nil {
+			if old := prev.byName[t.Name]; old != nil && samePoolTool(old, t) {
+				t = old
+			}
 		}
 		snap.byName[t.Name] = t
 		snap.tools = append(snap.tools, t)
@@ -280,11 +288,16 @@ func (p *Pool) rebuild() {
 	}
 	slices.SortFunc(snap.tools, func(a, b *PoolTool) int { return strings.Compare(a.Name, b.Name) })
 	var prevFinder *finder
-	if prev := p.snap.Load(); prev != nil {
+	if prev != nil {
 		prevFinder = prev.finder
 	}
 	snap.finder = newFinder(reg, snap.tools, prevFinder)
 	p.snap.Store(snap)
+}
+
+func samePoolTool(a, b *PoolTool) bool {
+	return a.Decl == b.Decl && a.Kind == b.Kind && a.Server == b.Server && a.Original == b.Original &&
+		a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) && a.Untrusted == b.Untrusted
 }
 
 func (r *Registry) separator() string {

@@ -234,3 +234,31 @@ func TestSeed_AgentToolPool_GlobResolutionAtBuildTime(t *testing.T) {
 		t.Errorf("next session lacks the new tool: %v", poolNames(s2))
 	}
 }
+
+// A server's list changing must not rebuild what sessions made for the
+// unchanged tools (a builtin's confined roots, for one).
+func TestPoolKeepsUnchangedTools(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseTool, Name: "read_file"}}})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	pool := PoolFor(f.reg)
+	before := pool.snap.Load().byName["read_file"]
+	st := s.st.Load()
+	entryBefore := st.surf.Load().byName["read_file"]
+	closers := len(st.closers)
+	changed := make(chan struct{}, 1)
+	cancel := s.Subscribe(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	defer cancel()
+	f.conn.servers["github"].RemoveTools("get_file_history")
+	<-changed
+	if pool.snap.Load().byName["read_file"] != before {
+		t.Error("unchanged declared tool got a new pool entry")
+	}
+	if st.surf.Load().byName["read_file"] != entryBefore || len(st.closers) != closers {
+		t.Error("session rebuilt the builtin of an unchanged tool")
+	}
+}

@@ -419,6 +419,7 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 			names[n] = true
 		}
 	}
+	entries := make(map[*PoolTool]*entry, len(names))
 	for _, n := range sortedKeys(names) {
 		pt := snap.byName[n]
 		if pt == nil {
@@ -427,10 +428,11 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 		e := st.entries[pt]
 		if e == nil {
 			e = st.poolEntry(pt)
-			st.entries[pt] = e
 		}
+		entries[pt] = e
 		add(e, st.serverUp(pt.Server))
 	}
+	st.entries = entries
 	st.addRuntimeTools(add)
 	for _, al := range st.agent.Aliases {
 		if e := sf.byName[al.Target]; e != nil {
