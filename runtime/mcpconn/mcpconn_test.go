@@ -595,3 +595,13 @@ func TestHTTPServerDies(t *testing.T) {
 		t.Error("call to a dead server succeeded")
 	}
 }
+
+func TestReleaseFromListener(t *testing.T) {
+	rec := newRecorder()
+	m := NewManager(nil)
+	defer m.Close()
+	c := acquire(t, m, fixture(rec, "listchanged"))
+	c.OnToolsChanged(func() { c.Release() }) // the last handle, from a listener
+	call(t, c, "add_tool", `{"name":"x"}`)
+	rec.waitEvent(t, "server.stop", "server", "listchanged")
+}

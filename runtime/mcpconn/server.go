@@ -349,7 +349,7 @@ func (s *server) refreshTools(a *attempt) {
 	}
 	s.publish(a, tools)
 	s.log.Info("server.tools_changed", "tools", len(tools))
-	s.notify()
+	go s.notify()
 }
 
 // up publishes a connected attempt.
@@ -361,7 +361,7 @@ func (s *server) up(a *attempt, n int) {
 	s.setHealth(HealthGreen, "")
 	if changed {
 		s.log.Info("server.tools_changed", "tools", len(a.tools))
-		s.notify()
+		go s.notify()
 	}
 }
 
@@ -450,6 +450,9 @@ func (s *server) removeListener(id uint64) {
 	s.mu.Unlock()
 }
 
+// notify runs the listeners on their own goroutine, never the
+// supervisor's: a listener may Release the last handle, and close waits for
+// the supervisor.
 func (s *server) notify() {
 	s.mu.Lock()
 	fns := make([]func(), 0, len(s.listeners))
