@@ -104,7 +104,7 @@ func (st *agentState) logCall(ctx context.Context, level slog.Level, e *entry, c
 	attrs := []slog.Attr{
 		slog.String("tool", e.info.Name), slog.String("server", e.server), slog.String("agent", st.agent.Name),
 		slog.Float64("latency_ms", ms(r.Latency)), slog.Int("chars_in", charsIn), slog.Int("chars_out", len(r.Result)),
-		slog.String("status", status), slog.String("kind", string(r.Kind)),
+		slog.String("status", status), slog.String("kind", string(r.Kind)), slog.String("namespace", r.Namespace),
 	}
 	if !r.OK {
 		attrs = append(attrs, slog.String("error", r.Error))

@@ -181,7 +181,7 @@ func TestSeed_ToolOrchestration_AllowedToolInvoked(t *testing.T) {
 		t.Errorf("result %q", out)
 	}
 	e := ev.requireOne(t, EventToolCall, "tool", "entities_get")
-	for k, want := range map[string]string{"agent": "a", "status": "ok", "chars_in": "10", "chars_out": "10", "server": ""} {
+	for k, want := range map[string]string{"agent": "a", "status": "ok", "chars_in": "10", "chars_out": "10", "server": "", "kind": "go", "namespace": "go"} {
 		if e.Attrs[k] != want {
 			t.Errorf("tool.call %s = %q, want %q", k, e.Attrs[k], want)
 		}

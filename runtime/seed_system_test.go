@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -188,12 +189,16 @@ func TestSeed_ToolSystem_FailuresAreResults(t *testing.T) {
 		Tool{Name: "panics", Kind: KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { panic("kaboom") })},
 	)
 	f.reg.Defaults.ToolTimeout = 0 // the in-process fast path recovers too
-	s := open(t, f.reg, "a", f.opts(&events{}))
+	ev := &events{}
+	s := open(t, f.reg, "a", f.opts(ev))
 	if r := call(t, s, "panics", `{}`); r.OK || r.Error != "tool panicked: kaboom" {
 		t.Errorf("panic: %+v", r)
 	}
 	if r := call(t, s, "errs", `{}`); r.OK || r.Error != "boom" {
 		t.Errorf("error: %+v", r)
+	}
+	if e := ev.requireOne(t, EventToolCall, "tool", "errs"); e.Level != slog.LevelWarn || e.Attrs["status"] != "failed" || e.Attrs["error"] != "boom" {
+		t.Errorf("failed call event %+v", e)
 	}
 	for _, bad := range []string{`{"calls":`, `[1,2`, `nope`} {
 		if r := call(t, s, ToolBatch, bad); r.OK || !strings.Contains(r.Error, "invalid") {
