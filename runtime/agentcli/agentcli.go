@@ -43,6 +43,11 @@ type Options struct {
 	// Session is the base of every session's options; Logger and Getenv are
 	// filled in from the fields above when unset.
 	Session runtime.Options
+
+	// setDefaultLogger makes the command's logger slog's default, so that
+	// packages logging through slog.Default (the shared MCP connections)
+	// honour TOOLGEN_LOG too. Only Main, which owns the process, sets it.
+	setDefaultLogger bool
 }
 
 func (o Options) withDefaults() Options {
@@ -70,7 +75,7 @@ func Main(reg *runtime.Registry, args []string) int {
 	// After the first signal, restore the default handling: a second
 	// Ctrl-C ends a teardown that hangs.
 	context.AfterFunc(ctx, stop)
-	return Run(ctx, reg, args, Options{})
+	return Run(ctx, reg, args, Options{setDefaultLogger: true})
 }
 
 // Run is Main with an explicit context and options.
@@ -183,6 +188,9 @@ func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, runtim
 	so := c.opts.Session
 	if so.Logger == nil {
 		so.Logger = c.logger(level)
+		if c.opts.setDefaultLogger {
+			slog.SetDefault(so.Logger)
+		}
 	}
 	if so.Getenv == nil {
 		so.Getenv = c.opts.Getenv
