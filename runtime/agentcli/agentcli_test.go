@@ -354,6 +354,13 @@ func TestServeStdio(t *testing.T) {
 	if text, isErr := callText("shout", map[string]any{"text": "loud"}); isErr || !strings.Contains(text, "LOUD") {
 		t.Errorf("shout after load = %v %q", isErr, text)
 	}
+	// An upstream server tool loads and runs the same way.
+	if text, isErr := callText("tool_load", map[string]any{"names": []string{"everything__echo"}}); isErr {
+		t.Fatalf("tool_load everything__echo: %q", text)
+	}
+	if text, isErr := callText("everything__echo", map[string]any{"message": "via stdio"}); isErr || !strings.Contains(text, "via stdio") {
+		t.Errorf("everything__echo after load = %v %q", isErr, text)
+	}
 	// Loading a tool outside the agent's policy activates nothing.
 	if text, isErr := callText("tool_load", map[string]any{"names": []string{"wipe_disk"}}); !isErr {
 		t.Errorf("tool_load wipe_disk = %q, want an error", text)
