@@ -34,6 +34,9 @@ func TestRuntimeSession(t *testing.T) {
 			Use:       []runtime.Use{{Kind: runtime.UseTool, Name: "upper"}, {Kind: runtime.UseTool, Name: "forbidden"}},
 			Allowed:   []string{"upper"},
 			Discovery: true,
+		}, {
+			Name: "shouter",
+			Use:  []runtime.Use{{Kind: runtime.UseTool, Name: "upper"}},
 		}},
 	}
 	sess, err := runtime.Open(context.Background(), reg, "seeker", runtime.Options{})
@@ -70,5 +73,15 @@ func TestRuntimeSession(t *testing.T) {
 	}
 	if res := call(t, cs, "tool_load", map[string]any{"names": []string{"forbidden"}}); !res.IsError {
 		t.Errorf("tool_load forbidden succeeded: %q", text(t, res))
+	}
+
+	// Switch to another agent: the client is told, and sees its surface.
+	if err := sess.Switch(context.Background(), "shouter"); err != nil {
+		t.Fatal(err)
+	}
+	waitChanged(t, changed)
+	tools = listNames(t, cs)
+	if tools["upper"] == nil || tools["tool_load"] != nil {
+		t.Errorf("after Switch to shouter: tools = %v, want upper without discovery tools", tools)
 	}
 }
