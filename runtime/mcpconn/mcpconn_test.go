@@ -605,3 +605,34 @@ func TestReleaseFromListener(t *testing.T) {
 	call(t, c, "add_tool", `{"name":"x"}`)
 	rec.waitEvent(t, "server.stop", "server", "listchanged")
 }
+
+func TestServerWithoutTools(t *testing.T) {
+	rec := newRecorder()
+	m := NewManager(nil)
+	defer m.Close()
+	c := acquire(t, m, fixture(rec, "echo", "-bare"))
+	defer c.Release()
+	if len(c.Tools()) != 0 || c.Err() != nil {
+		t.Errorf("tools %v, err %v", toolNames(c.Tools()), c.Err())
+	}
+}
+
+func TestListChangedOverNetwork(t *testing.T) {
+	for _, tr := range []string{TransportHTTP, TransportWS, TransportSSE} {
+		t.Run(tr, func(t *testing.T) {
+			rec := newRecorder()
+			m := NewManager(nil)
+			defer m.Close()
+			url := startListening(t, "listchanged", "-transport", tr)
+			c := acquire(t, m, Config{Name: "lc-" + tr, Transport: tr, URL: url, Logger: rec.logger()})
+			defer c.Release()
+			changed := make(chan struct{}, 10)
+			c.OnToolsChanged(func() { changed <- struct{}{} })
+			call(t, c, "add_tool", `{"name":"net_tool"}`)
+			<-changed
+			if !slices.Contains(toolNames(c.Tools()), "net_tool") {
+				t.Errorf("tools %v", toolNames(c.Tools()))
+			}
+		})
+	}
+}

@@ -249,6 +249,10 @@ func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]Tool, 
 	var tools []Tool
 	seen := map[string]bool{}
 	for t, err := range cs.Tools(ctx, nil) {
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeMethodNotFound {
+			return nil, nil // a server of prompts or resources only
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -16,10 +16,16 @@ import (
 	"github.com/toolgen-dev/toolgen/testdata/mcpservers/internal/fixture"
 )
 
-var extra = flag.Int("tools", 0, "add this many generated tools (tool_0000 …)")
+var (
+	extra = flag.Int("tools", 0, "add this many generated tools (tool_0000 …)")
+	bare  = flag.Bool("bare", false, "serve no tools at all (no tools capability)")
+)
 
 func main() {
 	fixture.Main("echo", func(s *mcp.Server) {
+		if *bare {
+			return
+		}
 		fixture.Tool(s, "echo", "Echo the text back.",
 			`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`,
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
