@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -499,5 +500,35 @@ func TestSeed_ToolOrchestration_SwitchReleasesQueueWaiters(t *testing.T) {
 	}
 	if len(ev.named(EventAgentSwitchTimeout)) != 0 {
 		t.Error("Switch timed out waiting for queued calls")
+	}
+}
+
+// slowConnector never finishes the handshake of one server.
+type slowConnector struct {
+	Connector
+	slow string
+}
+
+func (c slowConnector) Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error) {
+	if srv.Name == c.slow {
+		<-ctx.Done()
+		return nil, fmt.Errorf("server %q: %w", srv.Name, context.Cause(ctx))
+	}
+	return c.Connector.Acquire(ctx, srv, getenv)
+}
+
+func TestSeed_ToolOrchestration_MCPServerStartupTimeout(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseServer, Name: "docs"}}})
+	f.reg.Servers[0].StartupTimeout = 20 * time.Millisecond // docs
+	ev := &events{}
+	opts := f.opts(ev)
+	opts.Connector = slowConnector{f.conn, "docs"}
+	s := open(t, f.reg, "a", opts)
+	e := ev.requireOne(t, EventServerFail, "server", "docs")
+	if !strings.Contains(e.Attrs["error"], "deadline exceeded") {
+		t.Errorf("event %+v", e)
+	}
+	if diff := cmp.Diff([]string{"github__get_file_contents", "github__get_file_history", "github__search_code"}, poolNames(s)); diff != "" {
+		t.Errorf("the other server's tools (-want +got):\n%s", diff)
 	}
 }
