@@ -1,9 +1,9 @@
 package templates
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/dave/jennifer/jen"
 
@@ -12,9 +12,6 @@ import (
 
 // tablesVar holds the static search tables behind indexVar.
 const tablesVar = private + "SearchTables"
-
-// numbersPerLine keeps the big index arrays readable and diffable.
-const numbersPerLine = 16
 
 // EmitIndex returns the Go source of index_gen.go for package pkg: the
 // search tables as static data and indexVar, the index over them, which
@@ -37,34 +34,35 @@ func EmitIndex(pkg string, source string, t search.Tables) ([]byte, error) {
 	f.Var().Id(indexVar).Op("=").Qual(searchPkg, "FromTables").Call(jen.Op("&").Id(tablesVar))
 	f.Line()
 
-	weights, err := floats(t.PostingWeights)
-	if err != nil {
+	if err := checkWeights(t.PostingWeights); err != nil {
 		return nil, err
 	}
+	// Every field is a string; the numeric ones are packed little-endian
+	// (see search.Tables), so the file is a handful of long literals.
 	fields := []struct {
 		name  string
 		value jen.Code
 	}{
 		{"Version", jen.Lit(t.Version)},
 		{"Names", jen.Lit(t.Names)},
-		{"NameIndex", uint32s(t.NameIndex)},
+		{"NameIndex", jen.Lit(t.NameIndex)},
 		{"Descriptions", jen.Lit(t.Descriptions)},
-		{"DescriptionIndex", uint32s(t.DescriptionIndex)},
+		{"DescriptionIndex", jen.Lit(t.DescriptionIndex)},
 		{"Categories", jen.Lit(t.Categories)},
-		{"CategoryIndex", uint32s(t.CategoryIndex)},
+		{"CategoryIndex", jen.Lit(t.CategoryIndex)},
 		{"Keywords", jen.Lit(t.Keywords)},
-		{"KeywordIndex", uint32s(t.KeywordIndex)},
-		{"DocKeywords", uint32s(t.DocKeywords)},
+		{"KeywordIndex", jen.Lit(t.KeywordIndex)},
+		{"DocKeywords", jen.Lit(t.DocKeywords)},
 		{"Params", jen.Lit(t.Params)},
-		{"ParamIndex", uint32s(t.ParamIndex)},
-		{"DocParams", uint32s(t.DocParams)},
+		{"ParamIndex", jen.Lit(t.ParamIndex)},
+		{"DocParams", jen.Lit(t.DocParams)},
 		{"Terms", jen.Lit(t.Terms)},
-		{"TermIndex", uint32s(t.TermIndex)},
-		{"PostingIndex", uint32s(t.PostingIndex)},
-		{"PostingDocs", uint32s(t.PostingDocs)},
-		{"PostingWeights", weights},
-		{"NameWords", uint8s(t.NameWords)},
-		{"PostingNameWords", uint8s(t.PostingNameWords)},
+		{"TermIndex", jen.Lit(t.TermIndex)},
+		{"PostingIndex", jen.Lit(t.PostingIndex)},
+		{"PostingDocs", jen.Lit(t.PostingDocs)},
+		{"PostingWeights", jen.Lit(t.PostingWeights)},
+		{"NameWords", jen.Lit(t.NameWords)},
+		{"PostingNameWords", jen.Lit(t.PostingNameWords)},
 	}
 	items := make([]jen.Code, len(fields))
 	for i, fl := range fields {
@@ -74,53 +72,20 @@ func EmitIndex(pkg string, source string, t search.Tables) ([]byte, error) {
 	return render(f)
 }
 
-// uint32s is a []uint32 literal, numbersPerLine values a line.
-func uint32s(v []uint32) jen.Code {
-	if v == nil {
-		return jen.Nil()
-	}
-	return numberLines(jen.Index().Uint32(), len(v), func(i int) jen.Code {
-		return jen.Op(strconv.FormatUint(uint64(v[i]), 10))
-	})
-}
-
-// uint8s is a []uint8 literal, numbersPerLine values a line.
-func uint8s(v []uint8) jen.Code {
-	if v == nil {
-		return jen.Nil()
-	}
-	return numberLines(jen.Index().Uint8(), len(v), func(i int) jen.Code {
-		return jen.Op(strconv.Itoa(int(v[i])))
-	})
-}
-
-// floats is a []float32 literal of untyped constants, each the shortest
-// decimal that converts back to the same float32.
-func floats(v []float32) (jen.Code, error) {
-	if v == nil {
-		return jen.Nil(), nil
-	}
-	for i, w := range v {
-		if math.IsNaN(float64(w)) || math.IsInf(float64(w), 0) {
-			return nil, fmt.Errorf("search tables: posting weight %d is %v", i, w)
-		}
-	}
-	return numberLines(jen.Index().Float32(), len(v), func(i int) jen.Code {
-		return jen.Op(strconv.FormatFloat(float64(v[i]), 'g', -1, 32))
-	}), nil
-}
-
-func numberLines(typ *jen.Statement, n int, item func(int) jen.Code) jen.Code {
-	var lines []jen.Code
-	for lo := 0; lo < n; lo += numbersPerLine {
-		var line []jen.Code
-		for i := lo; i < min(n, lo+numbersPerLine); i++ {
-			line = append(line, item(i))
-		}
-		lines = append(lines, jen.List(line...))
-	}
-	return typ.Custom(multiLine, lines...)
-}
-
 // multiLine is a composite literal with one element a line.
 var multiLine = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
+
+// checkWeights rejects packed posting weights that are not finite numbers,
+// which no ranking could use.
+func checkWeights(w string) error {
+	if len(w)%4 != 0 {
+		return fmt.Errorf("search tables: posting weights are %d bytes, not whole float32s", len(w))
+	}
+	for i := 0; i < len(w); i += 4 {
+		v := float64(math.Float32frombits(binary.LittleEndian.Uint32([]byte(w[i : i+4]))))
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("search tables: posting weight %d is %v", i/4, v)
+		}
+	}
+	return nil
+}

@@ -5,57 +5,31 @@ package small
 
 import "github.com/toolgen-dev/toolgen/runtime/search"
 
-const _ = search.EnforceVersion(1 - search.MinTablesVersion)
-const _ = search.EnforceVersion(search.MaxTablesVersion - 1)
+const _ = search.EnforceVersion(2 - search.MinTablesVersion)
+const _ = search.EnforceVersion(search.MaxTablesVersion - 2)
 
 // _toolgenIndex is the precompiled search index over the registry's tools.
 var _toolgenIndex = search.FromTables(&_toolgenSearchTables)
 
 var _toolgenSearchTables = search.Tables{
-	Version: 1,
-	Names:   "read_note",
-	NameIndex: []uint32{
-		0, 9,
-	},
-	Descriptions: "Read a note (a UTF-8 text file) from the notes directory.",
-	DescriptionIndex: []uint32{
-		0, 57,
-	},
-	Categories: "notes",
-	CategoryIndex: []uint32{
-		0, 5,
-	},
-	Keywords: "opennotetext",
-	KeywordIndex: []uint32{
-		0, 4, 8, 12,
-	},
-	DocKeywords: []uint32{
-		0, 3,
-	},
-	Params: "",
-	ParamIndex: []uint32{
-		0,
-	},
-	DocParams: []uint32{
-		0, 0,
-	},
-	Terms: "8directoryfilenotenotesopenreadtextutf~directory~file~note~open~read~text",
-	TermIndex: []uint32{
-		0, 1, 10, 14, 18, 23, 27, 31, 35, 38, 48, 53, 58, 63, 68, 73,
-	},
-	PostingIndex: []uint32{
-		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-	},
-	PostingDocs: []uint32{
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	},
-	PostingWeights: []float32{
-		0.45207182, 0.45207182, 0.45207182, 0.55034834, 0.4868466, 0.39556286, 0.5274171, 0.5104037, 0.45207182, 0.22603591, 0.22603591, 0.2876821, 0.19778143, 0.26370856, 0.25520185,
-	},
-	NameWords: []uint8{
-		2,
-	},
-	PostingNameWords: []uint8{
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0,
-	},
+	Version:          2,
+	Names:            "read_note",
+	NameIndex:        "\x00\x00\x00\x00\t\x00\x00\x00",
+	Descriptions:     "Read a note (a UTF-8 text file) from the notes directory.",
+	DescriptionIndex: "\x00\x00\x00\x009\x00\x00\x00",
+	Categories:       "notes",
+	CategoryIndex:    "\x00\x00\x00\x00\x05\x00\x00\x00",
+	Keywords:         "opennotetext",
+	KeywordIndex:     "\x00\x00\x00\x00\x04\x00\x00\x00\b\x00\x00\x00\f\x00\x00\x00",
+	DocKeywords:      "\x00\x00\x00\x00\x03\x00\x00\x00",
+	Params:           "",
+	ParamIndex:       "\x00\x00\x00\x00",
+	DocParams:        "\x00\x00\x00\x00\x00\x00\x00\x00",
+	Terms:            "8directoryfilenotenotesopenreadtextutf~directory~file~note~open~read~text",
+	TermIndex:        "\x00\x00\x00\x00\x01\x00\x00\x00\n\x00\x00\x00\x0e\x00\x00\x00\x12\x00\x00\x00\x17\x00\x00\x00\x1b\x00\x00\x00\x1f\x00\x00\x00#\x00\x00\x00&\x00\x00\x000\x00\x00\x005\x00\x00\x00:\x00\x00\x00?\x00\x00\x00D\x00\x00\x00I\x00\x00\x00",
+	PostingIndex:     "\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\a\x00\x00\x00\b\x00\x00\x00\t\x00\x00\x00\n\x00\x00\x00\v\x00\x00\x00\f\x00\x00\x00\r\x00\x00\x00\x0e\x00\x00\x00\x0f\x00\x00\x00",
+	PostingDocs:      "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00",
+	PostingWeights:   "\xf5u\xe7>\xf5u\xe7>\xf5u\xe7>\xa1\xe3\f?\xf5C\xf9>7\x87\xca>\xcf\x04\a?ѩ\x02?\xf5u\xe7>\xf5ug>\xf5ug>\x11K\x93>7\x87J>\xcf\x04\x87>ѩ\x82>",
+	NameWords:        "\x02",
+	PostingNameWords: "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00",
 }

@@ -186,37 +186,39 @@ func buildTables(in []Doc, cfg config) Tables {
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	t := Tables{
-		Version:        TablesVersion,
-		PostingIndex:   start,
-		PostingDocs:    make([]uint32, len(entries)),
-		PostingWeights: make([]float32, len(entries)),
-
-		PostingNameWords: make([]uint8, len(entries)),
-		NameWords:        make([]uint8, n),
-	}
+	docIDs := make([]uint32, len(entries))
+	postWeights := make([]float32, len(entries))
+	postNamed := make([]byte, len(entries))
+	nameWords := make([]byte, n)
 	for d := range lens {
-		t.NameWords[d] = uint8(min(lens[d][fieldName], 255))
+		nameWords[d] = uint8(min(lens[d][fieldName], 255))
 	}
 	next := slices.Clone(start[:len(words)])
 	for i, e := range entries { // entries are in doc order
 		r := rank[e.term]
 		p := next[r]
 		next[r]++
-		t.PostingDocs[p] = uint32(e.doc)
-		t.PostingWeights[p] = weights[i]
-		t.PostingNameWords[p] = e.name
+		docIDs[p] = uint32(e.doc)
+		postWeights[p] = weights[i]
+		postNamed[p] = e.name
+	}
+	t := Tables{
+		Version:          TablesVersion,
+		PostingIndex:     u32s(start),
+		PostingDocs:      u32s(docIDs),
+		PostingWeights:   f32s(postWeights),
+		PostingNameWords: string(postNamed),
+		NameWords:        string(nameWords),
 	}
 	terms := newPacker()
 	for _, id := range order {
 		terms.add(words[id])
 	}
-	t.Terms, t.TermIndex = string(terms.buf), terms.index
+	t.Terms, t.TermIndex = terms.strings()
 
 	names, descs, cats := newPacker(), newPacker(), newPacker()
 	kws, params := newPacker(), newPacker()
-	t.DocKeywords = []uint32{0}
-	t.DocParams = []uint32{0}
+	docKeywords, docParams := appendU32(nil, 0), appendU32(nil, 0)
 	for _, d := range docs {
 		names.add(d.Name)
 		descs.add(d.Description)
@@ -227,14 +229,15 @@ func buildTables(in []Doc, cfg config) Tables {
 		for _, p := range d.Params {
 			params.add(p)
 		}
-		t.DocKeywords = append(t.DocKeywords, kws.count())
-		t.DocParams = append(t.DocParams, params.count())
+		docKeywords = appendU32(docKeywords, kws.count())
+		docParams = appendU32(docParams, params.count())
 	}
-	t.Names, t.NameIndex = string(names.buf), names.index
-	t.Descriptions, t.DescriptionIndex = string(descs.buf), descs.index
-	t.Categories, t.CategoryIndex = string(cats.buf), cats.index
-	t.Keywords, t.KeywordIndex = string(kws.buf), kws.index
-	t.Params, t.ParamIndex = string(params.buf), params.index
+	t.DocKeywords, t.DocParams = string(docKeywords), string(docParams)
+	t.Names, t.NameIndex = names.strings()
+	t.Descriptions, t.DescriptionIndex = descs.strings()
+	t.Categories, t.CategoryIndex = cats.strings()
+	t.Keywords, t.KeywordIndex = kws.strings()
+	t.Params, t.ParamIndex = params.strings()
 	return t
 }
 

@@ -53,10 +53,7 @@ func (x *Index) Tables() Tables { return *x.t }
 
 // Len is the number of documents.
 func (x *Index) Len() int {
-	if len(x.t.NameIndex) == 0 {
-		return 0
-	}
-	return len(x.t.NameIndex) - 1
+	return max(count32(x.t.NameIndex)-1, 0)
 }
 
 // Doc returns the document of a tool by its exact name.
@@ -181,15 +178,17 @@ func (x *Index) search(st *searchState, query string, limit int, keep func(strin
 	// posting order, so the float sums are the same on every run.
 	st.touched = st.touched[:0]
 	for _, id := range st.terms {
-		lo, hi := t.PostingIndex[id], t.PostingIndex[id+1]
-		docs, weights, named := t.PostingDocs[lo:hi], t.PostingWeights[lo:hi], t.PostingNameWords[lo:hi]
-		weights, named = weights[:len(docs)], named[:len(docs)]
-		for i, d := range docs {
+		lo, hi := int(u32(t.PostingIndex, int(id))), int(u32(t.PostingIndex, int(id)+1))
+		// One slice per field up front keeps the bounds checks out of the loop.
+		docs, weights, named := t.PostingDocs[4*lo:4*hi], t.PostingWeights[4*lo:4*hi], t.PostingNameWords[lo:hi]
+		weights = weights[:len(docs)]
+		for i := 0; i < len(named); i++ {
+			d := u32(docs, i)
 			a := &st.acc[d]
 			if a.score == 0 {
 				st.touched = append(st.touched, int32(d))
 			}
-			a.score += weights[i]
+			a.score += f32(weights, i)
 			a.named += uint32(named[i])
 		}
 	}
@@ -312,7 +311,7 @@ func siftDown(h []cand, i int) {
 // term finds a term id by binary search over the sorted vocabulary.
 func (x *Index) term(term []byte) (int32, bool) {
 	t := x.t
-	lo, hi := 0, len(t.TermIndex)-1
+	lo, hi := 0, count32(t.TermIndex)-1
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if packed(t.Terms, t.TermIndex, m) < string(term) {
@@ -321,7 +320,7 @@ func (x *Index) term(term []byte) (int32, bool) {
 			hi = m
 		}
 	}
-	if lo < len(t.TermIndex)-1 && packed(t.Terms, t.TermIndex, lo) == string(term) {
+	if lo < count32(t.TermIndex)-1 && packed(t.Terms, t.TermIndex, lo) == string(term) {
 		return int32(lo), true
 	}
 	return 0, false
@@ -330,11 +329,10 @@ func (x *Index) term(term []byte) (int32, bool) {
 // weight is the posting weight of term id in doc d, 0 if absent.
 func (x *Index) weight(id int32, d int) float32 {
 	t := x.t
-	lo, hi := int(t.PostingIndex[id]), int(t.PostingIndex[id+1])
-	docs := t.PostingDocs[lo:hi]
-	i := sort.Search(len(docs), func(i int) bool { return int(docs[i]) >= d })
-	if i < len(docs) && int(docs[i]) == d {
-		return t.PostingWeights[lo+i]
+	lo, hi := int(u32(t.PostingIndex, int(id))), int(u32(t.PostingIndex, int(id)+1))
+	i := lo + sort.Search(hi-lo, func(i int) bool { return int(u32(t.PostingDocs, lo+i)) >= d })
+	if i < hi && int(u32(t.PostingDocs, i)) == d {
+		return f32(t.PostingWeights, i)
 	}
 	return 0
 }
