@@ -58,13 +58,14 @@ type Server struct {
 
 	unsubscribe func()
 
-	mu      sync.Mutex         // guards listed and synced, serializes sync
-	listed  map[string]listing // tool name → what was listed, to diff
-	synced  uint64             // value of changes the last sync saw
-	changes atomic.Uint64      // bumped by every change callback
-	dirty   chan struct{}      // one pending resync signal
-	done    chan struct{}      // closed by Close
-	wg      sync.WaitGroup
+	mu        sync.Mutex         // guards listed and synced, serializes sync
+	listed    map[string]listing // tool name → what was listed, to diff
+	synced    uint64             // value of changes the last sync saw
+	changes   atomic.Uint64      // bumped by every change callback
+	dirty     chan struct{}      // one pending resync signal
+	done      chan struct{}      // closed by Close
+	closeOnce sync.Once
+	wg        sync.WaitGroup
 
 	// onConnect, when set (by Clients), gets the MCP session of the
 	// server's first request, once. Set before the server is reachable.
@@ -126,13 +127,10 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 // Close stops following the session's surface. It does not close the
 // session, which the caller owns.
 func (s *Server) Close() error {
-	select {
-	case <-s.done:
-		return nil
-	default:
-	}
-	s.unsubscribe()
-	close(s.done)
+	s.closeOnce.Do(func() {
+		s.unsubscribe()
+		close(s.done)
+	})
 	s.wg.Wait()
 	return nil
 }
