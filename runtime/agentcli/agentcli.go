@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -35,6 +36,9 @@ const (
 // Options are the process facilities a command uses; tests substitute them.
 // Zero fields mean the real process's.
 type Options struct {
+	// Name is the program's name in messages; default the registry's
+	// package name.
+	Name   string
 	Stdin  io.ReadCloser
 	Stdout io.Writer
 	Stderr io.Writer
@@ -75,7 +79,7 @@ func Main(reg *runtime.Registry, args []string) int {
 	// After the first signal, restore the default handling: a second
 	// Ctrl-C ends a teardown that hangs.
 	context.AfterFunc(ctx, stop)
-	return Run(ctx, reg, args, Options{setDefaultLogger: true})
+	return Run(ctx, reg, args, Options{Name: filepath.Base(os.Args[0]), setDefaultLogger: true})
 }
 
 // Run is Main with an explicit context and options.
@@ -134,6 +138,9 @@ type cli struct {
 }
 
 func (c *cli) prog() string {
+	if c.opts.Name != "" {
+		return c.opts.Name
+	}
 	if c.reg != nil && c.reg.Package != "" {
 		return c.reg.Package
 	}
