@@ -68,7 +68,7 @@ func (m *Manager) Acquire(ctx context.Context, cfg Config) (*Conn, error) {
 	case <-s.ready:
 	case <-ctx.Done():
 		m.release(s)
-		return nil, fmt.Errorf("server %q: %w", cfg.Name, ctx.Err())
+		return nil, fmt.Errorf("server %q: gave up waiting for it to start: %w", cfg.Name, ctx.Err())
 	}
 	if s.startErr != nil {
 		m.release(s)

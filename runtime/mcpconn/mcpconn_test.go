@@ -636,3 +636,20 @@ func TestListChangedOverNetwork(t *testing.T) {
 		})
 	}
 }
+
+func TestAcquireContextEnds(t *testing.T) {
+	rec := newRecorder()
+	m := NewManager(nil)
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := m.Acquire(ctx, fixture(rec, "silent"))
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `server "silent": gave up waiting`) {
+		t.Fatalf("err = %v", err)
+	}
+	// The abandoned start was torn down, quietly.
+	rec.waitEvent(t, "server.stop", "server", "silent")
+	if len(rec.find("server.fail")) > 0 {
+		t.Errorf("server.fail for a start nobody waits for: %v", rec.find("server.fail"))
+	}
+}

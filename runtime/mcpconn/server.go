@@ -104,6 +104,9 @@ func (s *server) run() {
 	defer close(s.done)
 	a, err := s.connect(0)
 	if err != nil {
+		if s.isClosing() {
+			s.log.Info("server.stop", "transport", s.cfg.transport(), "reason", "abandoned while starting")
+		}
 		s.startErr = err
 		s.m.forget(s)
 		close(s.ready)
@@ -220,10 +223,10 @@ func (s *server) connect(n int) (*attempt, error) {
 // with how the process ended and what it said last, secrets redacted. The
 // first attempt's failure is the server.fail event; reconnect logs its own.
 func (s *server) failStart(n int, err error, l *link) error {
-	reason := s.withProcessState(err.Error(), l)
-	if s.isClosing() {
-		reason = ErrClosed.Error()
+	if s.isClosing() { // every holder gave up or the Manager closed: not news
+		return fmt.Errorf("server %q: %w", s.cfg.Name, ErrClosed)
 	}
+	reason := s.withProcessState(err.Error(), l)
 	err = fmt.Errorf("server %q: %s", s.cfg.Name, reason)
 	if n == 0 {
 		s.down(errors.New(reason), false)
