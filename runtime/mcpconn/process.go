@@ -142,12 +142,12 @@ func (p *process) exitReason() string {
 	}
 	var ee *exec.ExitError
 	if errors.As(p.waitErr, &ee) {
-		return "process " + ee.ProcessState.String()
+		return "process exited: " + ee.ProcessState.String()
 	}
 	if p.waitErr != nil {
 		return "process: " + p.waitErr.Error()
 	}
-	return "process exited with status 0"
+	return "process exited: exit status 0"
 }
 
 // stop ends the server the way the MCP spec asks (close stdin, then

@@ -201,7 +201,7 @@ func (s *server) connect(n int) (*attempt, error) {
 			err = fmt.Errorf("tools/list: %w", err)
 		}
 	} else {
-		err = fmt.Errorf("initialize: %w", err)
+		err = fmt.Errorf("connect: %w", err)
 	}
 	if !timer.Stop() {
 		err = fmt.Errorf("no answer within the startup timeout (%s)", timeout)
