@@ -5,6 +5,17 @@
 //
 // It is a leaf package: it knows nothing of registries or sessions, so it
 // can be used by the runtime, by `toolgen lock` and by tests alike.
+//
+// Events (slog messages, each with a "server" attribute):
+//
+//	server.start           connected: transport, tools, protocol, latency_ms, attempt (0: first start)
+//	server.fail            could not start, or died: transport, reason (secrets redacted), attempt, retry_in_ms
+//	server.health          colour changed: health, prev, reason
+//	server.stop            torn down
+//	server.tools_changed   the tool list changed (list_changed or a reconnect): tools
+//	server.tool_schema     an input schema was normalised, or its tool skipped: tool, note
+//	server.stdout_garbage  a stdio server wrote a non-JSON-RPC line, dropped: line
+//	server.stderr          a stdio server's stderr line (debug level): line
 package mcpconn
 
 import (
@@ -64,7 +75,7 @@ type Config struct {
 
 // key is the identity two Acquires must share to share a connection:
 // everything that changes what is started or dialled, nothing that only
-// tunes timing or logging.
+// tunes timing or logging (those come from the Acquire that started it).
 func (c *Config) key() string {
 	headers := make([]string, 0, len(c.Headers))
 	for k, v := range c.Headers {
