@@ -13,7 +13,7 @@
 //	server.health          colour changed: health, prev, reason
 //	server.stop            torn down
 //	server.tools_changed   the tool list changed (list_changed or a reconnect): tools
-//	server.tool_schema     an input schema was normalised, or its tool skipped: tool, note
+//	server.tool_schema     an input schema was normalised, or its tool skipped (also empty or duplicate names): tool, note
 //	server.stdout_garbage  a stdio server wrote a non-JSON-RPC line, dropped: line
 //	server.stderr          a stdio server's stderr line (debug level): line
 package mcpconn

@@ -260,7 +260,7 @@ func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]Tool, 
 			return nil, err
 		}
 		if t.Name == "" || seen[t.Name] {
-			s.log.Warn("server.tool_skipped", "tool", t.Name, "reason", "empty or duplicate name")
+			s.log.Warn("server.tool_schema", "tool", t.Name, "note", "empty or duplicate name: tool skipped")
 			continue
 		}
 		schema, note, skip := normalizeSchema(t.InputSchema)
