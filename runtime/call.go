@@ -184,6 +184,13 @@ func callGo(ctx context.Context, fn GoFunc, args json.RawMessage) (out string, e
 	if len(b) == 0 {
 		return "", nil
 	}
+	// A tool whose Result is a string answers with text, not a JSON string.
+	if b[0] == '"' {
+		var text string
+		if json.Unmarshal(b, &text) == nil {
+			return text, nil
+		}
+	}
 	return unsafe.String(&b[0], len(b)), nil
 }
 

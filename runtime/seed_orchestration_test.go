@@ -138,7 +138,7 @@ func TestSeed_ToolOrchestration_SwitchTimeout(t *testing.T) {
 	ev.requireOne(t, EventAgentBuild, "agent", "next")
 	mustOK(t, call(t, s, "summarize", `{}`))
 	close(release)
-	if r := <-done; !r.OK || r.Result != `"late"` {
+	if r := <-done; !r.OK || r.Result != "late" {
 		t.Errorf("in-flight call: %+v", r)
 	}
 	s.Close()
