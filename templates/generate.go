@@ -10,8 +10,13 @@ package templates
 import (
 	"bytes"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/dave/jennifer/jen"
@@ -136,4 +141,149 @@ func moduleRoot(dir string) string {
 		}
 		dir = parent
 	}
+}
+
+// splicePrefix starts the placeholder identifiers that splices replace.
+const splicePrefix = private + "Splice"
+
+// importNames are the names the generated files import packages by; a
+// spliced text refers to packages by these names.
+var importNames = map[string]string{
+	rtPkg:           "runtime",
+	searchPkg:       "search",
+	"time":          "time",
+	"encoding/json": "json",
+}
+
+// splices are source texts to put in place of placeholder identifiers in a
+// formatted file, and the imports (path → name) the texts need.
+type splices struct {
+	text map[string]string
+	uses map[string]string
+}
+
+// splice replaces each placeholder, the value of a top-level var on a line
+// of its own, by its text, and adds the imports the texts need. The texts
+// are formatted as go/format would at top level, so the file stays
+// formatted.
+func (s *splices) splice(src []byte) ([]byte, error) {
+	if len(s.text) == 0 {
+		return src, nil
+	}
+	src, err := addImports(src, s.uses)
+	if err != nil {
+		return nil, err
+	}
+	type at struct {
+		offset int // of the placeholder
+		name   string
+	}
+	var places []at
+	for name := range s.text {
+		line := []byte(" = " + name + "\n")
+		if bytes.Count(src, line) != 1 {
+			return nil, fmt.Errorf("placeholder %s appears %d times", name, bytes.Count(src, line))
+		}
+		places = append(places, at{bytes.Index(src, line) + len(" = "), name})
+	}
+	slices.SortFunc(places, func(a, b at) int { return a.offset - b.offset })
+	out := make([]byte, 0, len(src)+s.size())
+	last := 0
+	for _, p := range places {
+		out = append(out, src[last:p.offset]...)
+		out = append(out, s.text[p.name]...)
+		last = p.offset + len(p.name)
+	}
+	return append(out, src[last:]...), nil
+}
+
+func (s *splices) size() int {
+	n := 0
+	for _, t := range s.text {
+		n += len(t)
+	}
+	return n
+}
+
+// addImports adds the imports (path → name) that the formatted file src
+// lacks, keeping go/format's layout: one block sorted by path. A name
+// already taken by another path is an error.
+func addImports(src []byte, need map[string]string) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly)
+	if err != nil {
+		return nil, err
+	}
+	type imp struct{ name, path string }
+	var all []imp
+	byName := map[string]string{}
+	have := map[string]bool{}
+	for _, spec := range f.Imports {
+		path, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			return nil, err
+		}
+		name := ""
+		if spec.Name != nil {
+			name = spec.Name.Name
+		}
+		all = append(all, imp{name, path})
+		have[path] = true
+		effective := name
+		if effective == "" {
+			effective = importNames[path]
+			if effective == "" {
+				effective = path[strings.LastIndexByte(path, '/')+1:]
+			}
+		}
+		byName[effective] = path
+	}
+	added := false
+	for path, name := range need {
+		if have[path] {
+			continue
+		}
+		if other, ok := byName[name]; ok && other != path {
+			return nil, fmt.Errorf("import name %s of %s is taken by %s", name, path, other)
+		}
+		all = append(all, imp{"", path})
+		added = true
+	}
+	if !added {
+		return src, nil
+	}
+	slices.SortFunc(all, func(a, b imp) int { return strings.Compare(a.path, b.path) })
+	var block strings.Builder
+	line := func(i imp) string {
+		if i.name != "" {
+			return i.name + " " + strconv.Quote(i.path)
+		}
+		return strconv.Quote(i.path)
+	}
+	if len(all) == 1 {
+		block.WriteString("import " + line(all[0]))
+	} else {
+		block.WriteString("import (\n")
+		for _, i := range all {
+			block.WriteString("\t" + line(i) + "\n")
+		}
+		block.WriteString(")")
+	}
+	// Replace the import declarations, or add one after the package clause.
+	text := block.String()
+	var start, end int
+	if len(f.Imports) > 0 {
+		if len(f.Decls) != 1 {
+			return nil, fmt.Errorf("%d import declarations", len(f.Decls))
+		}
+		start, end = fset.Position(f.Decls[0].Pos()).Offset, fset.Position(f.Decls[0].End()).Offset
+	} else {
+		start = fset.Position(f.Name.End()).Offset
+		end = start
+		text = "\n\n" + text
+	}
+	out := make([]byte, 0, len(src)+len(text))
+	out = append(out, src[:start]...)
+	out = append(out, text...)
+	return append(out, src[end:]...), nil
 }

@@ -40,14 +40,19 @@ func emitRegistry(spec *ir.Spec, source string) ([]byte, error) {
 		jen.Id("_").Op("=").Add(rt("EnforceVersion")).Call(rt("MaxVersion").Op("-").Id("GenVersion")),
 	)
 
-	emitNames(f, spec)
-	emitRegistryValue(f, spec)
+	reg := registryValue(spec)
+	emitNames(f, spec, reg)
+	lists := emitRegistryValue(f, spec, reg)
 	for _, a := range spec.Agents {
 		f.Line()
 		emitOpen(f, a)
 	}
 	emitGoTools(f, spec)
-	return render(f)
+	out, err := render(f)
+	if err != nil {
+		return nil, err
+	}
+	return lists.splice(out)
 }
 
 // nameConst is one name constant with its doc comment.
@@ -55,7 +60,7 @@ type nameConst struct {
 	id, value, doc string
 }
 
-func emitNames(f *jen.File, spec *ir.Spec) {
+func emitNames(f *jen.File, spec *ir.Spec, reg *runtime.Registry) {
 	group := func(doc string, consts []nameConst) {
 		if len(consts) == 0 {
 			return
@@ -100,7 +105,7 @@ func emitNames(f *jen.File, spec *ir.Spec) {
 	group("MCP servers.", cs)
 	cs = nil
 	ids := toolGoNames(spec)
-	for _, t := range registryValue(spec).Tools {
+	for _, t := range reg.Tools {
 		cs = append(cs, nameConst{"Tool" + ids[t.Name], t.Name, t.Description})
 	}
 	group("Tools, by exposed name: declared tools and the locked tools of servers.", cs)
@@ -111,19 +116,33 @@ func emitNames(f *jen.File, spec *ir.Spec) {
 	group("Workflows.", cs)
 }
 
-// runtimeConsts prints runtime enum values by their constant names.
-var runtimeConsts = map[any]jen.Code{
-	runtime.KindBuiltin: rt("KindBuiltin"),
-	runtime.KindGo:      rt("KindGo"),
-	runtime.KindREST:    rt("KindREST"),
-	runtime.KindMCP:     rt("KindMCP"),
-	runtime.UseTool:     rt("UseTool"),
-	runtime.UseServer:   rt("UseServer"),
-	runtime.UseBundle:   rt("UseBundle"),
-	runtime.UseGlob:     rt("UseGlob"),
+// runtimeEnums are the runtime enum values printed by their constant names.
+var runtimeEnums = map[any]string{
+	runtime.KindBuiltin: "KindBuiltin",
+	runtime.KindGo:      "KindGo",
+	runtime.KindREST:    "KindREST",
+	runtime.KindMCP:     "KindMCP",
+	runtime.UseTool:     "UseTool",
+	runtime.UseServer:   "UseServer",
+	runtime.UseBundle:   "UseBundle",
+	runtime.UseGlob:     "UseGlob",
 }
 
-func emitRegistryValue(f *jen.File, spec *ir.Spec) {
+// runtimeConsts and runtimeSourceConsts print runtime enum values by their
+// constant names (runtime.KindGo instead of runtime.ToolKind("go")).
+var (
+	runtimeConsts       = map[any]jen.Code{}
+	runtimeSourceConsts = map[any]string{}
+)
+
+func init() {
+	for v, name := range runtimeEnums {
+		runtimeConsts[v] = rt(name)
+		runtimeSourceConsts[v] = "runtime." + name
+	}
+}
+
+func emitRegistryValue(f *jen.File, spec *ir.Spec, value *runtime.Registry) *splices {
 	goTools := make(map[string]*ir.Tool)
 	for _, t := range spec.Tools {
 		if t.Kind == ir.KindGo && t.Go != nil {
@@ -134,6 +153,23 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec) {
 	for _, a := range spec.Agents {
 		agents[a.Name] = a
 	}
+	// elementField replaces the func fields of the lists' elements.
+	elementField := func(owner reflect.Value, name string) (string, bool) {
+		switch v := owner.Interface().(type) {
+		case runtime.Tool:
+			if name == "Go" {
+				if t := goTools[v.Name]; t != nil {
+					return goToolFunc(t), true
+				}
+				return "", true
+			}
+		case runtime.Agent:
+			if name == "Allow" {
+				return allowFunc(agents[v.Name]), true
+			}
+		}
+		return "", false
+	}
 	// The Registry's lists are package-level vars of their own: the value
 	// reads as a table of contents, and go/format, which sizes every nested
 	// literal once per enclosing level, stays linear on big specs.
@@ -141,8 +177,7 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec) {
 	p := &valuePrinter{
 		consts: runtimeConsts,
 		field: func(owner reflect.Value, name string) (jen.Code, bool) {
-			switch v := owner.Interface().(type) {
-			case runtime.Registry:
+			if _, ok := owner.Interface().(runtime.Registry); ok {
 				switch name {
 				case "Index":
 					return jen.Id(indexVar), true
@@ -156,17 +191,13 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec) {
 					lists = append(lists, name)
 					return jen.Id(private + name), true
 				}
-			case runtime.Tool:
-				if name == "Go" {
-					if t := goTools[v.Name]; t != nil {
-						return jen.Id(goToolFunc(t)), true
-					}
+				return nil, false
+			}
+			if src, ok := elementField(owner, name); ok {
+				if src == "" {
 					return nil, true
 				}
-			case runtime.Agent:
-				if name == "Allow" {
-					return jen.Id(allowFunc(agents[v.Name])), true
-				}
+				return jen.Id(src), true
 			}
 			return nil, false
 		},
@@ -175,12 +206,27 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec) {
 	f.Comment("Registry is the static description of the spec that sessions open")
 	f.Comment("agents from. Route and the agents' Allow checks are in " + RoutesFile + ",")
 	f.Comment("the search index in " + IndexFile + ".")
-	reg := reflect.ValueOf(*registryValue(spec))
+	reg := reflect.ValueOf(*value)
 	f.Var().Id("Registry").Op("=").Op("&").Add(p.literal(reg))
+
+	// The lists' values are written as source text and spliced into the
+	// formatted file (see sourcePrinter); jennifer prints a placeholder.
+	sp := &sourcePrinter{consts: runtimeSourceConsts, field: elementField}
+	out := &splices{text: map[string]string{}, uses: map[string]string{}}
 	for _, name := range lists {
 		f.Line()
-		f.Var().Id(private + name).Op("=").Add(p.literal(reg.FieldByName(name)))
+		src, err := sp.literal(reg.FieldByName(name), 0)
+		if err != nil { // a type sourcePrinter cannot name: let jennifer print it
+			f.Var().Id(private + name).Op("=").Add(p.literal(reg.FieldByName(name)))
+			continue
+		}
+		f.Var().Id(private + name).Op("=").Id(splicePrefix + name)
+		out.text[splicePrefix+name] = src
 	}
+	for path := range sp.uses {
+		out.uses[path] = importNames[path]
+	}
+	return out
 }
 
 func emitOpen(f *jen.File, a *ir.Agent) {

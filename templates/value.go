@@ -197,16 +197,18 @@ func typeCode(t reflect.Type) *jen.Statement {
 	panic(fmt.Sprintf("templates: cannot name type %s", t))
 }
 
+// durationUnits are the units durations print in, largest first.
+var durationUnits = []struct {
+	d    time.Duration
+	name string
+}{
+	{time.Hour, "Hour"}, {time.Minute, "Minute"}, {time.Second, "Second"},
+	{time.Millisecond, "Millisecond"}, {time.Microsecond, "Microsecond"},
+}
+
 // durationCode prints a duration in its largest exact unit: 30 * time.Second.
 func durationCode(d time.Duration) jen.Code {
-	units := []struct {
-		d    time.Duration
-		name string
-	}{
-		{time.Hour, "Hour"}, {time.Minute, "Minute"}, {time.Second, "Second"},
-		{time.Millisecond, "Millisecond"}, {time.Microsecond, "Microsecond"},
-	}
-	for _, u := range units {
+	for _, u := range durationUnits {
 		if d%u.d == 0 {
 			if d == u.d {
 				return jen.Qual("time", u.name)
@@ -220,10 +222,15 @@ func durationCode(d time.Duration) jen.Code {
 // rawString prints s as a raw string literal when it can be one (JSON
 // schemas read better without escapes), else as a quoted literal.
 func rawString(s string) jen.Code {
-	if strings.ContainsAny(s, "`\r") || !utf8.ValidString(s) || !isPrintable(s) {
+	if !canRaw(s) {
 		return jen.Lit(s)
 	}
 	return jen.Op("`" + s + "`")
+}
+
+// canRaw reports whether s can be a raw string literal that reads as s.
+func canRaw(s string) bool {
+	return !strings.ContainsAny(s, "`\r") && utf8.ValidString(s) && isPrintable(s)
 }
 
 func isPrintable(s string) bool {
