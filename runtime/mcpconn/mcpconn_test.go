@@ -42,6 +42,9 @@ func TestStdioEcho(t *testing.T) {
 	if _, err := c.Call(context.Background(), "echo", []byte(`["not","an","object"]`)); err == nil || !strings.Contains(err.Error(), "JSON object") {
 		t.Errorf("array args: err = %v", err)
 	}
+	if _, err := c.Call(context.Background(), "echo", []byte(`{"text": broken`)); err == nil {
+		t.Error("malformed args were sent")
+	}
 	if r, err := c.Call(context.Background(), "no_such_tool", []byte(`{}`)); err == nil && !r.IsError {
 		t.Errorf("unknown tool = %+v, want an error", r)
 	}
@@ -652,4 +655,32 @@ func TestAcquireContextEnds(t *testing.T) {
 	if len(rec.find("server.fail")) > 0 {
 		t.Errorf("server.fail for a start nobody waits for: %v", rec.find("server.fail"))
 	}
+}
+
+func TestAcquireReleaseChurn(t *testing.T) {
+	rec := newRecorder()
+	m := NewManager(nil)
+	defer m.Close()
+	cfg := fixture(rec, "echo")
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 5 {
+				c, err := m.Acquire(context.Background(), cfg)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				want := fmt.Sprintf("%d-%d", g, i)
+				if r, err := c.Call(context.Background(), "echo", []byte(`{"text":"`+want+`"}`)); err != nil || r.Text != want {
+					t.Errorf("call %s: %+v %v", want, r, err)
+				}
+				c.Release()
+			}
+		})
+	}
+	wg.Wait()
+	eventually(t, "every start stopped", func() bool {
+		return len(rec.find("server.start")) == len(rec.find("server.stop"))
+	})
 }
