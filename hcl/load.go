@@ -82,7 +82,7 @@ func loadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnos
 		if strings.HasSuffix(name, ".hcl.json") {
 			f, d = parser.ParseJSON(src, displayName(dir, name))
 		} else {
-			f, d = parser.ParseHCL(src, displayName(dir, name))
+			f, d = parseHCL(parser, src, displayName(dir, name))
 		}
 		diags = append(diags, capParseDiags(d, displayName(dir, name))...)
 		if f != nil && f.Body != nil {
