@@ -347,6 +347,9 @@ func (s *server) refreshTools(a *attempt) {
 	defer cancel()
 	tools, err := s.listTools(ctx, a.cs)
 	if err != nil {
+		if s.lifeCtx.Err() != nil {
+			return // torn down while refreshing: nothing went wrong
+		}
 		s.log.Warn("server.tools_refresh_failed", "reason", s.redact(err.Error()))
 		return
 	}
@@ -411,6 +414,9 @@ func (s *server) setHealth(h Health, reason string) {
 	s.mu.Unlock()
 	if prev == h || prev == "" && h == HealthGreen {
 		return // no news, or simply the first start
+	}
+	if s.lifeCtx.Err() != nil {
+		return // a deliberate stop: server.stop says so
 	}
 	attrs := []any{"health", string(h), "prev", string(prev)}
 	if reason != "" {
