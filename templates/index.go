@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -38,42 +40,45 @@ func EmitIndex(pkg string, source string, t search.Tables) ([]byte, error) {
 		return nil, err
 	}
 	// Every field is a string; the numeric ones are packed little-endian
-	// (see search.Tables), so the file is a handful of long literals.
-	fields := []struct {
-		name  string
-		value jen.Code
-	}{
-		{"Version", jen.Lit(t.Version)},
-		{"Names", jen.Lit(t.Names)},
-		{"NameIndex", jen.Lit(t.NameIndex)},
-		{"Descriptions", jen.Lit(t.Descriptions)},
-		{"DescriptionIndex", jen.Lit(t.DescriptionIndex)},
-		{"Categories", jen.Lit(t.Categories)},
-		{"CategoryIndex", jen.Lit(t.CategoryIndex)},
-		{"Keywords", jen.Lit(t.Keywords)},
-		{"KeywordIndex", jen.Lit(t.KeywordIndex)},
-		{"DocKeywords", jen.Lit(t.DocKeywords)},
-		{"Params", jen.Lit(t.Params)},
-		{"ParamIndex", jen.Lit(t.ParamIndex)},
-		{"DocParams", jen.Lit(t.DocParams)},
-		{"Terms", jen.Lit(t.Terms)},
-		{"TermIndex", jen.Lit(t.TermIndex)},
-		{"PostingIndex", jen.Lit(t.PostingIndex)},
-		{"PostingDocs", jen.Lit(t.PostingDocs)},
-		{"PostingWeights", jen.Lit(t.PostingWeights)},
-		{"NameWords", jen.Lit(t.NameWords)},
-		{"PostingNameWords", jen.Lit(t.PostingNameWords)},
+	// (see search.Tables), so the file is a handful of long literals. They
+	// are megabytes on big specs, so the value is written as text and
+	// spliced in rather than parsed and printed again by go/format.
+	fields := []element{
+		{"Version", strconv.Itoa(t.Version)},
+		{"Names", strconv.Quote(t.Names)},
+		{"NameIndex", strconv.Quote(t.NameIndex)},
+		{"Descriptions", strconv.Quote(t.Descriptions)},
+		{"DescriptionIndex", strconv.Quote(t.DescriptionIndex)},
+		{"Categories", strconv.Quote(t.Categories)},
+		{"CategoryIndex", strconv.Quote(t.CategoryIndex)},
+		{"Keywords", strconv.Quote(t.Keywords)},
+		{"KeywordIndex", strconv.Quote(t.KeywordIndex)},
+		{"DocKeywords", strconv.Quote(t.DocKeywords)},
+		{"Params", strconv.Quote(t.Params)},
+		{"ParamIndex", strconv.Quote(t.ParamIndex)},
+		{"DocParams", strconv.Quote(t.DocParams)},
+		{"Terms", strconv.Quote(t.Terms)},
+		{"TermIndex", strconv.Quote(t.TermIndex)},
+		{"PostingIndex", strconv.Quote(t.PostingIndex)},
+		{"PostingDocs", strconv.Quote(t.PostingDocs)},
+		{"PostingWeights", strconv.Quote(t.PostingWeights)},
+		{"NameWords", strconv.Quote(t.NameWords)},
+		{"PostingNameWords", strconv.Quote(t.PostingNameWords)},
 	}
-	items := make([]jen.Code, len(fields))
-	for i, fl := range fields {
-		items[i] = jen.Id(fl.name).Op(":").Add(fl.value)
+	var value strings.Builder
+	value.WriteString("search.Tables")
+	if err := writeComposite(&value, fields, true, 0); err != nil {
+		return nil, err
 	}
-	f.Var().Id(tablesVar).Op("=").Qual(searchPkg, "Tables").Custom(multiLine, items...)
-	return render(f)
+	placeholder := splicePrefix + "SearchTables"
+	f.Var().Id(tablesVar).Op("=").Id(placeholder)
+	out, err := render(f)
+	if err != nil {
+		return nil, err
+	}
+	s := &splices{text: map[string]string{placeholder: value.String()}}
+	return s.splice(out)
 }
-
-// multiLine is a composite literal with one element a line.
-var multiLine = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
 
 // checkWeights rejects packed posting weights that are not finite numbers,
 // which no ranking could use.
