@@ -41,6 +41,28 @@ func BenchmarkMCPCall(b *testing.B) {
 		}
 	})
 
+	// The same bare client with the per-call deadline a real client sets:
+	// go-sdk then watches the context to send notifications/cancelled,
+	// which Session.Call always pays for because every tool has a timeout.
+	b.Run("impl=bare-go-sdk-deadline", func(b *testing.B) {
+		client := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin)},
+			&mcp.ClientSessionOptions{ProtocolVersion: mcpconn.DefaultProtocolVersion})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
+			cancel()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+
 	m := mcpconn.NewManager(slog.New(slog.DiscardHandler))
 	defer m.Close()
 	b.Run("impl=mcpconn", func(b *testing.B) {
