@@ -14,8 +14,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"testing/fstest"
 
 	"github.com/hashicorp/hcl/v2"
@@ -218,9 +220,21 @@ func decode(files []*hcl.File, ctx *hcl.EvalContext) (*config, hcl.Diagnostics) 
 	cfg := &config{}
 	var diags hcl.Diagnostics
 	var toolgenRange, defaultsRange *hcl.Range
-	for _, f := range files {
-		content, d := f.Body.Content(rootSchema)
-		diags = append(diags, d...)
+	contents := make([]*hcl.BodyContent, len(files))
+	contentDiags := make([]hcl.Diagnostics, len(files))
+	var tools []*hcl.Block
+	for i, f := range files {
+		contents[i], contentDiags[i] = f.Body.Content(rootSchema)
+		for _, b := range contents[i].Blocks {
+			if b.Type == "tool" {
+				tools = append(tools, b)
+			}
+		}
+	}
+	decoded := decodeTools(tools, ctx)
+	for i := range files {
+		content := contents[i]
+		diags = append(diags, contentDiags[i]...)
 		for _, b := range content.Blocks {
 			switch b.Type {
 			case "toolgen":
@@ -254,9 +268,9 @@ func decode(files []*hcl.File, ctx *hcl.EvalContext) (*config, hcl.Diagnostics) 
 				diags = append(diags, d...)
 				cfg.policies = append(cfg.policies, v)
 			case "tool":
-				v, d := decodeTool(b, ctx)
-				diags = append(diags, d...)
-				cfg.tools = append(cfg.tools, v)
+				t := decoded[b]
+				diags = append(diags, t.diags...)
+				cfg.tools = append(cfg.tools, t.tool)
 			case "bundle":
 				v, d := decodeBundle(b, ctx)
 				diags = append(diags, d...)
@@ -273,6 +287,37 @@ func decode(files []*hcl.File, ctx *hcl.EvalContext) (*config, hcl.Diagnostics) 
 		}
 	}
 	return cfg, diags
+}
+
+// toolsPerWorker is the fewest tool blocks worth a goroutine of their own
+// (tests lower it).
+var toolsPerWorker = 256
+
+// decodedTool is the result of decodeTool.
+type decodedTool struct {
+	tool  *toolBlock
+	diags hcl.Diagnostics
+}
+
+// decodeTools decodes tool blocks on several cores: they are most of a big
+// spec, and each reads only its own block.
+func decodeTools(blocks []*hcl.Block, ctx *hcl.EvalContext) map[*hcl.Block]decodedTool {
+	out := make([]decodedTool, len(blocks))
+	workers := min(runtime.GOMAXPROCS(0), max(len(blocks)/toolsPerWorker, 1))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(blocks); i += workers {
+				out[i].tool, out[i].diags = decodeTool(blocks[i], ctx)
+			}
+		})
+	}
+	wg.Wait()
+	m := make(map[*hcl.Block]decodedTool, len(blocks))
+	for i, b := range blocks {
+		m[b] = out[i]
+	}
+	return m
 }
 
 func singleton(kind string, rng, prev hcl.Range) *hcl.Diagnostic {

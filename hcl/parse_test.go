@@ -1,6 +1,7 @@
 package hcl
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,19 +13,23 @@ import (
 )
 
 // withPieces makes parseHCL cut every file into up to n pieces, however
-// small, until the test ends.
+// small, and decode tools on up to n goroutines, until the test ends.
 func withPieces(t *testing.T, n int) {
-	oldSize, oldMax := minPieceSize, maxPieces
-	minPieceSize, maxPieces = 1, n
-	t.Cleanup(func() { minPieceSize, maxPieces = oldSize, oldMax })
+	oldSize, oldMax, oldTools := minPieceSize, maxPieces, toolsPerWorker
+	minPieceSize, maxPieces, toolsPerWorker = 1, n, 1
+	if n == 1 {
+		toolsPerWorker = 1 << 30
+	}
+	t.Cleanup(func() { minPieceSize, maxPieces, toolsPerWorker = oldSize, oldMax, oldTools })
 }
 
-// loadBoth loads dir with files parsed in pieces and in one go.
+// loadBoth loads a spec with its files parsed and its tools decoded in
+// one go and in parallel pieces.
 func loadBoth(t *testing.T, load func() (any, map[string]*hcl.File, hcl.Diagnostics)) {
 	t.Helper()
 	withPieces(t, 1)
 	wantSpec, wantFiles, wantDiags := load()
-	maxPieces = 4
+	withPieces(t, 4)
 	gotSpec, gotFiles, gotDiags := load()
 	if diff := cmp.Diff(wantSpec, gotSpec); diff != "" {
 		t.Errorf("spec (-one go +pieces):\n%s", diff)
@@ -107,4 +112,27 @@ func TestParsePiecesCutInHeredoc(t *testing.T) {
 	if len(blocks) != 1 || blocks[0].Labels[0] != "h" {
 		t.Fatalf("got %d blocks, want the one tool h", len(blocks))
 	}
+}
+
+// TestDecodeToolsInParallel: many tools, good and bad, some reading files,
+// load the same decoded on several goroutines (run with -race).
+func TestDecodeToolsInParallel(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("policy \"ro\" {\n  builtin = \"fs_read\"\n  allowed_paths = [\".\"]\n}\n\n")
+	for i := range 48 {
+		fmt.Fprintf(&b, "tool \"t%03d\" {\n  description = file(\"d.txt\")\n", i)
+		switch i % 4 {
+		case 0:
+			b.WriteString("  policy = policy.ro\n")
+		case 1:
+			b.WriteString("  rest {\n    method = \"GET\"\n    url = \"https://x/{id}\"\n  }\n  input_schema = { type = \"object\", properties = { id = { type = \"string\" } } }\n")
+		case 2:
+			b.WriteString("  policy = policy.ro\n  timeout = \"soon\"\n")
+		case 3:
+			b.WriteString("  rest {\n    method = \"FETCH\"\n    url = \"https://x/{missing}\"\n  }\n")
+		}
+		b.WriteString("}\n\n")
+	}
+	files := map[string][]byte{"spec.hcl": []byte(b.String()), "d.txt": []byte("A tool.")}
+	loadBoth(t, func() (any, map[string]*hcl.File, hcl.Diagnostics) { return LoadFiles("d", files) })
 }
