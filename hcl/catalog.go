@@ -3,6 +3,7 @@ package hcl
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -177,7 +178,25 @@ func (r *resolver) unlockedCouldMatch(pattern string, includeUntrusted bool) boo
 // matchCatalog lists the catalog names pattern matches, sorted. Only names
 // starting with the pattern's literal prefix can match, and the catalog is
 // sorted, so it scans just that run.
+// A glob's result is cached and shared: callers must not modify it in
+// place (its capacity is its length, so append copies).
 func (r *resolver) matchCatalog(pattern string, includeUntrusted bool) []string {
+	if !isGlob(pattern) {
+		return r.scanCatalog(pattern, includeUntrusted)
+	}
+	q := globQuery{pattern, includeUntrusted}
+	if m, ok := r.globMatches[q]; ok {
+		return m
+	}
+	m := slices.Clip(r.scanCatalog(pattern, includeUntrusted))
+	if r.globMatches == nil {
+		r.globMatches = map[globQuery][]string{}
+	}
+	r.globMatches[q] = m
+	return m
+}
+
+func (r *resolver) scanCatalog(pattern string, includeUntrusted bool) []string {
 	prefix := pattern
 	if i := strings.IndexAny(pattern, `*?[\`); i >= 0 {
 		prefix = pattern[:i]

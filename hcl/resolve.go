@@ -24,6 +24,15 @@ type resolver struct {
 	catalog        map[string]*catalogEntry
 	catalogList    []string        // sorted exposed names
 	catalogEntries []*catalogEntry // in catalogList order
+
+	// globMatches caches matchCatalog for glob patterns: a thousand agents
+	// often share a few, each matching thousands of tools.
+	globMatches map[globQuery][]string
+}
+
+type globQuery struct {
+	pattern          string
+	includeUntrusted bool
 }
 
 // catalogEntry is a catalog tool with where it came from, for diagnostics.
