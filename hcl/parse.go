@@ -4,37 +4,34 @@ import (
 	"bytes"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
-// minPieceSize is the smallest part of a file worth parsing on its own
-// goroutine: below it, a file is parsed in one go. maxPieces caps the
-// pieces of a file (0: GOMAXPROCS). Tests change both.
-var (
-	minPieceSize = 256 << 10
-	maxPieces    = 0
-)
+// pieceSize is about the size of the pieces a big file is parsed in: big
+// enough that a piece is worth a goroutine, small enough that the lexer's
+// token list (some 30 bytes of tokens per byte of source) of one piece
+// stays small. A file of less than two pieces is parsed in one go. Tests
+// change it.
+var pieceSize = 256 << 10
 
 // parseHCL parses a native-syntax file into parser, as parser.ParseHCL
 // does, but a big file in pieces on several cores: lexing a 10,000-tool
-// spec is most of its load time.
+// spec is most of its load time, and its tokens, garbage after parsing,
+// most of its memory.
 //
 // A piece starts at a line that starts a top-level block: a line beginning
-// with a letter after a line that is just "}" and any blank lines. That guess can be
-// wrong (inside a heredoc, say), but then the piece before it does not
-// parse on its own. So the pieces are used only when every one parses
-// without a diagnostic and no top-level argument is set twice; otherwise
-// the file is parsed again in one go, and its diagnostics are exactly
-// those of parser.ParseHCL.
+// with a letter after a line that is just "}" and any blank lines. That
+// guess can be wrong (inside a heredoc, say), but then the piece before it
+// does not parse on its own. So the pieces are used only when every one
+// parses without a diagnostic and no top-level argument is set twice;
+// otherwise the file is parsed again in one go, and its diagnostics are
+// exactly those of parser.ParseHCL.
 func parseHCL(parser *hclparse.Parser, src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
-	n := maxPieces
-	if n == 0 {
-		n = runtime.GOMAXPROCS(0)
-	}
-	return parsePieces(parser, src, filename, pieceStarts(src, n))
+	return parsePieces(parser, src, filename, pieceStarts(src, pieceSize))
 }
 
 // parsePieces is parseHCL with the pieces starting at the given offsets.
@@ -44,16 +41,28 @@ func parsePieces(parser *hclparse.Parser, src []byte, filename string, starts []
 	}
 	files := make([]*hcl.File, len(starts))
 	clean := make([]bool, len(starts))
+	lines := make([]int, len(starts)) // the line each piece starts on
+	lines[0] = 1
+	for i := 1; i < len(starts); i++ {
+		lines[i] = lines[i-1] + bytes.Count(src[starts[i-1]:starts[i]], []byte{'\n'})
+	}
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, start := range starts {
-		end := len(src)
-		if i+1 < len(starts) {
-			end = starts[i+1]
-		}
-		pos := hcl.Pos{Line: 1 + bytes.Count(src[:start], []byte{'\n'}), Column: 1, Byte: start}
+	for range min(runtime.GOMAXPROCS(0), len(starts)) {
 		wg.Go(func() {
-			f, diags := hclsyntax.ParseConfig(src[start:end:end], filename, pos)
-			files[i], clean[i] = f, len(diags) == 0
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(starts) {
+					return
+				}
+				start, end := starts[i], len(src)
+				if i+1 < len(starts) {
+					end = starts[i+1]
+				}
+				pos := hcl.Pos{Line: lines[i], Column: 1, Byte: start}
+				f, diags := hclsyntax.ParseConfig(src[start:end:end], filename, pos)
+				files[i], clean[i] = f, len(diags) == 0
+			}
 		})
 	}
 	wg.Wait()
@@ -64,20 +73,20 @@ func parsePieces(parser *hclparse.Parser, src []byte, filename string, starts []
 	return parser.ParseHCL(src, filename)
 }
 
-// pieceStarts returns the offsets at which to cut src into at most n
-// pieces of similar size, starting with 0; one offset when src is small.
-func pieceStarts(src []byte, n int) []int {
-	n = min(n, len(src)/minPieceSize)
+// pieceStarts returns the offsets at which to cut src into pieces of about
+// size bytes, starting with 0; just 0 when src is less than two pieces.
+func pieceStarts(src []byte, size int) []int {
 	starts := []int{0}
-	for k := 1; k < n; k++ {
-		from := max(k*len(src)/n, starts[len(starts)-1]+1)
-		cut := nextBlockStart(src, from)
-		if cut < 0 {
-			break
+	if len(src) < 2*size {
+		return starts
+	}
+	for {
+		cut := nextBlockStart(src, starts[len(starts)-1]+size)
+		if cut < 0 || len(src)-cut < size/2 {
+			return starts
 		}
 		starts = append(starts, cut)
 	}
-	return starts
 }
 
 // nextBlockStart is the first offset at or after from that begins a line

@@ -12,24 +12,25 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
-// withPieces makes parseHCL cut every file into up to n pieces, however
-// small, and decode tools on up to n goroutines, until the test ends.
-func withPieces(t *testing.T, n int) {
-	oldSize, oldMax, oldTools := minPieceSize, maxPieces, toolsPerWorker
-	minPieceSize, maxPieces, toolsPerWorker = 1, n, 1
-	if n == 1 {
-		toolsPerWorker = 1 << 30
+// withPieces makes parseHCL cut every file at each block start when on,
+// and decode tools on several goroutines, until the test ends; off, both
+// are done in one go.
+func withPieces(t *testing.T, on bool) {
+	oldSize, oldTools := pieceSize, toolsPerWorker
+	pieceSize, toolsPerWorker = 1, 1
+	if !on {
+		pieceSize, toolsPerWorker = 1<<40, 1<<30
 	}
-	t.Cleanup(func() { minPieceSize, maxPieces, toolsPerWorker = oldSize, oldMax, oldTools })
+	t.Cleanup(func() { pieceSize, toolsPerWorker = oldSize, oldTools })
 }
 
 // loadBoth loads a spec with its files parsed and its tools decoded in
 // one go and in parallel pieces.
 func loadBoth(t *testing.T, load func() (any, map[string]*hcl.File, hcl.Diagnostics)) {
 	t.Helper()
-	withPieces(t, 1)
+	withPieces(t, false)
 	wantSpec, wantFiles, wantDiags := load()
-	withPieces(t, 4)
+	withPieces(t, true)
 	gotSpec, gotFiles, gotDiags := load()
 	if diff := cmp.Diff(wantSpec, gotSpec); diff != "" {
 		t.Errorf("spec (-one go +pieces):\n%s", diff)
@@ -71,8 +72,8 @@ func TestParsePiecesFallBack(t *testing.T) {
 			files := map[string][]byte{"spec.hcl": []byte(src)}
 			loadBoth(t, func() (any, map[string]*hcl.File, hcl.Diagnostics) { return LoadFiles("d", files) })
 
-			withPieces(t, 4)
-			pieces := len(pieceStarts([]byte(src), 4))
+			withPieces(t, true)
+			pieces := len(pieceStarts([]byte(src), pieceSize))
 			if pieces < 3 {
 				t.Fatalf("the case is cut into %d pieces, want several", pieces)
 			}
