@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,5 +135,26 @@ func main() {
 				t.Errorf("compiled index differs from built (-built +compiled)\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestQuoteBytes: every byte value reads back through the Go quoting
+// rules, and the literal is plain ASCII.
+func TestQuoteBytes(t *testing.T) {
+	var all []byte
+	for c := range 256 {
+		all = append(all, byte(c))
+	}
+	for _, s := range []string{"", string(all), "\x00\x00\x00\x00\t\x00\x00\x00", "ü\"\\`"} {
+		q := quoteBytes(s)
+		got, err := strconv.Unquote(q)
+		if err != nil || got != s {
+			t.Errorf("quoteBytes(%q) = %s, reads back as %q (%v)", s, q, got, err)
+		}
+		for i := 0; i < len(q); i++ {
+			if q[i] < 0x20 || q[i] >= 0x7f {
+				t.Errorf("quoteBytes(%q) has byte %#x", s, q[i])
+			}
+		}
 	}
 }

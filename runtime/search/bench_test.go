@@ -174,3 +174,21 @@ func BenchmarkWith(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFromTables is opening a precompiled index: what the var in
+// index_gen.go does at package init. It does no work proportional to the
+// index; the first query then reads the tables in place (BenchmarkStartup).
+func BenchmarkFromTables(b *testing.B) {
+	real, _ := benchSet(b)
+	for _, n := range benchSizes {
+		tables := search.Build(synthetic(real, n)).Tables()
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if search.FromTables(&tables).Len() != n {
+					b.Fatal("wrong size")
+				}
+			}
+		})
+	}
+}
