@@ -131,6 +131,11 @@ func emitNames(f *jen.File, spec *ir.Spec, reg *runtime.Registry) {
 
 var errNotDirect = errors.New("lists printed by jennifer")
 
+var (
+	toolType  = reflect.TypeFor[runtime.Tool]()
+	agentType = reflect.TypeFor[runtime.Agent]()
+)
+
 // runtimeEnums are the runtime enum values printed by their constant names.
 var runtimeEnums = map[any]string{
 	runtime.KindBuiltin: "KindBuiltin",
@@ -169,19 +174,17 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec, value *runtime.Registry, dire
 		agents[a.Name] = a
 	}
 	// elementField replaces the func fields of the lists' elements.
+	// (It reads the owner's name without copying the whole struct into an
+	// interface: it is called for every field of every tool.)
 	elementField := func(owner reflect.Value, name string) (string, bool) {
-		switch v := owner.Interface().(type) {
-		case runtime.Tool:
-			if name == "Go" {
-				if t := goTools[v.Name]; t != nil {
-					return goToolFunc(t), true
-				}
-				return "", true
+		switch {
+		case name == "Go" && owner.Type() == toolType:
+			if t := goTools[owner.FieldByName("Name").String()]; t != nil {
+				return goToolFunc(t), true
 			}
-		case runtime.Agent:
-			if name == "Allow" {
-				return allowFunc(agents[v.Name]), true
-			}
+			return "", true
+		case name == "Allow" && owner.Type() == agentType:
+			return allowFunc(agents[owner.FieldByName("Name").String()]), true
 		}
 		return "", false
 	}

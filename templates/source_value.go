@@ -64,11 +64,11 @@ func (p *sourcePrinter) print(b *strings.Builder, v reflect.Value, elide bool, d
 	}
 	switch t.Kind() {
 	case reflect.String:
-		if c, ok := p.consts[v.Interface()]; ok {
-			b.WriteString(c)
-			return nil
-		}
-		if t.PkgPath() != "" {
+		if t.PkgPath() != "" { // only named types have constants
+			if c, ok := p.consts[v.Interface()]; ok {
+				b.WriteString(c)
+				return nil
+			}
 			name, err := p.typeName(t)
 			if err != nil {
 				return err
