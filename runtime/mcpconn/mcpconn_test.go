@@ -502,7 +502,10 @@ func TestNetworkTransports(t *testing.T) {
 				args = append(args, "-require-header", "Authorization=Bearer abc")
 			}
 			addr := startListening(t, "echo", args...)
-			cfg := Config{Name: "net-" + tr, Transport: tr, Logger: rec.logger(), HealthInterval: 20 * time.Millisecond}
+			// Pings every 20 ms; a generous timeout so that only a real
+			// stall, not a busy test machine, turns the colour yellow.
+			cfg := Config{Name: "net-" + tr, Transport: tr, Logger: rec.logger(),
+				HealthInterval: 20 * time.Millisecond, HealthTimeout: 10 * time.Second}
 			if tr == TransportTCP {
 				cfg.Address = addr
 			} else {
