@@ -27,6 +27,8 @@ const (
 const (
 	// Writes and reviews code in the workspace.
 	AgentCoder = "coder"
+	// Maintains the workspace: files, git, text tools and the everything server.
+	AgentMaintainer = "maintainer"
 	// Finds information on the web and in documents.
 	AgentResearcher = "researcher"
 	// Reviews changes.
@@ -49,7 +51,8 @@ const (
 
 // Queues.
 const (
-	QueueEverything = "everything"
+	QueueEverything  = "everything"
+	QueueFingerprint = "fingerprint"
 )
 
 // MCP servers.
@@ -74,10 +77,16 @@ const (
 	ToolEverythingGetSum = "everything__get-sum"
 	// Returns a tiny MCP logo image.
 	ToolEverythingGetTinyImage = "everything__get-tiny-image"
+	// SHA-256 fingerprint of a text, from an expensive backend.
+	ToolFingerprint = "fingerprint"
+	// Render numbered lines of a text; large outputs are spilled to disk.
+	ToolNumberedLines = "numbered_lines"
 	// Read a UTF-8 text file inside the workspace.
 	ToolReadFile = "read_file"
 	// Run git or go with arguments, without a shell.
 	ToolRunGit = "run_git"
+	// Wait a number of milliseconds, standing in for a slow backend.
+	ToolSleep = "sleep"
 	// Summarize a document by its first sentences.
 	ToolSummarize = "summarize"
 	// Current weather for a city.
@@ -118,14 +127,17 @@ var Registry = &runtime.Registry{
 	Route:     _toolgenRoute,
 }
 
-var _toolgenQueues = []runtime.Queue{{Name: "everything", Concurrent: 2}}
+var _toolgenQueues = []runtime.Queue{{Name: "everything", Concurrent: 2}, {Name: "fingerprint", Concurrent: 2}}
 
 var _toolgenServers = []runtime.Server{
 	{
 		Name:      "everything",
 		Transport: "stdio",
-		Command:   "npx",
-		Args:      []string{"-y", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"},
+		Command:   "testdata/npm/node_modules/.bin/node",
+		Args: []string{
+			"testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+			"stdio",
+		},
 		Env: []runtime.KeyValue{
 			{
 				Key:   "EVERYTHING_TOKEN",
@@ -146,7 +158,7 @@ var _toolgenServers = []runtime.Server{
 	{
 		Name:      "scraper",
 		Transport: "http",
-		URL:       runtime.Value{{Lit: "https://scraper.example.com/mcp"}},
+		URL:       runtime.Value{{Env: "SCRAPER_URL"}, {Lit: "/mcp"}},
 		Headers: []runtime.KeyValue{
 			{
 				Key:   "Authorization",
@@ -339,6 +351,24 @@ var _toolgenTools = []runtime.Tool{
 		Original: "get-tiny-image",
 	},
 	{
+		Name:        "fingerprint",
+		Description: "SHA-256 fingerprint of a text, from an expensive backend.",
+		Kind:        runtime.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"hold_ms":{"type":"integer","minimum":0,"maximum":10000,"description":"HoldMilliseconds keeps the call busy, standing in for an expensive\nbackend whose concurrency the spec's queue bounds."}},"required":["text"],"additionalProperties":false}`),
+		Category:    "text",
+		Keywords:    []string{"hash", "checksum", "sha256"},
+		Go:          _toolgenGoFingerprint,
+		Queue:       "fingerprint",
+	},
+	{
+		Name:        "numbered_lines",
+		Description: "Render numbered lines of a text; large outputs are spilled to disk.",
+		Kind:        runtime.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is repeated on every line after its number."},"count":{"type":"integer","minimum":1,"maximum":1000000,"description":"Count is the number of lines."}},"required":["text","count"],"additionalProperties":false}`),
+		Category:    "text",
+		Go:          _toolgenGoNumberedLines,
+	},
+	{
 		Name:        "read_file",
 		Description: "Read a UTF-8 text file inside the workspace.",
 		Kind:        runtime.KindBuiltin,
@@ -355,6 +385,15 @@ var _toolgenTools = []runtime.Tool{
 		Policy:      "git",
 	},
 	{
+		Name:        "sleep",
+		Description: "Wait a number of milliseconds, standing in for a slow backend.",
+		Kind:        runtime.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"milliseconds":{"type":"integer","minimum":0,"description":"Milliseconds to wait."}},"required":["milliseconds"],"additionalProperties":false}`),
+		Category:    "debug",
+		Go:          _toolgenGoSleep,
+		Timeout:     250 * time.Millisecond,
+	},
+	{
 		Name:        "summarize",
 		Description: "Summarize a document by its first sentences.",
 		Kind:        runtime.KindGo,
@@ -369,7 +408,7 @@ var _toolgenTools = []runtime.Tool{
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","description":"City name"},"units":{"type":"string","enum":["metric","imperial"],"description":"Unit system; metric by default"}},"required":["city"]}`),
 		REST: &runtime.REST{
 			Method: "GET",
-			URL:    runtime.Value{{Lit: "https://api.weather.example/v1/{city}"}},
+			URL:    runtime.Value{{Env: "WEATHER_URL"}, {Lit: "/v1/{city}"}},
 			Headers: []runtime.KeyValue{
 				{
 					Key:   "Authorization",
@@ -437,6 +476,36 @@ var _toolgenAgents = []runtime.Agent{
 		Allow:     _toolgenAllowCoder,
 	},
 	{
+		Name:        "maintainer",
+		Description: "Maintains the workspace: files, git, text tools and the everything server.",
+		Use: []runtime.Use{
+			{Kind: runtime.UseTool, Name: "read_file"},
+			{Kind: runtime.UseTool, Name: "write_file"},
+			{Kind: runtime.UseTool, Name: "run_git"},
+			{Kind: runtime.UseTool, Name: "word_count"},
+			{Kind: runtime.UseTool, Name: "numbered_lines"},
+			{Kind: runtime.UseTool, Name: "fingerprint"},
+			{Kind: runtime.UseTool, Name: "sleep"},
+			{Kind: runtime.UseServer, Name: "everything"},
+			{Kind: runtime.UseGlob, Name: "summ*"},
+		},
+		Allowed: []string{
+			"cat",
+			"write_file",
+			"run_git",
+			"word_count",
+			"numbered_lines",
+			"fingerprint",
+			"sleep",
+			"summ*",
+			"everything__echo",
+			"everything__get-s*",
+		},
+		Aliases:  []runtime.Alias{{Name: "cat", Target: "read_file"}},
+		MaxDepth: 2,
+		Allow:    _toolgenAllowMaintainer,
+	},
+	{
 		Name:        "researcher",
 		Description: "Finds information on the web and in documents.",
 		Use: []runtime.Use{
@@ -482,6 +551,12 @@ func OpenCoder(ctx context.Context, opts runtime.Options) (*runtime.Session, err
 	return runtime.Open(ctx, Registry, AgentCoder, opts)
 }
 
+// OpenMaintainer opens a session of agent "maintainer" with its tool surface resolved and
+// the MCP servers it needs connected.
+func OpenMaintainer(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
+	return runtime.Open(ctx, Registry, AgentMaintainer, opts)
+}
+
 // OpenResearcher opens a session of agent "researcher" with its tool surface resolved and
 // the MCP servers it needs connected.
 func OpenResearcher(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
@@ -492,6 +567,48 @@ func OpenResearcher(ctx context.Context, opts runtime.Options) (*runtime.Session
 // the MCP servers it needs connected.
 func OpenReviewer(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
 	return runtime.Open(ctx, Registry, AgentReviewer, opts)
+}
+
+// _toolgenGoFingerprint runs github.com/toolgen-dev/toolgen/examples/full/tools.Fingerprint for tool "fingerprint": it decodes the arguments into
+// FingerprintArgs and encodes the result as JSON.
+func _toolgenGoFingerprint(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.FingerprintArgs
+	if err := _toolgenDecode("fingerprint", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.Fingerprint(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoNumberedLines runs github.com/toolgen-dev/toolgen/examples/full/tools.NumberedLines for tool "numbered_lines": it decodes the arguments into
+// LinesArgs and encodes the result as JSON.
+func _toolgenGoNumberedLines(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.LinesArgs
+	if err := _toolgenDecode("numbered_lines", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.NumberedLines(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoSleep runs github.com/toolgen-dev/toolgen/examples/full/tools.Sleep for tool "sleep": it decodes the arguments into
+// SleepArgs and encodes the result as JSON.
+func _toolgenGoSleep(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.SleepArgs
+	if err := _toolgenDecode("sleep", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.Sleep(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
 }
 
 // _toolgenGoSummarize runs github.com/toolgen-dev/toolgen/examples/full/tools.Summarize for tool "summarize": it decodes the arguments into
@@ -536,6 +653,9 @@ func _toolgenDecode(tool string, args json.RawMessage, v any) error {
 
 // Compile-time checks that the Go functions the spec names still exist.
 var (
+	_ = tools.Fingerprint
+	_ = tools.NumberedLines
+	_ = tools.Sleep
 	_ = tools.Summarize
 	_ = tools.WordCount
 )

@@ -60,6 +60,32 @@ func _toolgenAllowCoder(name string) bool {
 	return false
 }
 
+// _toolgenAllowMaintainer reports whether agent "maintainer" may call a tool, by its tools.allowed list.
+func _toolgenAllowMaintainer(name string) bool {
+	switch name {
+	case "cat",
+		"everything__echo",
+		"everything__get-structured-content",
+		"everything__get-sum",
+		"fingerprint",
+		"numbered_lines",
+		"read_file",
+		"run_git",
+		"sleep",
+		"summarize",
+		"word_count",
+		"write_file":
+		return true
+	}
+	if _toolgenMatch("summ*", name) {
+		return true
+	}
+	if _toolgenMatch("everything__get-s*", name) {
+		return true
+	}
+	return false
+}
+
 // _toolgenAllowResearcher reports whether agent "researcher" may call a tool, by every tool in use.
 func _toolgenAllowResearcher(name string) bool {
 	switch name {

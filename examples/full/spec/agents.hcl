@@ -26,6 +26,24 @@ agent "coder" {
   router { destinations = [agent.reviewer] }
 }
 
+# No discovery: everything allowed is callable from the start. Globs admit
+# tools in use (summ*) and in allowed (everything__get-s*); everything else
+# the agent uses is blocked, e.g. everything__get-tiny-image.
+agent "maintainer" {
+  description = "Maintains the workspace: files, git, text tools and the everything server."
+  tools {
+    use = [
+      tool.read_file, tool.write_file, tool.run_git, tool.word_count, tool.numbered_lines,
+      tool.fingerprint, tool.sleep, server.everything, "summ*",
+    ]
+    allowed = [
+      "cat", "write_file", "run_git", "word_count", "numbered_lines", "fingerprint", "sleep",
+      "summ*", "everything__echo", "everything__get-s*",
+    ]
+    aliases = { cat = "read_file" }
+  }
+}
+
 agent "researcher" {
   description = "Finds information on the web and in documents."
   tools {
@@ -43,7 +61,7 @@ agent "reviewer" {
 
 workflow "release" {
   role "planner" {
-    step "plan"   { bundles = [bundle.files] }
+    step "plan" { bundles = [bundle.files] }
     step "review" { bundles = [bundle.files, bundle.everything_read] }
   }
   role "writer" {

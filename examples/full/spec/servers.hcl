@@ -1,11 +1,13 @@
 queue "everything" { concurrent = 2 }
+queue "fingerprint" { concurrent = 2 }
 
-# The MCP reference server, pinned in testdata/npm; its tools are recorded
-# in toolgen.lock.json.
+# The MCP reference server, pinned in testdata/npm (`make npm`) and run with
+# the Node it installs, from the repository root; its tools are recorded in
+# toolgen.lock.json.
 server "everything" {
   transport   = "stdio"
-  command     = "npx"
-  args        = ["-y", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"]
+  command     = "testdata/npm/node_modules/.bin/node"
+  args        = ["testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"]
   env         = { EVERYTHING_TOKEN = env("EVERYTHING_TOKEN") }
   allow_tools = ["echo", "get-*"]
   deny_tools  = ["get-env"]
@@ -21,7 +23,7 @@ server "everything" {
 # An untrusted scraper: reachable only through a meta bundle.
 server "scraper" {
   transport   = "http"
-  url         = "https://scraper.example.com/mcp"
+  url         = "${env("SCRAPER_URL")}/mcp"
   headers     = { Authorization = "Bearer ${env("SCRAPER_TOKEN")}" }
   trust       = "untrusted"
   allow_tools = ["fetch_page"]

@@ -39,10 +39,10 @@ tool "weather" {
   description = "Current weather for a city."
   rest {
     method  = "GET"
-    url     = "https://api.weather.example/v1/{city}"
+    url     = "${env("WEATHER_URL")}/v1/{city}" # base URL read at run time
     headers = { Authorization = "Bearer ${env("WEATHER_KEY")}" }
   }
-  input_schema = file("weather.schema.json")   # read at generate time
+  input_schema = file("weather.schema.json") # read at generate time
 }
 
 tool "summarize" {
@@ -55,4 +55,25 @@ tool "word_count" {
   description = "Count the words of a text."
   go          = "github.com/toolgen-dev/toolgen/examples/full/tools.WordCount"
   category    = "text"
+}
+
+tool "sleep" {
+  description = "Wait a number of milliseconds, standing in for a slow backend."
+  go          = "github.com/toolgen-dev/toolgen/examples/full/tools.Sleep"
+  category    = "debug"
+  timeout     = "250ms" # overrides defaults.tool_timeout
+}
+
+tool "numbered_lines" {
+  description = "Render numbered lines of a text; large outputs are spilled to disk."
+  go          = "github.com/toolgen-dev/toolgen/examples/full/tools.NumberedLines"
+  category    = "text"
+}
+
+tool "fingerprint" {
+  description = "SHA-256 fingerprint of a text, from an expensive backend."
+  go          = "github.com/toolgen-dev/toolgen/examples/full/tools.Fingerprint"
+  category    = "text"
+  keywords    = ["hash", "checksum", "sha256"]
+  queue       = queue.fingerprint # at most 2 calls at once, across sessions
 }

@@ -3,8 +3,13 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
+	"time"
 	"unicode"
 )
 
@@ -64,4 +69,73 @@ func WordCount(ctx context.Context, args CountArgs) (int, error) {
 		seen[strings.ToLower(w)] = true
 	}
 	return len(seen), nil
+}
+
+// SleepArgs are the arguments of the sleep tool.
+type SleepArgs struct {
+	// Milliseconds to wait.
+	Milliseconds int `json:"milliseconds" jsonschema:"minimum=0"`
+}
+
+// Sleep waits, or gives up when its context ends: a stand-in for a slow
+// backend, so that the tool's timeout in the spec has something to cut.
+func Sleep(ctx context.Context, args SleepArgs) (string, error) {
+	t := time.NewTimer(time.Duration(args.Milliseconds) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return fmt.Sprintf("slept %d ms", args.Milliseconds), nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// LinesArgs are the arguments of the numbered_lines tool.
+type LinesArgs struct {
+	// Text is repeated on every line after its number.
+	Text string `json:"text"`
+	// Count is the number of lines.
+	Count int `json:"count" jsonschema:"minimum=1,maximum=1000000"`
+}
+
+// NumberedLines renders Count numbered lines of Text: a tool whose output
+// easily exceeds response_max_bytes, which the runtime spills to disk.
+func NumberedLines(ctx context.Context, args LinesArgs) (string, error) {
+	if args.Count < 1 || args.Count > 1000000 {
+		return "", fmt.Errorf("count must be between 1 and 1000000, not %d", args.Count)
+	}
+	var b strings.Builder
+	for i := 1; i <= args.Count; i++ {
+		fmt.Fprintf(&b, "%d %s\n", i, args.Text)
+	}
+	return b.String(), nil
+}
+
+// FingerprintArgs are the arguments of the fingerprint tool.
+type FingerprintArgs struct {
+	Text string `json:"text"`
+	// HoldMilliseconds keeps the call busy, standing in for an expensive
+	// backend whose concurrency the spec's queue bounds.
+	HoldMilliseconds int `json:"hold_ms,omitempty" jsonschema:"minimum=0,maximum=10000"`
+}
+
+// FingerprintResult is what fingerprint returns.
+type FingerprintResult struct {
+	SHA256 string `json:"sha256"`
+	// InFlight is how many fingerprint calls were running, this one
+	// included, when it started: what the queue bounds.
+	InFlight int64 `json:"in_flight"`
+}
+
+var fingerprintsRunning atomic.Int64
+
+// Fingerprint hashes a text with SHA-256 after holding for HoldMilliseconds.
+func Fingerprint(ctx context.Context, args FingerprintArgs) (FingerprintResult, error) {
+	n := fingerprintsRunning.Add(1)
+	defer fingerprintsRunning.Add(-1)
+	if _, err := Sleep(ctx, SleepArgs{Milliseconds: min(max(args.HoldMilliseconds, 0), 10000)}); err != nil {
+		return FingerprintResult{}, err
+	}
+	sum := sha256.Sum256([]byte(args.Text))
+	return FingerprintResult{SHA256: hex.EncodeToString(sum[:]), InFlight: n}, nil
 }
