@@ -1,0 +1,431 @@
+package runtime
+
+// Acceptance tests of MCP serving and connections with real stdio servers
+// (testdata/mcpservers/hang, built here): a server killed mid-call, and
+// agents switched hundreds of times.
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
+)
+
+// Killing one upstream server mid-call gives an error result and a
+// server.fail event while the other servers keep answering; the dead one
+// shows not green, and comes back once it can be started again.
+func TestAcceptanceKillUpstreamMidCall(t *testing.T) {
+	bin := buildAcceptanceFixture(t)
+	// alpha runs from its own copy so that the test can take the command
+	// away: its reconnects then fail and its health stays red for as long
+	// as the test looks at it.
+	alphaBin := filepath.Join(t.TempDir(), "alpha")
+	copyExecutable(t, bin, alphaBin)
+
+	rec := &accRecorder{}
+	logger := slog.New(rec)
+	m := mcpconn.NewManager(logger)
+	defer m.Close()
+	reg := &Registry{
+		Package: "p", Separator: "__",
+		// A tool timeout far beyond the test's patience: the in-flight call
+		// must end because its server died, not because it timed out.
+		Defaults: Defaults{ToolTimeout: 10 * time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 2, MaxDepth: 1},
+		Servers: []Server{
+			{Name: "alpha", Transport: "stdio", Command: alphaBin, Trusted: true},
+			{Name: "beta", Transport: "stdio", Command: bin, Trusted: true},
+		},
+		Agents: []Agent{{Name: "both", Use: []Use{{Kind: UseServer, Name: "alpha"}, {Kind: UseServer, Name: "beta"}}}},
+	}
+	ctx := context.Background()
+	s, err := Open(ctx, reg, "both", Options{Logger: logger, Connector: NewMCPConnector(m)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	requireHealth(t, s, map[string]Health{"alpha": HealthGreen, "beta": HealthGreen})
+
+	alphaPID := pidVia(t, s, "alpha__pid")
+	betaPID := pidVia(t, s, "beta__pid")
+	if pp := parentOf(alphaPID); pp != os.Getpid() {
+		t.Fatalf("alpha (pid %d) has parent %d, want this test process %d", alphaPID, pp, os.Getpid())
+	}
+
+	inflight := make(chan Result, 1)
+	go func() { inflight <- s.Call(ctx, "alpha__hang", []byte(`{"mark":"m1"}`)) }()
+	rec.wait(t, "server.stderr", "server", "alpha", "line", "hang: hanging m1") // the call reached the server
+
+	if err := os.Remove(alphaBin); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(alphaPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+
+	var r Result
+	select {
+	case r = <-inflight:
+	case <-time.After(2 * time.Minute): // a hang guard, far below the 10-minute tool timeout
+		t.Fatal("the call in flight on alpha did not return after alpha was killed")
+	}
+	if r.OK || r.Error == "" || r.Result != "" {
+		t.Fatalf("in-flight call on the killed server = %+v, want an error result", r)
+	}
+	if !strings.Contains(r.Error, `"alpha"`) || strings.Contains(r.Error, "timeout") {
+		t.Errorf("in-flight call error %q should name alpha and not be a timeout", r.Error)
+	}
+	fail := rec.wait(t, EventServerFail, "server", "alpha")
+	if !strings.Contains(fail.attrs["reason"], "signal: killed") {
+		t.Errorf("server.fail reason %q does not say the process was killed", fail.attrs["reason"])
+	}
+	if got := rec.find(EventServerFail, "server", "beta"); len(got) > 0 {
+		t.Errorf("server.fail for beta, which was not touched: %v", got)
+	}
+	rec.wait(t, "tool.call", "tool", "alpha__hang", "status", "failed")
+
+	// beta keeps answering, on the same process, again and again.
+	for i := range 20 {
+		want := fmt.Sprintf("beta still here %d", i)
+		if r := s.Call(ctx, "beta__echo", []byte(fmt.Sprintf(`{"text":%q}`, want))); !r.OK || r.Result != want {
+			t.Fatalf("beta__echo after alpha died = %+v", r)
+		}
+	}
+	if p := pidVia(t, s, "beta__pid"); p != betaPID {
+		t.Errorf("beta's pid changed from %d to %d: it was restarted", betaPID, p)
+	}
+	// alpha cannot come back (its command is gone): a call to it fails at
+	// once, and the session reports it red while beta stays green.
+	rec.wait(t, EventServerFail, "server", "alpha", "attempt", "1")
+	if r := s.Call(ctx, "alpha__echo", []byte(`{"text":"x"}`)); r.OK || !strings.Contains(r.Error, "unavailable") {
+		t.Errorf("alpha__echo while alpha is down = %+v, want an unavailable error", r)
+	}
+	requireHealth(t, s, map[string]Health{"alpha": HealthRed, "beta": HealthGreen})
+	if procAlive(alphaPID) {
+		t.Errorf("killed alpha (pid %d) is still a live process or an unreaped zombie", alphaPID)
+	}
+
+	// Its command back, alpha reconnects by itself, as a new process.
+	copyExecutable(t, bin, alphaBin)
+	accEventually(t, "alpha reconnects", func() bool {
+		r := s.Call(ctx, "alpha__echo", []byte(`{"text":"back"}`))
+		return r.OK && r.Result == "back"
+	})
+	requireHealth(t, s, map[string]Health{"alpha": HealthGreen, "beta": HealthGreen})
+	if p := pidVia(t, s, "alpha__pid"); p == alphaPID {
+		t.Errorf("alpha answers from the pid that was killed (%d)", p)
+	}
+	if r := s.Call(ctx, "beta__echo", []byte(`{"text":"last"}`)); !r.OK || r.Result != "last" {
+		t.Errorf("beta__echo at the end = %+v", r)
+	}
+}
+
+// After 200 Switch calls between agents with stdio servers, no child
+// process or goroutine is left. Connections come from the process-wide
+// mcpconn.Shared manager, as in an agent binary, so Switch and Close alone
+// must release them: nothing here closes a manager.
+func TestAcceptanceSwitchLeavesNothing(t *testing.T) {
+	const switches = 200
+	bin := buildAcceptanceFixture(t)
+	leakOpt := goleak.IgnoreCurrent()
+	before := descendants()
+
+	rec := &accRecorder{}
+	reg := &Registry{
+		Package: "p", Separator: "__",
+		Defaults: Defaults{ToolTimeout: time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 2, MaxDepth: 1},
+		Servers: []Server{
+			{Name: "one", Transport: "stdio", Command: bin, Trusted: true},
+			{Name: "two", Transport: "stdio", Command: bin, Trusted: true},
+		},
+		Agents: []Agent{
+			{Name: "a", Use: []Use{{Kind: UseServer, Name: "one"}}},
+			{Name: "b", Use: []Use{{Kind: UseServer, Name: "two"}}},
+		},
+	}
+	ctx := context.Background()
+	start := time.Now()
+	s, err := Open(ctx, reg, "a", Options{Logger: slog.New(rec)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := map[string]string{"a": "one", "b": "two"}
+	prev := pidVia(t, s, "one__pid")
+	requireOnlyNew(t, before, prev)
+	for i := range switches {
+		agent := "b"
+		if i%2 == 1 {
+			agent = "a"
+		}
+		if err := s.Switch(ctx, agent); err != nil {
+			t.Fatalf("switch %d to %s: %v", i, agent, err)
+		}
+		srv := server[agent]
+		want := fmt.Sprintf("switch %d", i)
+		if r := s.Call(ctx, srv+"__echo", []byte(fmt.Sprintf(`{"text":%q}`, want))); !r.OK || r.Result != want {
+			t.Fatalf("switch %d: %s__echo = %+v", i, srv, r)
+		}
+		// The old agent's server was stopped and reaped before Switch
+		// returned; the new one is a fresh process and the only one left.
+		pid := pidVia(t, s, srv+"__pid")
+		if pid == prev {
+			t.Fatalf("switch %d: %s answers from the previous agent's process %d", i, srv, pid)
+		}
+		requireOnlyNew(t, before, pid)
+		prev = pid
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d switches (%d server processes) and Close in %s", switches, switches+1, time.Since(start).Round(time.Millisecond))
+
+	if n := len(rec.find(EventAgentBuild)); n != switches+1 {
+		t.Errorf("%d agent.build events, want %d", n, switches+1)
+	}
+	if n := len(rec.find(EventAgentTeardown, "forced", "false")); n != switches+1 {
+		t.Errorf("%d unforced agent.teardown events, want %d", n, switches+1)
+	}
+	if got := rec.find(EventAgentSwitchTimeout); len(got) > 0 {
+		t.Errorf("switch timeouts: %v", got)
+	}
+	accEventually(t, "every server process reaped", func() bool { return len(newSince(before)) == 0 })
+	goleak.VerifyNone(t, leakOpt)
+}
+
+// buildAcceptanceFixture builds testdata/mcpservers/hang.
+func buildAcceptanceFixture(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "hang")
+	if out, err := exec.Command("go", "build", "-o", bin, "../testdata/mcpservers/hang").CombinedOutput(); err != nil {
+		t.Fatalf("building the hang fixture: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// copyExecutable puts a copy of src at dst by rename, so that a reconnect
+// racing with it never executes a half-written file.
+func copyExecutable(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := dst + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func pidVia(t *testing.T, s *Session, tool string) int {
+	t.Helper()
+	r := s.Call(context.Background(), tool, []byte(`{}`))
+	if !r.OK {
+		t.Fatalf("%s = %+v", tool, r)
+	}
+	pid, err := strconv.Atoi(r.Result)
+	if err != nil {
+		t.Fatalf("%s = %q: %v", tool, r.Result, err)
+	}
+	return pid
+}
+
+func requireHealth(t *testing.T, s *Session, want map[string]Health) {
+	t.Helper()
+	got := map[string]Health{}
+	for _, ss := range s.Servers() {
+		got[ss.Name] = ss.Health
+	}
+	for name, h := range want {
+		if got[name] != h {
+			t.Errorf("Servers(): %s is %q, want %q (all: %+v)", name, got[name], h, s.Servers())
+		}
+	}
+}
+
+// requireOnlyNew fails unless pid is the one process descended from this
+// test process that was not there before.
+func requireOnlyNew(t *testing.T, before map[int]bool, pid int) {
+	t.Helper()
+	if got := newSince(before); len(got) != 1 || got[0] != pid {
+		t.Fatalf("processes started by the test and still there: %v, want only %d", got, pid)
+	}
+}
+
+func newSince(before map[int]bool) []int {
+	var out []int
+	for pid := range descendants() {
+		if !before[pid] {
+			out = append(out, pid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// procStat is the state and parent of a process from /proc/PID/stat.
+func procStat(pid string) (state string, ppid int, ok bool) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return "", 0, false
+	}
+	// pid (comm) state ppid …; comm may hold spaces and parentheses.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 2 {
+		return "", 0, false
+	}
+	ppid, err = strconv.Atoi(f[1])
+	return f[0], ppid, err == nil
+}
+
+func parentOf(pid int) int {
+	_, ppid, _ := procStat(strconv.Itoa(pid))
+	return ppid
+}
+
+// procAlive: the process exists, running or as a zombie nobody reaped.
+func procAlive(pid int) bool {
+	_, _, ok := procStat(strconv.Itoa(pid))
+	return ok
+}
+
+// descendants is every process below this one (children, grandchildren…),
+// zombies included: an unreaped child is a leak too.
+func descendants() map[int]bool {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	children := map[int][]int{}
+	for _, d := range dirs {
+		name := filepath.Base(d)
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if _, ppid, ok := procStat(name); ok {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	out := map[int]bool{}
+	queue := []int{os.Getpid()}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			if !out[c] {
+				out[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+	return out
+}
+
+// accEventually polls cond until it holds, failing after a minute.
+func accEventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still not the case after a minute", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// accRecorder is a slog handler that keeps every record with its
+// attributes, those added by Logger.With included (mcpconn names its
+// server that way).
+type accRecorder struct {
+	mu   sync.Mutex
+	recs []accEvent
+}
+
+type accEvent struct {
+	name  string
+	attrs map[string]string
+}
+
+type accHandler struct {
+	r     *accRecorder
+	attrs []slog.Attr
+}
+
+func (r *accRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *accRecorder) Handle(ctx context.Context, rec slog.Record) error {
+	return accHandler{r: r}.Handle(ctx, rec)
+}
+func (r *accRecorder) WithAttrs(as []slog.Attr) slog.Handler { return accHandler{r: r, attrs: as} }
+func (r *accRecorder) WithGroup(string) slog.Handler         { return r }
+
+func (h accHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h accHandler) Handle(_ context.Context, rec slog.Record) error {
+	ev := accEvent{name: rec.Message, attrs: map[string]string{}}
+	for _, a := range h.attrs {
+		ev.attrs[a.Key] = a.Value.String()
+	}
+	rec.Attrs(func(a slog.Attr) bool { ev.attrs[a.Key] = a.Value.String(); return true })
+	h.r.mu.Lock()
+	h.r.recs = append(h.r.recs, ev)
+	h.r.mu.Unlock()
+	return nil
+}
+func (h accHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return accHandler{r: h.r, attrs: append(slices.Clip(h.attrs), as...)}
+}
+func (h accHandler) WithGroup(string) slog.Handler { return h }
+
+// find returns the events with a name whose attributes hold the given
+// key/value pairs.
+func (r *accRecorder) find(name string, kv ...string) []accEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []accEvent
+next:
+	for _, ev := range r.recs {
+		if ev.name != name {
+			continue
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			if ev.attrs[kv[i]] != kv[i+1] {
+				continue next
+			}
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// wait polls for an event, failing after a minute with every event seen.
+func (r *accRecorder) wait(t *testing.T, name string, kv ...string) accEvent {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if got := r.find(name, kv...); len(got) > 0 {
+			return got[0]
+		}
+		if time.Now().After(deadline) {
+			r.mu.Lock()
+			var all []string
+			for _, ev := range r.recs {
+				all = append(all, fmt.Sprintf("%s %v", ev.name, ev.attrs))
+			}
+			r.mu.Unlock()
+			t.Fatalf("no %s event with %v after a minute; events:\n%s", name, kv, strings.Join(all, "\n"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
