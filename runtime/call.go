@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
 )
 
 // entry is one callable tool of a surface, with everything the pipeline
@@ -244,7 +246,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		reason = "not_allowed"
 	default:
 		msg = fmt.Sprintf("tool %q not found", name)
-		if near := nearest(name, st.knownNames(), 3); len(near) > 0 {
+		if near := didyoumean.Nearest(name, st.knownNames(), 3); len(near) > 0 {
 			msg += "; did you mean " + quoteList(near) + "?"
 		} else {
 			msg += "."

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
 )
 
 // Session is one agent context: its resolved tools, its use of MCP
@@ -241,7 +243,7 @@ func (s *Session) unknownAgent(name string) error {
 		names = append(names, a.Name)
 	}
 	msg := fmt.Sprintf("unknown agent %q", name)
-	if near := nearest(name, names, 3); len(near) > 0 {
+	if near := didyoumean.Nearest(name, names, 3); len(near) > 0 {
 		msg += fmt.Sprintf("; did you mean %q?", near[0])
 	}
 	return errors.New(msg)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
 )
 
 // Find ranks the tools the agent may load (or call) for a query, best
@@ -76,7 +78,7 @@ func (st *agentState) notFound(name string) error {
 	msg := fmt.Sprintf("tool %q not found", name)
 	if to, ok := st.s.pool.snap.Load().renamed[name]; ok {
 		msg += "; it was renamed to " + to
-	} else if near := nearest(name, st.knownNames(), 3); len(near) > 0 {
+	} else if near := didyoumean.Nearest(name, st.knownNames(), 3); len(near) > 0 {
 		msg += "; did you mean " + quoteList(near) + "?"
 	}
 	if !strings.HasSuffix(msg, "?") {

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
+
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/tools/go/packages"
 
@@ -107,8 +109,8 @@ func resolveGoTool(spec *ir.Spec, t *ir.Tool, pkg *packages.Package, fset *token
 			}
 		}
 		detail := fmt.Sprintf("Package %q has no exported function %q.", g.ImportPath, g.Func)
-		if s := nearest(g.Func, funcs); s != "" {
-			detail += fmt.Sprintf(" Did you mean %q?", g.ImportPath+"."+s)
+		if near := didyoumean.Nearest(g.Func, funcs, 1); len(near) > 0 {
+			detail += fmt.Sprintf(" Did you mean %q?", g.ImportPath+"."+near[0])
 		}
 		return hcl.Diagnostics{goDiag(t, "Unknown Go function", detail)}
 	}
@@ -258,36 +260,4 @@ func setCatalogParams(spec *ir.Spec, name string, params []string) {
 			c.Params = params
 		}
 	}
-}
-
-// nearest is the candidate closest to name by edit distance, if close
-// enough to be a likely typo.
-func nearest(name string, candidates []string) string {
-	best, bestD := "", len(name)/2+2
-	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
+
 	"github.com/toolgen-dev/toolgen/runtime"
 )
 
@@ -217,36 +219,9 @@ func (c *cli) fail(code int, err error) int {
 
 // didYouMean suggests the closest of names to s, or returns "".
 func didYouMean(s string, names []string) string {
-	best, bestD := "", -1
-	for _, n := range names {
-		d := editDistance(strings.ToLower(s), strings.ToLower(n))
-		if bestD < 0 || d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if best == "" || bestD > max(2, len(s)/3) {
+	near := didyoumean.Nearest(s, names, 1)
+	if len(near) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-// editDistance is the Levenshtein distance over bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return fmt.Sprintf("; did you mean %q?", near[0])
 }

@@ -1,0 +1,60 @@
+// Package didyoumean suggests the known names nearest to a mistyped one, for
+// "did you mean" hints in runtime errors, the agent CLI and the generator.
+package didyoumean
+
+import (
+	"slices"
+	"strings"
+)
+
+// Nearest returns up to n candidates close to name, closest first, ties by
+// name. A candidate is close when its edit distance (ignoring case) is at
+// most max(2, len(name)/3), or when one name contains the other (3+ bytes).
+func Nearest(name string, candidates []string, n int) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	var out []scored
+	lname := strings.ToLower(name)
+	limit := max(2, len(name)/3)
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		d := Distance(lname, lc)
+		if d <= limit || (len(lname) >= 3 && (strings.Contains(lc, lname) || strings.Contains(lname, lc))) {
+			out = append(out, scored{c, d})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b scored) int {
+		if a.d != b.d {
+			return a.d - b.d
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	names := make([]string, 0, min(n, len(out)))
+	for i := 0; i < len(out) && i < n; i++ {
+		names = append(names, out[i].name)
+	}
+	return names
+}
+
+// Distance is the Levenshtein distance over bytes.
+func Distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
