@@ -26,30 +26,6 @@ func checkName(kind, name string, rng hcl.Range) hcl.Diagnostics {
 	}}
 }
 
-// goName is the exported CamelCase form of a name: read_file → ReadFile,
-// handoff-to → HandoffTo. A leading digit gets an X so the result is an
-// identifier on its own.
-func goName(name string) string {
-	var b strings.Builder
-	upper := true
-	for _, r := range name {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			upper = true
-			continue
-		}
-		if upper {
-			r = unicode.ToUpper(r)
-			upper = false
-		}
-		b.WriteRune(r)
-	}
-	s := b.String()
-	if s == "" || unicode.IsDigit(rune(s[0])) {
-		s = "X" + s
-	}
-	return s
-}
-
 // packageName turns a directory base name into a Go package name.
 func packageName(base string) string {
 	var b strings.Builder

@@ -18,8 +18,8 @@ func TestGoName(t *testing.T) {
 		"a__b":           "AB",
 		"search-code_v2": "SearchCodeV2",
 	} {
-		if got := goName(in); got != want {
-			t.Errorf("goName(%q) = %q, want %q", in, got, want)
+		if got := ir.GoName(in); got != want {
+			t.Errorf("ir.GoName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -28,7 +28,7 @@ var (
 
 func decodePolicy(block *hcl.Block, ctx *hcl.EvalContext) (*policyBlock, hcl.Diagnostics) {
 	p := &policyBlock{NameRange: block.LabelRanges[0]}
-	p.Name, p.GoName, p.Range = block.Labels[0], goName(block.Labels[0]), block.DefRange
+	p.Name, p.GoName, p.Range = block.Labels[0], ir.GoName(block.Labels[0]), block.DefRange
 	diags := checkName("policy", p.Name, p.NameRange)
 	content, d := block.Body.Content(policySchema)
 	diags = append(diags, d...)

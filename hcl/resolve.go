@@ -110,7 +110,7 @@ func index[T any](r *resolver, kind string, items []T, d func(T) decl) map[strin
 			continue
 		}
 		m[x.name] = it
-		g := goName(x.name)
+		g := ir.GoName(x.name)
 		if prev, clash := byGo[g]; clash {
 			r.errorf(x.nameRange, x.declRange, "Conflicting Go names", "The %s names %q and %q (at %s) both become the Go identifier %s in generated code; rename one of them.", kind, prev.name, x.name, shortPos(prev.nameRange), g)
 			continue
@@ -201,7 +201,7 @@ func (r *resolver) resolveQueues() []*ir.Queue {
 	var out []*ir.Queue
 	for _, name := range keys(r.queues) {
 		q := r.queues[name]
-		out = append(out, &ir.Queue{Name: q.Name, GoName: goName(q.Name), Concurrent: q.Concurrent, Range: q.DeclRange})
+		out = append(out, &ir.Queue{Name: q.Name, GoName: ir.GoName(q.Name), Concurrent: q.Concurrent, Range: q.DeclRange})
 	}
 	return out
 }
@@ -211,7 +211,7 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 	for _, name := range keys(r.servers) {
 		s := r.servers[name]
 		srv := &ir.Server{
-			Name: s.Name, GoName: goName(s.Name), Transport: s.Transport,
+			Name: s.Name, GoName: ir.GoName(s.Name), Transport: s.Transport,
 			Command: s.Command, Args: s.Args, Env: irKeyValues(s.Env), Address: s.Address,
 			Headers: irKeyValues(s.Headers), Trusted: s.Trusted,
 			AllowTools: sortedStrs(s.AllowTools), DenyTools: sortedStrs(s.DenyTools),
@@ -280,7 +280,7 @@ func (r *resolver) resolveTools() []*ir.Tool {
 	for _, name := range keys(r.tools) {
 		t := r.tools[name]
 		tool := &ir.Tool{
-			Name: t.Name, GoName: goName(t.Name), Description: t.Description, Kind: toolKind(t),
+			Name: t.Name, GoName: ir.GoName(t.Name), Description: t.Description, Kind: toolKind(t),
 			REST: t.REST, Go: t.Go, InputSchema: t.InputSchema, Category: t.Category,
 			Keywords: t.Keywords, Timeout: t.Timeout, Range: t.DeclRange,
 		}
@@ -313,7 +313,7 @@ func (r *resolver) resolveBundles() []*ir.Bundle {
 	for _, name := range keys(r.bundles) {
 		b := r.bundles[name]
 		bundle := &ir.Bundle{
-			Name: b.Name, GoName: goName(b.Name), Mode: b.Mode,
+			Name: b.Name, GoName: ir.GoName(b.Name), Mode: b.Mode,
 			AllowTools: sortedStrs(b.AllowTools), DenyTools: sortedStrs(b.DenyTools), Range: b.DeclRange,
 		}
 		if b.Server != nil && r.lookup(*b.Server) {
@@ -355,7 +355,7 @@ func (r *resolver) resolveWorkflows() []*ir.Workflow {
 			continue
 		}
 		seen[w.Name] = true
-		wf := &ir.Workflow{Name: w.Name, GoName: goName(w.Name), Range: w.DeclRange}
+		wf := &ir.Workflow{Name: w.Name, GoName: ir.GoName(w.Name), Range: w.DeclRange}
 		for _, rb := range w.Roles {
 			role := &ir.Role{Name: rb.Name, Range: rb.DeclRange}
 			for _, sb := range rb.Steps {

@@ -42,7 +42,7 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 	for _, name := range keys(r.agents) {
 		a := r.agents[name]
 		agent := &ir.Agent{
-			Name: a.Name, GoName: goName(a.Name), Description: a.Description,
+			Name: a.Name, GoName: ir.GoName(a.Name), Description: a.Description,
 			Discovery: a.Discovery, Spawn: a.Spawn, MaxDepth: defaults.MaxDepth, AllowedSet: a.AllowedSet, Range: a.DeclRange,
 		}
 		if a.MaxDepth != nil {

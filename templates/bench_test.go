@@ -24,7 +24,7 @@ func benchSpec() *ir.Spec {
 		name string
 		n    int
 	}{{"small", 8}, {"medium", 64}, {"large", 512}} {
-		a := &ir.Agent{Name: size.name, GoName: goName(size.name), AllowedSet: true}
+		a := &ir.Agent{Name: size.name, GoName: ir.GoName(size.name), AllowedSet: true}
 		for i := range size.n {
 			a.Allowed = append(a.Allowed, ir.AllowEntry{Pattern: benchToolName(i)})
 		}

@@ -22,7 +22,7 @@ func goSpec(funcs ...string) *ir.Spec {
 		name := strings.ToLower(fn)
 		rng := hcl.Range{Filename: "tools.hcl", Start: hcl.Pos{Line: i + 1, Column: 8, Byte: 0}, End: hcl.Pos{Line: i + 1, Column: 20}}
 		spec.Tools = append(spec.Tools, &ir.Tool{
-			Name: name, GoName: goName(name), Kind: ir.KindGo,
+			Name: name, GoName: ir.GoName(name), Kind: ir.KindGo,
 			Go:    &ir.GoFunc{ImportPath: gotoolsPkg, Func: fn, Range: rng},
 			Range: rng,
 		})

@@ -2,8 +2,6 @@ package templates
 
 import (
 	"strconv"
-	"strings"
-	"unicode"
 
 	"github.com/toolgen-dev/toolgen/hcl/ir"
 )
@@ -11,29 +9,6 @@ import (
 // Private generated names start with this prefix, which user code in the
 // same package is unlikely to use (stringer's _Day_name convention).
 const private = "_toolgen"
-
-// goName is the exported CamelCase form of a name, the same rule the
-// loader uses for ir.*.GoName: get_file_contents → GetFileContents.
-func goName(name string) string {
-	var b strings.Builder
-	upper := true
-	for _, r := range name {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			upper = true
-			continue
-		}
-		if upper {
-			r = unicode.ToUpper(r)
-			upper = false
-		}
-		b.WriteRune(r)
-	}
-	s := b.String()
-	if s == "" || unicode.IsDigit(rune(s[0])) {
-		s = "X" + s
-	}
-	return s
-}
 
 // toolGoNames gives every tool of the registry (declared and locked server
 // tools, by exposed name) the identifier part of its Tool constant.
@@ -56,9 +31,9 @@ func toolGoNames(spec *ir.Spec) map[string]string {
 		if _, ok := out[c.Name]; ok || c.Kind != ir.KindMCP {
 			continue
 		}
-		base := goName(c.Name)
+		base := ir.GoName(c.Name)
 		if s, ok := servers[c.Server]; ok {
-			base = s + goName(c.Original)
+			base = s + ir.GoName(c.Original)
 		}
 		id := base
 		for n := 2; used[id]; n++ {
