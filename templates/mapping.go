@@ -100,6 +100,10 @@ func keyValues(kvs []ir.KeyValue) []runtime.KeyValue {
 	return out
 }
 
+// RuntimeServer is the runtime form of one spec server: what `toolgen lock`
+// connects with, so that it connects exactly as an agent binary would.
+func RuntimeServer(s *ir.Server) runtime.Server { return serverValue(s) }
+
 func serverValue(s *ir.Server) runtime.Server {
 	out := runtime.Server{
 		Name:            s.Name,

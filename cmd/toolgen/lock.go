@@ -17,7 +17,9 @@ import (
 
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
+	"github.com/toolgen-dev/toolgen/templates"
 )
 
 // runLock is `toolgen lock [-v] DIR`: connect to every server of the spec
@@ -151,7 +153,8 @@ func lockServers(ctx context.Context, m *mcpconn.Manager, spec *ir.Spec, getenv 
 
 func lockServer(ctx context.Context, m *mcpconn.Manager, srv *ir.Server, startup time.Duration, getenv func(string) (string, bool)) lockResult {
 	r := lockResult{server: srv.Name}
-	cfg, err := lockConfig(srv, getenv)
+	rs := templates.RuntimeServer(srv)
+	cfg, err := runtime.ServerConfig(&rs, getenv)
 	if err != nil {
 		r.err = err
 		return r
@@ -170,56 +173,4 @@ func lockServer(ctx context.Context, m *mcpconn.Manager, srv *ir.Server, startup
 	}
 	sort.Slice(r.tools, func(i, j int) bool { return r.tools[i].Name < r.tools[j].Name })
 	return r
-}
-
-// lockConfig is the connection for one spec server, its env() values read
-// from the environment of `toolgen lock` (and redacted from errors).
-func lockConfig(srv *ir.Server, getenv func(string) (string, bool)) (mcpconn.Config, error) {
-	cfg := mcpconn.Config{
-		Name:            srv.Name,
-		Transport:       srv.Transport,
-		Command:         srv.Command,
-		Args:            srv.Args,
-		Address:         srv.Address,
-		StartupTimeout:  srv.StartupTimeout,
-		ProtocolVersion: srv.ProtocolVersion,
-	}
-	resolve := func(what string, v ir.Value) (string, error) {
-		var b bytes.Buffer
-		for _, p := range v.Parts {
-			if p.Env == "" {
-				b.WriteString(p.Lit)
-				continue
-			}
-			val, ok := getenv(p.Env)
-			if !ok {
-				return "", fmt.Errorf("%s: environment variable %s is not set", what, p.Env)
-			}
-			if val != "" {
-				cfg.Redact = append(cfg.Redact, val)
-			}
-			b.WriteString(val)
-		}
-		return b.String(), nil
-	}
-	for _, kv := range srv.Env {
-		val, err := resolve("env "+kv.Key, kv.Value)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Env = append(cfg.Env, kv.Key+"="+val)
-	}
-	var err error
-	if cfg.URL, err = resolve("url", srv.URL); err != nil {
-		return cfg, err
-	}
-	if len(srv.Headers) > 0 {
-		cfg.Headers = map[string]string{}
-		for _, kv := range srv.Headers {
-			if cfg.Headers[kv.Key], err = resolve("header "+kv.Key, kv.Value); err != nil {
-				return cfg, err
-			}
-		}
-	}
-	return cfg, nil
 }

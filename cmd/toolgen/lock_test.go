@@ -157,7 +157,7 @@ server "needs_env" {
 	for _, want := range []string{
 		"echo: 4 tools\n",
 		`broken: error: server "broken": start:`,
-		"needs_env: error: env TOKEN: environment variable TOOLGEN_LOCK_TEST_UNSET is not set\n",
+		"needs_env: error: server \"needs_env\": env TOKEN: environment variable TOOLGEN_LOCK_TEST_UNSET is not set\n",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
