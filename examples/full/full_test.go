@@ -1,0 +1,836 @@
+package full_test
+
+// The acceptance test of the runtime: the generated registry of the full
+// example, driven through every kind of call an agent host makes, against
+// real parts — the pinned MCP reference server as a stdio child process
+// (`make npm`), a go-sdk MCP server over streamable HTTP on loopback for the
+// untrusted scraper, an httptest server for the REST tool, real files for
+// the builtins — with assertions on results and on the slog events.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgen-dev/toolgen/examples/full/tools"
+	"github.com/toolgen-dev/toolgen/generated/full"
+	"github.com/toolgen-dev/toolgen/runtime"
+)
+
+// hang is the upper bound that only catches hangs; no assertion is tighter.
+const hang = 60 * time.Second
+
+// env is what the agent binary would read from its environment.
+type env struct {
+	workdir     string
+	vars        map[string]string
+	weatherHits chan *http.Request
+	scraperAuth chan string
+}
+
+func (e *env) getenv(name string) (string, bool) {
+	v, ok := e.vars[name]
+	return v, ok
+}
+
+// options returns session options with their own event log.
+func (e *env) options(t *testing.T) (runtime.Options, *events) {
+	ev := &events{}
+	return runtime.Options{
+		Logger:   slog.New(ev),
+		Getenv:   e.getenv,
+		Workdir:  e.workdir,
+		SpillDir: t.TempDir(),
+	}, ev
+}
+
+func setup(t *testing.T) *env {
+	t.Helper()
+	// The spec runs server-everything with paths relative to the
+	// repository root, like the agent binaries built from it.
+	t.Chdir("../..")
+	node := "testdata/npm/node_modules/.bin/node"
+	if _, err := os.Stat(node); err != nil {
+		t.Fatalf("%s missing: run `make npm` first (%v)", node, err)
+	}
+
+	e := &env{workdir: t.TempDir(), weatherHits: make(chan *http.Request, 16), scraperAuth: make(chan string, 64)}
+	must(t, os.MkdirAll(filepath.Join(e.workdir, "workspace", "out"), 0o755))
+	must(t, os.WriteFile(filepath.Join(e.workdir, "workspace", "notes.txt"), []byte("Release notes.\nShip on Friday.\n"), 0o644))
+
+	weather := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.weatherHits <- r.Clone(context.Background())
+		if r.Header.Get("Authorization") != "Bearer weather-key" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		city := strings.TrimPrefix(r.URL.Path, "/v1/")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"city":%q,"temp_c":21}`, city)
+	}))
+	t.Cleanup(weather.Close)
+
+	scraper := mcp.NewServer(&mcp.Implementation{Name: "scraper", Version: "1"}, nil)
+	type pageArgs struct {
+		URL string `json:"url"`
+	}
+	mcp.AddTool(scraper, &mcp.Tool{Name: "fetch_page", Description: "Fetch a web page as text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, a pageArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "page " + a.URL + ": hello"}}}, nil, nil
+		})
+	mcp.AddTool(scraper, &mcp.Tool{Name: "delete_page", Description: "Delete a cached page."},
+		func(_ context.Context, _ *mcp.CallToolRequest, a pageArgs) (*mcp.CallToolResult, any, error) {
+			t.Errorf("delete_page reached the scraper: the meta bundle's allow list was bypassed")
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted"}}}, nil, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return scraper }, nil)
+	scrapeSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case e.scraperAuth <- r.Header.Get("Authorization"):
+		default:
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(scrapeSrv.Close)
+
+	e.vars = map[string]string{
+		"WEATHER_URL":      weather.URL,
+		"WEATHER_KEY":      "weather-key",
+		"SCRAPER_URL":      scrapeSrv.URL,
+		"SCRAPER_TOKEN":    "scraper-token",
+		"EVERYTHING_TOKEN": "everything-token",
+	}
+	return e
+}
+
+func open(t *testing.T, e *env, agent string, mod func(*runtime.Options)) (*runtime.Session, *events) {
+	t.Helper()
+	opts, ev := e.options(t)
+	if mod != nil {
+		mod(&opts)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
+	defer cancel()
+	var s *runtime.Session
+	var err error
+	switch agent { // the generated constructors
+	case full.AgentCoder:
+		s, err = full.OpenCoder(ctx, opts)
+	case full.AgentMaintainer:
+		s, err = full.OpenMaintainer(ctx, opts)
+	case full.AgentResearcher:
+		s, err = full.OpenResearcher(ctx, opts)
+	case full.AgentReviewer:
+		s, err = full.OpenReviewer(ctx, opts)
+	default:
+		t.Fatalf("no constructor for %q", agent)
+	}
+	if err != nil {
+		t.Fatalf("open %s: %v", agent, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ev.requireOne(t, runtime.EventAgentBuild, "agent", agent)
+	return s, ev
+}
+
+// call runs one tool call with the hang bound.
+func call(t *testing.T, s *runtime.Session, name, args string) runtime.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
+	defer cancel()
+	r := s.Call(ctx, name, json.RawMessage(args))
+	if ctx.Err() != nil {
+		t.Fatalf("%s(%s) hung: %v", name, args, r.Error)
+	}
+	return r
+}
+
+func ok(t *testing.T, s *runtime.Session, name, args string) runtime.Result {
+	t.Helper()
+	r := call(t, s, name, args)
+	if !r.OK {
+		t.Fatalf("%s(%s) failed: %s", name, args, r.Error)
+	}
+	return r
+}
+
+func fails(t *testing.T, s *runtime.Session, name, args string, want ...string) runtime.Result {
+	t.Helper()
+	r := call(t, s, name, args)
+	if r.OK {
+		t.Fatalf("%s(%s) succeeded with %q; want an error", name, args, r.Result)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.Error, w) {
+			t.Errorf("%s(%s) error %q does not contain %q", name, args, r.Error, w)
+		}
+	}
+	return r
+}
+
+func names(infos []runtime.ToolInfo) []string {
+	out := []string{}
+	for _, i := range infos {
+		out = append(out, i.Name)
+	}
+	return out
+}
+
+func TestFullExample(t *testing.T) {
+	e := setup(t)
+
+	t.Run("allowed", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentMaintainer, nil)
+		r := ok(t, s, full.ToolWordCount, `{"text":"one two three"}`)
+		if r.Result != "3" || r.Kind != runtime.KindGo {
+			t.Errorf("word_count = %+v; want 3 of kind go", r)
+		}
+		ev.requireOne(t, runtime.EventToolCall, "tool", "word_count", "agent", "maintainer", "status", "ok", "kind", "go")
+		if got := ev.named(runtime.EventToolBlocked); len(got) != 0 {
+			t.Errorf("allowed call produced tool.blocked: %v", got)
+		}
+	})
+
+	t.Run("blocked", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentMaintainer, nil)
+		for _, c := range []struct{ tool, reason, msg string }{
+			// in use through server.everything, outside tools.allowed
+			{"everything__get-tiny-image", "not_allowed", `tool "everything__get-tiny-image" not allowed for agent "maintainer"`},
+			// declared in the spec, not used by this agent
+			{full.ToolWeather, "not_allowed", `tool "weather" not allowed`},
+			// denied by the server's deny_tools: never in the pool
+			{"everything__get-env", "not_found", `tool "everything__get-env" not found`},
+			// renamed_from
+			{"fs_read_file", "renamed", "renamed to read_file"},
+			// a typo gets the nearest names
+			{"word_cout", "not_found", `did you mean "word_count"`},
+		} {
+			fails(t, s, c.tool, `{}`, c.msg)
+			ev.requireOne(t, runtime.EventToolBlocked, "tool", c.tool, "agent", "maintainer", "reason", c.reason)
+		}
+		if len(ev.named(runtime.EventToolCall)) != 0 {
+			t.Errorf("a blocked call reached a provider: %v", ev.named(runtime.EventToolCall))
+		}
+		if slices.Contains(names(s.Tools()), "everything__get-tiny-image") {
+			t.Errorf("Tools() lists a blocked tool")
+		}
+	})
+
+	t.Run("aliased", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentMaintainer, nil)
+		direct := ok(t, s, full.ToolReadFile, `{"path":"workspace/notes.txt"}`)
+		alias := ok(t, s, "cat", `{"path":"workspace/notes.txt"}`)
+		if alias.Result != direct.Result || !strings.Contains(alias.Result, "Ship on Friday.") {
+			t.Errorf("cat = %q; read_file = %q", alias.Result, direct.Result)
+		}
+		if n := len(ev.named(runtime.EventToolCall, "tool", "read_file", "status", "ok")); n != 2 {
+			t.Errorf("%d tool.call events for read_file; want 2 (the alias reaches the target)", n)
+		}
+	})
+
+	t.Run("globbed", func(t *testing.T) {
+		s, _ := open(t, e, full.AgentMaintainer, nil)
+		// "summ*" in tools.use and tools.allowed admits summarize.
+		r := ok(t, s, full.ToolSummarize, `{"text":"One. Two. Three. Four.","max_sentences":2}`)
+		var sum tools.SummarizeResult
+		must(t, json.Unmarshal([]byte(r.Result), &sum))
+		if sum.Summary != "One. Two." {
+			t.Errorf("summarize = %+v", sum)
+		}
+		// "everything__get-s*" in tools.allowed admits get-sum, over stdio.
+		r = ok(t, s, "everything__get-sum", `{"a":2,"b":3}`)
+		if !strings.Contains(r.Result, "5") || r.Kind != runtime.KindMCP || r.Namespace != "everything" {
+			t.Errorf("everything__get-sum = %+v", r)
+		}
+		// outside both globs
+		fails(t, s, "everything__get-annotated-message", `{"messageType":"success"}`, "not allowed")
+	})
+
+	t.Run("routed", func(t *testing.T) {
+		s, _ := open(t, e, full.AgentReviewer, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), hang)
+		defer cancel()
+		for _, c := range []struct {
+			wf, role, step string
+			want           []string
+		}{
+			{"release", "planner", "plan", []string{"read_file", "summarize"}},
+			{"release", "planner", "review", []string{"everything__echo", "everything__get-sum", "read_file", "summarize"}},
+			// bundle.web is meta: only the meta tools, scoped to the scraper
+			{"release", "writer", "draft", []string{"mcp_call_tool", "mcp_get_tool_schema", "mcp_list_tools", "read_file", "summarize"}},
+		} {
+			got, err := s.ToolsForStep(ctx, c.wf, c.role, c.step)
+			must(t, err)
+			if !slices.Equal(names(got), c.want) {
+				t.Errorf("ToolsForStep(%s/%s/%s) = %v; want %v", c.wf, c.role, c.step, names(got), c.want)
+			}
+		}
+		// the draft step's meta scope reaches the scraper
+		r := ok(t, s, "mcp_call_tool", `{"server":"scraper","tool":"fetch_page","args":{"url":"https://example.org"}}`)
+		if !strings.Contains(r.Result, "page https://example.org: hello") {
+			t.Errorf("step meta call = %q", r.Result)
+		}
+		// deny by default: unknown steps, roles and workflows route to nothing
+		for _, addr := range [][3]string{{"release", "planner", "ship"}, {"release", "nobody", "plan"}, {"hotfix", "planner", "plan"}} {
+			got, err := s.ToolsForStep(ctx, addr[0], addr[1], addr[2])
+			must(t, err)
+			if len(got) != 0 {
+				t.Errorf("ToolsForStep(%v) = %v; want nothing", addr, names(got))
+			}
+		}
+		// and the previous step's meta scope is gone
+		fails(t, s, "mcp_call_tool", `{"server":"scraper","tool":"fetch_page","args":{"url":"https://example.org"}}`)
+	})
+
+	t.Run("meta", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentResearcher, nil)
+		visible := names(s.Tools())
+		for _, n := range []string{"mcp_list_tools", "mcp_get_tool_schema", "mcp_call_tool"} {
+			if !slices.Contains(visible, n) {
+				t.Errorf("Tools() = %v; missing %s", visible, n)
+			}
+		}
+		if slices.ContainsFunc(visible, func(n string) bool { return strings.HasPrefix(n, "scraper__") }) {
+			t.Errorf("an untrusted server's tools are exposed directly: %v", visible)
+		}
+		var list struct {
+			Server string `json:"server"`
+			Tools  []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+			Total int `json:"total"`
+		}
+		r := ok(t, s, "mcp_list_tools", `{"server":"scraper"}`)
+		must(t, json.Unmarshal([]byte(r.Result), &list))
+		if list.Total != 1 || len(list.Tools) != 1 || list.Tools[0].Name != "fetch_page" {
+			t.Errorf("mcp_list_tools(scraper) = %s; want only fetch_page (the bundle's allow list)", r.Result)
+		}
+		r = ok(t, s, "mcp_call_tool", `{"server":"scraper","tool":"fetch_page","args":{"url":"https://example.org/a"}}`)
+		if r.Result != "page https://example.org/a: hello" || r.Kind != runtime.KindMeta {
+			t.Errorf("mcp_call_tool(fetch_page) = %+v", r)
+		}
+		ev.requireOne(t, runtime.EventToolCall, "tool", "mcp_call_tool", "status", "ok")
+		if auth := <-e.scraperAuth; auth != "Bearer scraper-token" {
+			t.Errorf("scraper saw Authorization %q; want the env() header", auth)
+		}
+		fails(t, s, "mcp_call_tool", `{"server":"scraper","tool":"delete_page","args":{"url":"x"}}`,
+			`tool "delete_page" of server "scraper" not allowed for agent "researcher"`)
+		fails(t, s, "mcp_get_tool_schema", `{"server":"scraper","tool":"delete_page"}`, "not found")
+		fails(t, s, "mcp_list_tools", `{"server":"everything"}`, `server "everything" is not reachable through meta tools`)
+		fails(t, s, "scraper__fetch_page", `{"url":"x"}`, `tool "scraper__fetch_page" not allowed`)
+		ev.requireOne(t, runtime.EventToolBlocked, "tool", "scraper__fetch_page")
+	})
+
+	t.Run("discovery", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentCoder, nil)
+		if slices.Contains(names(s.Tools()), "read_file") {
+			t.Fatalf("a discovery agent starts with read_file active: %v", names(s.Tools()))
+		}
+		fails(t, s, "read_file", `{"path":"workspace/notes.txt"}`, "not loaded", "tool_load")
+		ev.requireOne(t, runtime.EventToolBlocked, "tool", "read_file", "reason", "not_loaded")
+
+		var found struct {
+			Results []runtime.FindHit `json:"results"`
+		}
+		r := ok(t, s, "tool_find", `{"query":"read the contents of a file","limit":5}`)
+		must(t, json.Unmarshal([]byte(r.Result), &found))
+		if len(found.Results) == 0 || found.Results[0].Name != "read_file" || found.Results[0].Active {
+			t.Fatalf("tool_find = %s; want read_file first, inactive", r.Result)
+		}
+		for i := 1; i < len(found.Results); i++ {
+			if found.Results[i].Score > found.Results[i-1].Score {
+				t.Errorf("tool_find not ranked: %s", r.Result)
+			}
+		}
+		// weather is admitted by the "weath*" glob in use, not by allowed:
+		// never findable, never loadable
+		for _, h := range s.Find("weather for a city", 10) {
+			if h.Name == "weather" {
+				t.Errorf("tool_find offers weather, which coder may not call")
+			}
+		}
+		fails(t, s, "tool_load", `{"names":["weather"]}`, "not allowed", "nothing was loaded")
+
+		// atomic: one unknown name loads nothing
+		fails(t, s, "tool_load", `{"names":["read","no_such_tool"]}`, `"no_such_tool" not found`, "Nothing was loaded")
+		fails(t, s, "read_file", `{"path":"workspace/notes.txt"}`, "not loaded")
+
+		changed := make(chan struct{}, 1)
+		defer s.Subscribe(func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		})()
+		r = ok(t, s, "tool_load", `{"names":["read","summarize"]}`)
+		var loaded struct {
+			Loaded []struct {
+				Name        string          `json:"name"`
+				InputSchema json.RawMessage `json:"input_schema"`
+			} `json:"loaded"`
+		}
+		must(t, json.Unmarshal([]byte(r.Result), &loaded))
+		if len(loaded.Loaded) != 2 || loaded.Loaded[0].Name != "read_file" || loaded.Loaded[1].Name != "summarize" || len(loaded.Loaded[0].InputSchema) == 0 {
+			t.Errorf("tool_load = %s", r.Result)
+		}
+		select {
+		case <-changed:
+		default:
+			t.Errorf("tool_load did not notify subscribers")
+		}
+		if !slices.Contains(names(s.Tools()), "read_file") {
+			t.Errorf("Tools() after tool_load = %v", names(s.Tools()))
+		}
+		r = ok(t, s, "read_file", `{"path":"workspace/notes.txt"}`)
+		if !strings.Contains(r.Result, "Release notes.") {
+			t.Errorf("read_file after load = %q", r.Result)
+		}
+		ok(t, s, "read", `{"path":"workspace/notes.txt"}`) // the alias too
+		// a loaded tool is reachable through the meta call tool as well
+		r = ok(t, s, "mcp_call_tool", `{"tool":"summarize","args":{"text":"A. B."}}`)
+		if !strings.Contains(r.Result, `"summary":"A. B."`) {
+			t.Errorf("mcp_call_tool(summarize) = %q", r.Result)
+		}
+		// idempotent
+		r = ok(t, s, "tool_load", `{"names":["read_file"]}`)
+		if !strings.Contains(r.Result, `"already_active":["read_file"]`) {
+			t.Errorf("second tool_load = %s", r.Result)
+		}
+		// a server tool through a glob of allowed ("everything__*")
+		ok(t, s, "tool_load", `{"names":["everything__echo"]}`)
+		if r := ok(t, s, "everything__echo", `{"message":"found"}`); !strings.Contains(r.Result, "found") {
+			t.Errorf("everything__echo = %q", r.Result)
+		}
+	})
+
+	t.Run("spilled", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentMaintainer, nil)
+		args := tools.LinesArgs{Text: "spilled output line", Count: 12000}
+		want, err := tools.NumberedLines(context.Background(), args)
+		must(t, err)
+		if len(want) <= full.Registry.Defaults.ResponseMaxBytes {
+			t.Fatalf("test output of %d bytes does not exceed response_max_bytes", len(want))
+		}
+		b, _ := json.Marshal(args)
+		r := ok(t, s, full.ToolNumberedLines, string(b))
+		var h struct {
+			Out struct {
+				Handle string `json:"handle"`
+				Reason string `json:"reason"`
+				Bytes  int    `json:"bytes"`
+				Lines  int    `json:"lines"`
+			} `json:"tool_output"`
+		}
+		must(t, json.Unmarshal([]byte(r.Result), &h))
+		if h.Out.Handle == "" || h.Out.Bytes != len(want) || h.Out.Lines != args.Count || h.Out.Reason != "size_limit_exceeded" {
+			t.Fatalf("spilled result = %s", r.Result)
+		}
+		ev.requireOne(t, runtime.EventToolCall, "tool", "numbered_lines", "status", "ok")
+		var got strings.Builder
+		pages := 0
+		for offset := 0; ; pages++ {
+			if pages > 100 {
+				t.Fatalf("output_read does not advance")
+			}
+			r := ok(t, s, "output_read", fmt.Sprintf(`{"handle":%q,"offset":%d}`, h.Out.Handle, offset))
+			if len(r.Result) > full.Registry.Defaults.ResponseMaxBytes {
+				t.Errorf("page of %d bytes exceeds response_max_bytes", len(r.Result))
+			}
+			var page struct {
+				Content    string `json:"content"`
+				NextOffset int    `json:"next_offset"`
+				EOF        bool   `json:"eof"`
+				Total      int    `json:"total_bytes"`
+			}
+			must(t, json.Unmarshal([]byte(r.Result), &page))
+			got.WriteString(page.Content)
+			if page.EOF {
+				break
+			}
+			offset = page.NextOffset
+		}
+		if pages < 2 {
+			t.Errorf("read in %d pages; want several", pages+1)
+		}
+		if got.String() != want {
+			t.Errorf("pages reassemble to %d bytes, differing from the %d-byte original", got.Len(), len(want))
+		}
+		// a page with an explicit limit, and a handle that was never issued
+		r = ok(t, s, "output_read", fmt.Sprintf(`{"handle":%q,"offset":2,"limit":10}`, h.Out.Handle))
+		if !strings.Contains(r.Result, fmt.Sprintf(`"content":%q`, want[2:12])) {
+			t.Errorf("output_read(offset 2, limit 10) = %s", r.Result)
+		}
+		fails(t, s, "output_read", `{"handle":"../../etc/passwd"}`, "unknown output handle")
+	})
+
+	t.Run("timed_out", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentMaintainer, nil)
+		start := time.Now()
+		r := fails(t, s, full.ToolSleep, `{"milliseconds":600000}`, "timeout after 250ms")
+		if d := time.Since(start); d > hang/2 {
+			t.Errorf("timed-out call returned after %v", d)
+		}
+		ev.requireOne(t, runtime.EventToolCall, "tool", "sleep", "status", "failed", "error", r.Error)
+		// under the timeout the tool answers
+		if r := ok(t, s, full.ToolSleep, `{"milliseconds":1}`); r.Result != "slept 1 ms" {
+			t.Errorf("sleep(1) = %q", r.Result)
+		}
+	})
+
+	t.Run("queued", func(t *testing.T) {
+		const calls, limit = 8, 2 // queue "fingerprint" { concurrent = 2 }
+		// two sessions share the queue: it belongs to the registry's pool
+		s1, _ := open(t, e, full.AgentMaintainer, nil)
+		s2, _ := open(t, e, full.AgentMaintainer, nil)
+		results := make([]runtime.Result, calls)
+		var wg sync.WaitGroup
+		for i := range calls {
+			s := s1
+			if i%2 == 1 {
+				s = s2
+			}
+			wg.Go(func() {
+				results[i] = call(t, s, full.ToolFingerprint, fmt.Sprintf(`{"text":"doc %d","hold_ms":100}`, i))
+			})
+		}
+		wg.Wait()
+		peak := int64(0)
+		for i, r := range results {
+			if !r.OK {
+				t.Fatalf("call %d: %s", i, r.Error)
+			}
+			var fp tools.FingerprintResult
+			must(t, json.Unmarshal([]byte(r.Result), &fp))
+			if len(fp.SHA256) != 64 {
+				t.Errorf("call %d: %s", i, r.Result)
+			}
+			peak = max(peak, fp.InFlight)
+		}
+		if peak > limit || peak < 1 {
+			t.Errorf("%d fingerprint calls ran at once; the queue allows %d", peak, limit)
+		}
+		t.Logf("peak concurrency %d of %d allowed", peak, limit)
+
+	})
+
+	t.Run("provider_builtin", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentMaintainer, nil)
+		// fs_read, confined to ./workspace under Options.Workdir
+		if r := ok(t, s, full.ToolReadFile, `{"path":"workspace/notes.txt"}`); !strings.Contains(r.Result, "Ship on Friday.") || r.Kind != runtime.KindBuiltin {
+			t.Errorf("read_file = %+v", r)
+		}
+		must(t, os.WriteFile(filepath.Join(e.workdir, "secret.txt"), []byte("secret"), 0o600))
+		must(t, os.Symlink(filepath.Join(e.workdir, "secret.txt"), filepath.Join(e.workdir, "workspace", "link.txt")))
+		for _, p := range []string{"secret.txt", "workspace/../secret.txt", filepath.Join(e.workdir, "secret.txt"), "workspace/link.txt"} {
+			r := call(t, s, full.ToolReadFile, fmt.Sprintf(`{"path":%q}`, p))
+			if r.OK || strings.Contains(r.Result, "secret") {
+				t.Errorf("read_file(%q) escaped the workspace: %+v", p, r)
+			}
+		}
+		// fs_write, confined to ./workspace/out
+		ok(t, s, full.ToolWriteFile, `{"path":"workspace/out/report.txt","content":"all good\n"}`)
+		if b, err := os.ReadFile(filepath.Join(e.workdir, "workspace", "out", "report.txt")); err != nil || string(b) != "all good\n" {
+			t.Errorf("report.txt = %q, %v", b, err)
+		}
+		fails(t, s, full.ToolWriteFile, `{"path":"workspace/notes.txt","content":"overwritten"}`)
+		if b, _ := os.ReadFile(filepath.Join(e.workdir, "workspace", "notes.txt")); strings.Contains(string(b), "overwritten") {
+			t.Errorf("write_file wrote outside workspace/out")
+		}
+		// shell_exec: argv only, allowed commands only
+		must(t, os.WriteFile(filepath.Join(e.workdir, "go.mod"), []byte("module example.com/ws\n"), 0o644))
+		if r := ok(t, s, full.ToolRunGit, `{"command":"go","args":["list","-m"]}`); strings.TrimSpace(r.Result) != "example.com/ws" {
+			t.Errorf("run_git(go list -m) = %q; want the module of the workdir", r.Result)
+		}
+		fails(t, s, full.ToolRunGit, `{"command":"sh","args":["-c","echo pwned"]}`, `command "sh" is not allowed`)
+		fails(t, s, full.ToolRunGit, `{"command":"go;true"}`, `command "go;true" is not allowed`)
+		ev.requireOne(t, runtime.EventToolCall, "tool", "run_git", "status", "ok", "kind", "builtin")
+	})
+
+	t.Run("provider_rest", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentResearcher, nil)
+		for len(e.weatherHits) > 0 {
+			<-e.weatherHits
+		}
+		r := ok(t, s, full.ToolWeather, `{"city":"Paris"}`)
+		if !strings.Contains(r.Result, `"temp_c":21`) || r.Kind != runtime.KindREST {
+			t.Errorf("weather = %+v", r)
+		}
+		req := <-e.weatherHits
+		if req.Method != http.MethodGet || req.URL.Path != "/v1/Paris" || req.Header.Get("Authorization") != "Bearer weather-key" {
+			t.Errorf("weather request = %s %s (Authorization %q)", req.Method, req.URL.Path, req.Header.Get("Authorization"))
+		}
+		// the template escapes the argument: no path injection
+		ok(t, s, full.ToolWeather, `{"city":"São Paulo/../admin"}`)
+		if req := <-e.weatherHits; req.URL.EscapedPath() != "/v1/S%C3%A3o%20Paulo%2F..%2Fadmin" {
+			t.Errorf("escaped path = %q", req.URL.EscapedPath())
+		}
+		ev.requireOne(t, runtime.EventToolCall, "tool", "weather", "status", "ok", "kind", "rest")
+		for _, rec := range ev.named(runtime.EventToolCall) {
+			if strings.Contains(fmt.Sprint(rec.Attrs), "weather-key") {
+				t.Errorf("an event carries the secret: %v", rec.Attrs)
+			}
+		}
+
+		// a missing variable is an error result naming it, not a crash
+		s2, _ := open(t, e, full.AgentResearcher, func(o *runtime.Options) {
+			o.Getenv = func(n string) (string, bool) {
+				if n == "WEATHER_KEY" {
+					return "", false
+				}
+				return e.getenv(n)
+			}
+		})
+		fails(t, s2, full.ToolWeather, `{"city":"Paris"}`, "WEATHER_KEY")
+	})
+
+	t.Run("provider_mcp_stdio", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentMaintainer, nil)
+		ev.requireOne(t, runtime.EventServerStart, "server", "everything")
+		if len(ev.named(runtime.EventLockDrift)) != 0 {
+			t.Errorf("server-everything drifted from toolgen.lock.json: %v", ev.named(runtime.EventLockDrift))
+		}
+		var st *runtime.ServerStatus
+		for _, ss := range s.Servers() {
+			if ss.Name == "everything" {
+				st = &ss
+			}
+		}
+		if st == nil || st.Error != "" || st.Tools == 0 {
+			t.Fatalf("Servers() = %+v", s.Servers())
+		}
+		r := ok(t, s, "everything__echo", `{"message":"over stdio"}`)
+		if !strings.Contains(r.Result, "over stdio") || r.Kind != runtime.KindMCP {
+			t.Errorf("everything__echo = %+v", r)
+		}
+		ev.requireOne(t, runtime.EventToolCall, "tool", "everything__echo", "server", "everything", "status", "ok")
+		// a tool error of the server is an error result
+		fails(t, s, "everything__get-sum", `{"a":"two"}`)
+	})
+
+	t.Run("server_fail", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentMaintainer, func(o *runtime.Options) {
+			o.Getenv = func(n string) (string, bool) {
+				if n == "EVERYTHING_TOKEN" {
+					return "", false
+				}
+				return e.getenv(n)
+			}
+		})
+		f := ev.requireOne(t, runtime.EventServerFail, "server", "everything")
+		if !strings.Contains(fmt.Sprint(f.Attrs), "EVERYTHING_TOKEN") {
+			t.Errorf("server.fail does not name the variable: %v", f.Attrs)
+		}
+		fails(t, s, "everything__echo", `{"message":"x"}`)
+		ok(t, s, full.ToolWordCount, `{"text":"the rest goes on"}`)
+	})
+
+	t.Run("subagent", func(t *testing.T) {
+		runner := &scriptedRunner{}
+		s, ev := open(t, e, full.AgentCoder, func(o *runtime.Options) { o.Runner = runner })
+		r := ok(t, s, "agent__researcher", `{"prompt":"count these four words"}`)
+		if r.Result != "4" || r.Kind != runtime.KindAgent {
+			t.Errorf("agent__researcher = %+v; want the child's word_count result", r)
+		}
+		runner.mu.Lock()
+		defer runner.mu.Unlock()
+		if runner.agent != "researcher" {
+			t.Errorf("Runner ran %q", runner.agent)
+		}
+		// the child has its own surface: researcher's tools, not coder's
+		if !slices.Contains(runner.tools, "word_count") || slices.Contains(runner.tools, "tool_find") || !slices.Contains(runner.tools, "spawn_agents") {
+			t.Errorf("child tools = %v", runner.tools)
+		}
+		if runner.child.Agent() != "" {
+			t.Errorf("the child session was not closed after Run")
+		}
+		// the child was built one level deeper, with the same logger
+		ev.requireOne(t, runtime.EventAgentBuild, "agent", "researcher", "depth", "1")
+		ev.requireOne(t, runtime.EventToolCall, "tool", "word_count", "agent", "researcher", "status", "ok")
+		// without a Runner: an error result
+		s2, _ := open(t, e, full.AgentCoder, nil)
+		fails(t, s2, "agent__researcher", `{"prompt":"x"}`, "no Runner")
+		fails(t, s2, "agent__reviewer", `{"prompt":"x"}`)
+	})
+
+	t.Run("router", func(t *testing.T) {
+		s, ev := open(t, e, full.AgentCoder, nil)
+		r := ok(t, s, "router__handoff-to", `{"agent":"reviewer","message":"please review"}`)
+		var h struct {
+			To, Message string
+		}
+		must(t, json.Unmarshal([]byte(strings.Replace(r.Result, "handoff_to", "to", 1)), &h))
+		if h.To != "reviewer" || h.Message != "please review" || r.Kind != runtime.KindRouter {
+			t.Errorf("handoff = %+v", r)
+		}
+		fails(t, s, "router__handoff-to", `{"agent":"researcher"}`, "not a router destination")
+		// the host performs the switch; nothing of coder's context remains
+		ok(t, s, "tool_load", `{"names":["read_file"]}`)
+		ctx, cancel := context.WithTimeout(context.Background(), hang)
+		defer cancel()
+		must(t, s.Switch(ctx, h.To))
+		if s.Agent() != "reviewer" {
+			t.Errorf("Agent() = %q after Switch", s.Agent())
+		}
+		ev.requireOne(t, runtime.EventAgentTeardown, "agent", "coder")
+		ev.requireOne(t, runtime.EventAgentBuild, "agent", "reviewer")
+		if slices.Contains(names(s.Tools()), "tool_find") {
+			t.Errorf("discovery tools survived the switch: %v", names(s.Tools()))
+		}
+		ok(t, s, "read_file", `{"path":"workspace/notes.txt"}`)
+		fails(t, s, "router__handoff-to", `{"agent":"coder"}`)
+		if err := s.Switch(ctx, "reviewr"); err == nil || !strings.Contains(err.Error(), `did you mean "reviewer"`) {
+			t.Errorf("Switch to a typo: %v", err)
+		}
+	})
+
+	t.Run("internal", func(t *testing.T) {
+		mem := &memory{m: map[string]string{}}
+		s, _ := open(t, e, full.AgentMaintainer, func(o *runtime.Options) { o.Memory = mem })
+		ok(t, s, "agent__task_status", `{"status":"in-progress","now":"counting"}`)
+		ok(t, s, "agent__final_report", `{"status":"success","content":"done"}`)
+		if got, _ := mem.Get(runtime.MemoryFinalReport); !strings.Contains(got, `"content":"done"`) {
+			t.Errorf("final report in memory = %q", got)
+		}
+		fails(t, s, "agent__final_report", `{"status":"maybe"}`, "status must be")
+
+		r := ok(t, s, "agent__batch", `{"calls":[
+			{"tool":"word_count","args":{"text":"a b"}},
+			{"tool":"cat","args":{"path":"workspace/notes.txt"}},
+			{"tool":"weather","args":{"city":"Paris"}},
+			{"tool":"everything__echo","args":{"message":"batched"}}]}`)
+		var out []struct {
+			Tool   string `json:"tool"`
+			OK     bool   `json:"ok"`
+			Result string `json:"result"`
+			Error  string `json:"error"`
+		}
+		must(t, json.Unmarshal([]byte(r.Result), &out))
+		if len(out) != 4 || !out[0].OK || out[0].Result != "2" || !out[1].OK || out[2].OK || !strings.Contains(out[2].Error, "not allowed") ||
+			!out[3].OK || !strings.Contains(out[3].Result, "batched") {
+			t.Errorf("agent__batch = %s", r.Result)
+		}
+	})
+
+	t.Run("unknown_agent", func(t *testing.T) {
+		opts, _ := e.options(t)
+		if _, err := runtime.Open(context.Background(), full.Registry, "maintaner", opts); err == nil || !strings.Contains(err.Error(), `did you mean "maintainer"`) {
+			t.Errorf("Open(maintaner) = %v", err)
+		}
+	})
+}
+
+// scriptedRunner stands in for the host's LLM loop: it counts the
+// prompt's words with the child's word_count tool.
+type scriptedRunner struct {
+	mu    sync.Mutex
+	agent string
+	tools []string
+	child *runtime.Session
+}
+
+func (r *scriptedRunner) Run(ctx context.Context, child *runtime.Session, prompt string) (string, error) {
+	r.mu.Lock()
+	r.agent, r.tools, r.child = child.Agent(), names(child.Tools()), child
+	r.mu.Unlock()
+	b, _ := json.Marshal(map[string]string{"text": prompt})
+	res := child.Call(ctx, "word_count", b)
+	if !res.OK {
+		return "", fmt.Errorf("word_count: %s", res.Error)
+	}
+	return res.Result, nil
+}
+
+// memory is a host-supplied Memory.
+type memory struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (m *memory) Get(k string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.m[k]
+	return v, ok
+}
+
+func (m *memory) Set(k, v string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.m[k] = v
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// events records slog records; a Handler so that sessions log into it.
+type events struct {
+	mu   sync.Mutex
+	recs []event
+}
+
+type event struct {
+	Level slog.Level
+	Name  string
+	Attrs map[string]string
+}
+
+func (e *events) Enabled(context.Context, slog.Level) bool { return true }
+func (e *events) Handle(_ context.Context, r slog.Record) error {
+	ev := event{Level: r.Level, Name: r.Message, Attrs: map[string]string{}}
+	r.Attrs(func(a slog.Attr) bool { ev.Attrs[a.Key] = a.Value.String(); return true })
+	e.mu.Lock()
+	e.recs = append(e.recs, ev)
+	e.mu.Unlock()
+	return nil
+}
+func (e *events) WithAttrs([]slog.Attr) slog.Handler { return e }
+func (e *events) WithGroup(string) slog.Handler      { return e }
+
+func (e *events) named(name string, attrs ...string) []event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []event
+next:
+	for _, r := range e.recs {
+		if r.Name != name {
+			continue
+		}
+		for i := 0; i+1 < len(attrs); i += 2 {
+			if r.Attrs[attrs[i]] != attrs[i+1] {
+				continue next
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (e *events) requireOne(t *testing.T, name string, attrs ...string) event {
+	t.Helper()
+	if got := e.named(name, attrs...); len(got) > 0 {
+		return got[0]
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var all []string
+	for _, r := range e.recs {
+		all = append(all, fmt.Sprintf("%s %v", r.Name, r.Attrs))
+	}
+	t.Fatalf("no %s event with %v; events:\n%s", name, attrs, strings.Join(all, "\n"))
+	return event{}
+}
