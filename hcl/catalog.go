@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/runtime"
 )
 
 // The catalog is every tool known at generate time, by exposed name.
@@ -75,7 +76,7 @@ func (r *resolver) buildCatalog(spec *ir.Spec) {
 				if !serverExposes(s, lt.Name) {
 					continue
 				}
-				exposed := sanitizeName(s.Name + r.sep + lt.Name)
+				exposed := runtime.ExposedName(s.Name, r.sep, lt.Name)
 				addEntry(&catalogEntry{
 					tool: &ir.CatalogTool{
 						Name: exposed, Description: lt.Description, Kind: ir.KindMCP,
@@ -123,21 +124,6 @@ func listAllows(allowSet bool, allow, deny []str, tool string) bool {
 		ok = ok && !globMatch(d.Val, tool)
 	}
 	return ok
-}
-
-// sanitizeName maps a name into the portable set: other characters become
-// "_" and the name is cut to 64 bytes.
-func sanitizeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	if len(b) > 64 {
-		b = b[:64]
-	}
-	return string(b)
 }
 
 func toolKind(t *toolBlock) string {

@@ -276,7 +276,7 @@ func (p *Pool) rebuild() {
 				continue
 			}
 			pt := &PoolTool{
-				Name: exposedName(s, reg.separator(), lt.Name), Description: lt.Description,
+				Name: ExposedName(s, reg.separator(), lt.Name), Description: lt.Description,
 				InputSchema: normalizeSchema(lt.InputSchema), Kind: KindMCP, Server: s, Original: lt.Name,
 				Untrusted: srv != nil && !srv.Trusted,
 			}
@@ -307,9 +307,10 @@ func (r *Registry) separator() string {
 	return r.Separator
 }
 
-// exposedName namespaces a server tool and keeps it inside the portable
-// name set ^[a-zA-Z0-9_-]{1,64}$.
-func exposedName(server, sep, tool string) string {
+// ExposedName namespaces a server tool and keeps it inside the portable
+// name set ^[a-zA-Z0-9_-]{1,64}$. toolgen uses it for locked tools, so the
+// names it generates are the names agents see at run time.
+func ExposedName(server, sep, tool string) string {
 	name := server + sep + tool
 	b := []byte(name)
 	for i, c := range b {

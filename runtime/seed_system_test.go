@@ -418,10 +418,10 @@ func TestSeed_ToolSystem_ToolNamespacing(t *testing.T) {
 			t.Errorf("%s: namespace %q, want %q", name, got, ns)
 		}
 	}
-	if got := exposedName("my.server", "__", "get/file"); got != "my_server__get_file" {
+	if got := ExposedName("my.server", "__", "get/file"); got != "my_server__get_file" {
 		t.Errorf("sanitised %q", got)
 	}
-	if got := exposedName("s", "__", strings.Repeat("x", 100)); len(got) != 64 {
+	if got := ExposedName("s", "__", strings.Repeat("x", 100)); len(got) != 64 {
 		t.Errorf("not truncated: %d", len(got))
 	}
 }

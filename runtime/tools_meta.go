@@ -156,7 +156,7 @@ func (st *agentState) isActive(name string) bool {
 // with the server's queue, timeout and cache.
 func (st *agentState) metaEntry(server, tool string) *entry {
 	srv := st.s.pool.servers[server]
-	e := &entry{info: ToolInfo{Name: exposedName(server, st.s.reg.separator(), tool), Kind: KindMCP, Namespace: server},
+	e := &entry{info: ToolInfo{Name: ExposedName(server, st.s.reg.separator(), tool), Kind: KindMCP, Namespace: server},
 		server: server, original: tool, run: callUpstream, linked: true}
 	e.timeout = st.s.reg.Defaults.ToolTimeout
 	if srv != nil {
