@@ -6,6 +6,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -20,6 +21,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
 )
@@ -87,7 +90,8 @@ func TestAcceptanceKillUpstreamMidCall(t *testing.T) {
 	if !strings.Contains(r.Error, `"alpha"`) || strings.Contains(r.Error, "timeout") {
 		t.Errorf("in-flight call error %q should name alpha and not be a timeout", r.Error)
 	}
-	fail := rec.wait(t, EventServerFail, "server", "alpha")
+	t.Logf("in-flight call: %s", r.Error)
+	fail := rec.wait(t, EventServerFail, "server", "alpha", "reconnecting", "true")
 	if !strings.Contains(fail.attrs["reason"], "signal: killed") {
 		t.Errorf("server.fail reason %q does not say the process was killed", fail.attrs["reason"])
 	}
@@ -130,6 +134,158 @@ func TestAcceptanceKillUpstreamMidCall(t *testing.T) {
 	if r := s.Call(ctx, "beta__echo", []byte(`{"text":"last"}`)); !r.OK || r.Result != "last" {
 		t.Errorf("beta__echo at the end = %+v", r)
 	}
+}
+
+// The same through an agent binary served over stdio
+// (testdata/mcpservers/hangagent): an MCP client's call in flight on alpha
+// gets an error result when alpha is killed, the binary logs server.fail
+// for alpha, and beta keeps answering; when the client leaves, every
+// process below the test is gone.
+func TestAcceptanceAgentBinaryKillUpstream(t *testing.T) {
+	hang := buildAcceptanceFixture(t)
+	agentBin := filepath.Join(t.TempDir(), "hangagent")
+	if out, err := exec.Command("go", "build", "-o", agentBin, "../testdata/mcpservers/hangagent").CombinedOutput(); err != nil {
+		t.Fatalf("building the hangagent binary: %v\n%s", err, out)
+	}
+	alphaBin := filepath.Join(t.TempDir(), "alpha")
+	copyExecutable(t, hang, alphaBin)
+	before := descendants()
+
+	ctx := context.Background()
+	cmd := exec.Command(agentBin, "serve", "--stdio", "--agent", "both")
+	cmd.Env = append(os.Environ(), "HANGAGENT_ALPHA="+alphaBin, "HANGAGENT_BETA="+hang, "TOOLGEN_LOG=debug")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "acceptance", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			cs.Close()
+		}
+	}()
+	call := func(name, args string) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+		if err != nil {
+			t.Fatalf("tools/call %s: protocol error %v\nstderr:\n%s", name, err, stderr)
+		}
+		var sb strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				sb.WriteString(tc.Text)
+			}
+		}
+		return sb.String(), res.IsError
+	}
+	pid := func(name string) int {
+		t.Helper()
+		text, isErr := call(name, `{}`)
+		p, err := strconv.Atoi(text)
+		if isErr || err != nil {
+			t.Fatalf("%s = %q (error %v)", name, text, isErr)
+		}
+		return p
+	}
+	alphaPID, betaPID := pid("alpha__pid"), pid("beta__pid")
+	if pp := parentOf(alphaPID); pp != cmd.Process.Pid {
+		t.Fatalf("alpha (pid %d) has parent %d, want the agent binary %d", alphaPID, pp, cmd.Process.Pid)
+	}
+
+	type outcome struct {
+		text  string
+		isErr bool
+		err   error
+	}
+	inflight := make(chan outcome, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "alpha__hang", Arguments: json.RawMessage(`{"mark":"b1"}`)})
+		o := outcome{err: err}
+		if err == nil {
+			o.isErr = res.IsError
+			for _, c := range res.Content {
+				if tc, ok := c.(*mcp.TextContent); ok {
+					o.text += tc.Text
+				}
+			}
+		}
+		inflight <- o
+	}()
+	accEventually(t, "the hang call reaches alpha", func() bool { return strings.Contains(stderr.String(), "hanging b1") })
+	if err := os.Remove(alphaBin); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(alphaPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var o outcome
+	select {
+	case o = <-inflight:
+	case <-time.After(2 * time.Minute): // a hang guard, far below the 10-minute tool timeout
+		t.Fatalf("the call in flight on alpha did not return after alpha was killed\nstderr:\n%s", stderr)
+	}
+	if o.err != nil || !o.isErr || !strings.Contains(o.text, `"alpha"`) || strings.Contains(o.text, "timeout") {
+		t.Fatalf("in-flight call on the killed server = %+v, want an error result naming alpha", o)
+	}
+	accEventually(t, "server.fail for alpha in the binary's log", func() bool {
+		return logHas(stderr.String(), "msg=server.fail ", "server=alpha ", "signal: killed")
+	})
+	for i := range 20 {
+		want := fmt.Sprintf("beta still here %d", i)
+		if text, isErr := call("beta__echo", fmt.Sprintf(`{"text":%q}`, want)); isErr || text != want {
+			t.Fatalf("beta__echo after alpha died = %q (error %v)", text, isErr)
+		}
+	}
+	if p := pid("beta__pid"); p != betaPID {
+		t.Errorf("beta's pid changed from %d to %d: it was restarted", betaPID, p)
+	}
+	if text, isErr := call("alpha__echo", `{"text":"x"}`); !isErr || !strings.Contains(text, "unavailable") {
+		t.Errorf("alpha__echo while alpha is down = %q (error %v), want an unavailable error", text, isErr)
+	}
+	if logHas(stderr.String(), "msg=server.fail ", "server=beta ") {
+		t.Errorf("server.fail for beta, which was not touched:\n%s", stderr)
+	}
+
+	// The client leaves: the binary exits and takes beta with it.
+	closed = true
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	accEventually(t, "every process reaped", func() bool { return len(newSince(before)) == 0 })
+}
+
+// logHas reports whether one line of a text log holds every part.
+func logHas(log string, parts ...string) bool {
+	return slices.ContainsFunc(strings.Split(log, "\n"), func(line string) bool {
+		for _, p := range parts {
+			if !strings.Contains(line, p) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// syncBuffer is an io.Writer a process's stderr can be copied into while
+// the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // After 200 Switch calls between agents with stdio servers, no child
