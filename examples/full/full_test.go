@@ -261,6 +261,15 @@ func TestFullExample(t *testing.T) {
 		s, _ := open(t, e, full.AgentReviewer, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), hang)
 		defer cancel()
+		servers := func() (out []string) {
+			for _, ss := range s.Servers() {
+				out = append(out, ss.Name)
+			}
+			return out
+		}
+		if got := servers(); !slices.Equal(got, []string{"everything"}) {
+			t.Errorf("reviewer connected %v; want only everything", got)
+		}
 		for _, c := range []struct {
 			wf, role, step string
 			want           []string
@@ -275,6 +284,10 @@ func TestFullExample(t *testing.T) {
 			if !slices.Equal(names(got), c.want) {
 				t.Errorf("ToolsForStep(%s/%s/%s) = %v; want %v", c.wf, c.role, c.step, names(got), c.want)
 			}
+		}
+		// the draft step connected the scraper, which its meta bundle needs
+		if got := servers(); !slices.Equal(got, []string{"everything", "scraper"}) {
+			t.Errorf("after the draft step, servers = %v", got)
 		}
 		// the draft step's meta scope reaches the scraper
 		r := ok(t, s, "mcp_call_tool", `{"server":"scraper","tool":"fetch_page","args":{"url":"https://example.org"}}`)
@@ -642,25 +655,59 @@ func TestFullExample(t *testing.T) {
 		if r.Result != "4" || r.Kind != runtime.KindAgent {
 			t.Errorf("agent__researcher = %+v; want the child's word_count result", r)
 		}
-		runner.mu.Lock()
-		defer runner.mu.Unlock()
-		if runner.agent != "researcher" {
-			t.Errorf("Runner ran %q", runner.agent)
+		runs := runner.done()
+		if len(runs) != 1 || runs[0].agent != "researcher" {
+			t.Fatalf("Runner ran %+v", runs)
 		}
-		// the child has its own surface: researcher's tools, not coder's
-		if !slices.Contains(runner.tools, "word_count") || slices.Contains(runner.tools, "tool_find") || !slices.Contains(runner.tools, "spawn_agents") {
-			t.Errorf("child tools = %v", runner.tools)
+		// the child has its own surface: researcher's tools, not coder's;
+		// at depth 1 < max_depth it keeps spawn_agents, which it opts in to
+		if tl := runs[0].tools; !slices.Contains(tl, "word_count") || slices.Contains(tl, "tool_find") || !slices.Contains(tl, "spawn_agents") {
+			t.Errorf("child tools = %v", tl)
 		}
-		if runner.child.Agent() != "" {
+		if runs[0].child.Agent() != "" {
 			t.Errorf("the child session was not closed after Run")
 		}
-		// the child was built one level deeper, with the same logger
+		// the child was built one level deeper, with the host's logger
 		ev.requireOne(t, runtime.EventAgentBuild, "agent", "researcher", "depth", "1")
 		ev.requireOne(t, runtime.EventToolCall, "tool", "word_count", "agent", "researcher", "status", "ok")
-		// without a Runner: an error result
+
+		// without a Runner: an error result; undeclared sub-agents are blocked
 		s2, _ := open(t, e, full.AgentCoder, nil)
 		fails(t, s2, "agent__researcher", `{"prompt":"x"}`, "no Runner")
-		fails(t, s2, "agent__reviewer", `{"prompt":"x"}`)
+		fails(t, s2, "agent__reviewer", `{"prompt":"x"}`, `"agent__reviewer" not allowed`)
+	})
+
+	t.Run("spawn_max_depth", func(t *testing.T) {
+		// researcher (depth 0) spawns coder (1), whose agent__researcher
+		// runs researcher at depth 2 = max_depth: spawn_agents is removed
+		// there, with a warning event.
+		runner := &scriptedRunner{}
+		s, ev := open(t, e, full.AgentResearcher, func(o *runtime.Options) { o.Runner = runner })
+		r := ok(t, s, "list_available_agents", `{}`)
+		if !strings.Contains(r.Result, `"name":"coder"`) || strings.Contains(r.Result, `"name":"researcher"`) {
+			t.Errorf("list_available_agents = %s", r.Result)
+		}
+		r = ok(t, s, "spawn_agents", `{"agents":[{"agent":"coder","prompt":"delegate:researcher:one two three"},{"agent":"reviewer","prompt":"five"}]}`)
+		var out []struct {
+			Agent, Result, Error string
+			OK                   bool
+		}
+		must(t, json.Unmarshal([]byte(r.Result), &out))
+		if len(out) != 2 || out[0].Agent != "coder" || !out[0].OK || out[0].Result != "3" || out[1].Agent != "reviewer" || out[1].OK {
+			t.Errorf("spawn_agents = %s; want coder→researcher counting 3, reviewer failing (it has no word_count)", r.Result)
+		}
+		var deepest *run
+		for _, rn := range runner.done() {
+			if rn.agent == "researcher" {
+				deepest = &rn
+			}
+		}
+		if deepest == nil || slices.Contains(deepest.tools, "spawn_agents") || slices.Contains(deepest.tools, "list_available_agents") {
+			t.Errorf("researcher at max depth: %+v", deepest)
+		}
+		ev.requireOne(t, runtime.EventAgentBuild, "agent", "coder", "depth", "1")
+		ev.requireOne(t, runtime.EventSubagentMaxDepth, "agent", "researcher", "depth", "2")
+		fails(t, s, "spawn_agents", `{"agents":[{"agent":"researcher","prompt":"x"}]}`, `agent "researcher" cannot be spawned here`)
 	})
 
 	t.Run("router", func(t *testing.T) {
@@ -722,6 +769,50 @@ func TestFullExample(t *testing.T) {
 		}
 	})
 
+	t.Run("surface", func(t *testing.T) {
+		// what each agent sees at depth 0, straight from the spec
+		base := []string{"agent__batch", "agent__final_report", "agent__task_status", "output_read"}
+		for agent, own := range map[string][]string{
+			full.AgentCoder: {"agent__researcher", "mcp_call_tool", "router__handoff-to", "tool_active", "tool_describe", "tool_find", "tool_load"},
+			full.AgentMaintainer: {"everything__echo", "everything__get-structured-content", "everything__get-sum", "fingerprint",
+				"numbered_lines", "read_file", "run_git", "sleep", "summarize", "word_count", "write_file"},
+			full.AgentResearcher: {"list_available_agents", "mcp_call_tool", "mcp_get_tool_schema", "mcp_list_tools", "spawn_agents", "weather", "word_count"},
+			full.AgentReviewer:   {"everything__echo", "everything__get-sum", "read_file", "summarize"},
+		} {
+			s, _ := open(t, e, agent, nil)
+			want := slices.Sorted(slices.Values(append(slices.Clone(base), own...)))
+			if got := names(s.Tools()); !slices.Equal(got, want) {
+				t.Errorf("%s: Tools() = %v; want %v", agent, got, want)
+			}
+		}
+	})
+
+	t.Run("close", func(t *testing.T) {
+		// a sub-agent call in flight: the Runner waits until released
+		runner := &blockingRunner{entered: make(chan struct{}), release: make(chan struct{})}
+		s, ev := open(t, e, full.AgentCoder, func(o *runtime.Options) { o.Runner = runner })
+		res := make(chan runtime.Result, 1)
+		go func() { res <- call(t, s, "agent__researcher", `{"prompt":"x"}`) }()
+		<-runner.entered
+		closed := make(chan error, 1)
+		go func() { closed <- s.Close() }()
+		time.Sleep(100 * time.Millisecond) // let Close start waiting; not asserted
+		close(runner.release)
+		// Close waited for the call instead of cancelling it
+		if r := <-res; !r.OK || r.Result != "done" {
+			t.Errorf("call in flight during Close = %+v; want it to finish", r)
+		}
+		must(t, <-closed)
+		must(t, s.Close()) // idempotent
+		ev.requireOne(t, runtime.EventAgentTeardown, "agent", "coder", "forced", "false")
+		if r := s.Call(context.Background(), full.ToolWordCount, json.RawMessage(`{"text":"x"}`)); r.OK || r.Error != "session closed" {
+			t.Errorf("call after Close = %+v", r)
+		}
+		if s.Tools() != nil || s.Agent() != "" {
+			t.Errorf("a closed session still lists tools")
+		}
+	})
+
 	t.Run("unknown_agent", func(t *testing.T) {
 		opts, _ := e.options(t)
 		if _, err := runtime.Open(context.Background(), full.Registry, "maintaner", opts); err == nil || !strings.Contains(err.Error(), `did you mean "maintainer"`) {
@@ -730,10 +821,15 @@ func TestFullExample(t *testing.T) {
 	})
 }
 
-// scriptedRunner stands in for the host's LLM loop: it counts the
-// prompt's words with the child's word_count tool.
+// scriptedRunner stands in for the host's LLM loop. A prompt
+// "delegate:AGENT:TEXT" calls the child's agent__AGENT with TEXT; any
+// other prompt is counted with the child's word_count tool.
 type scriptedRunner struct {
-	mu    sync.Mutex
+	mu   sync.Mutex
+	runs []run
+}
+
+type run struct {
 	agent string
 	tools []string
 	child *runtime.Session
@@ -741,14 +837,40 @@ type scriptedRunner struct {
 
 func (r *scriptedRunner) Run(ctx context.Context, child *runtime.Session, prompt string) (string, error) {
 	r.mu.Lock()
-	r.agent, r.tools, r.child = child.Agent(), names(child.Tools()), child
+	r.runs = append(r.runs, run{child.Agent(), names(child.Tools()), child})
 	r.mu.Unlock()
-	b, _ := json.Marshal(map[string]string{"text": prompt})
-	res := child.Call(ctx, "word_count", b)
+	tool, args := "word_count", map[string]string{"text": prompt}
+	if rest, ok := strings.CutPrefix(prompt, "delegate:"); ok {
+		agent, text, _ := strings.Cut(rest, ":")
+		tool, args = "agent__"+agent, map[string]string{"prompt": text}
+	}
+	b, _ := json.Marshal(args)
+	res := child.Call(ctx, tool, b)
 	if !res.OK {
-		return "", fmt.Errorf("word_count: %s", res.Error)
+		return "", fmt.Errorf("%s: %s", tool, res.Error)
 	}
 	return res.Result, nil
+}
+
+func (r *scriptedRunner) done() []run {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.runs)
+}
+
+// blockingRunner holds a sub-agent call in flight until released.
+type blockingRunner struct {
+	entered, release chan struct{}
+}
+
+func (r *blockingRunner) Run(ctx context.Context, _ *runtime.Session, _ string) (string, error) {
+	close(r.entered)
+	select {
+	case <-r.release:
+		return "done", nil
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
+	}
 }
 
 // memory is a host-supplied Memory.
