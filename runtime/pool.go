@@ -246,7 +246,7 @@ func (p *Pool) rebuild() {
 			}
 		}
 		pt := &PoolTool{
-			Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Kind: t.Kind,
+			Name: t.Name, Description: t.Description, InputSchema: p.declaredSchema(t), Kind: t.Kind,
 			Server: t.Server, Original: t.Original, Category: t.Category, Keywords: t.Keywords, Decl: t,
 		}
 		if t.Kind == KindMCP {

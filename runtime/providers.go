@@ -82,6 +82,28 @@ func callUpstream(ctx context.Context, st *agentState, e *entry, args json.RawMe
 	return res.Text, nil
 }
 
+// declaredSchema is a declared tool's input schema. A builtin tool
+// declares none: its schema is its builtin's, so that tool_describe,
+// tool_load and search see the arguments before the tool is built.
+func (p *Pool) declaredSchema(t *Tool) json.RawMessage {
+	if t.Kind != KindBuiltin || len(t.InputSchema) > 0 {
+		return t.InputSchema
+	}
+	for i := range p.reg.Policies {
+		if pol := &p.reg.Policies[i]; pol.Name == t.Policy {
+			switch pol.Builtin {
+			case "fs_read":
+				return (&builtin.FSRead{}).Schema()
+			case "fs_write":
+				return (&builtin.FSWrite{}).Schema()
+			case "shell_exec":
+				return builtin.NewShell(pol.AllowedCommands, pol.Timeout, pol.MaxOutputBytes, "").Schema()
+			}
+		}
+	}
+	return t.InputSchema
+}
+
 // builtinTool is what runtime/builtin's tools share.
 type builtinTool interface {
 	Call(ctx context.Context, args json.RawMessage) (string, error)

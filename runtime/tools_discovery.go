@@ -146,7 +146,7 @@ func toolLoad(_ context.Context, st *agentState, _ *entry, args json.RawMessage)
 	}
 	st.mu.Lock()
 	var loaded []loadedTool
-	var already []string
+	already := []string{} // [] rather than null when nothing was active
 	for _, n := range names {
 		if st.loaded[n] {
 			if !slices.Contains(already, n) {

@@ -394,7 +394,10 @@ func TestFullExample(t *testing.T) {
 			} `json:"loaded"`
 		}
 		must(t, json.Unmarshal([]byte(r.Result), &loaded))
-		if len(loaded.Loaded) != 2 || loaded.Loaded[0].Name != "read_file" || loaded.Loaded[1].Name != "summarize" || len(loaded.Loaded[0].InputSchema) == 0 {
+		// the builtin's schema, not an empty object: hosts that ignore
+		// tools/list_changed rely on what tool_load returns
+		if len(loaded.Loaded) != 2 || loaded.Loaded[0].Name != "read_file" || loaded.Loaded[1].Name != "summarize" ||
+			!strings.Contains(string(loaded.Loaded[0].InputSchema), `"path"`) || !strings.Contains(string(loaded.Loaded[1].InputSchema), `"max_sentences"`) {
 			t.Errorf("tool_load = %s", r.Result)
 		}
 		select {
@@ -783,6 +786,44 @@ func TestFullExample(t *testing.T) {
 			want := slices.Sorted(slices.Values(append(slices.Clone(base), own...)))
 			if got := names(s.Tools()); !slices.Equal(got, want) {
 				t.Errorf("%s: Tools() = %v; want %v", agent, got, want)
+			}
+		}
+	})
+
+	t.Run("explain_matches_session", func(t *testing.T) {
+		// toolgen explain resolves without connecting; a live session,
+		// with server-everything's real tools/list, must agree with it
+		for _, agent := range []string{full.AgentCoder, full.AgentMaintainer, full.AgentResearcher, full.AgentReviewer} {
+			x, err := full.Registry.Explain(agent, "")
+			must(t, err)
+			var callable, loadable, excluded []string
+			for _, tl := range x.Tools {
+				switch tl.Status {
+				case runtime.StatusCallable:
+					callable = append(callable, tl.Name)
+				case runtime.StatusLoadable:
+					loadable = append(loadable, tl.Name)
+				case runtime.StatusExcluded:
+					excluded = append(excluded, tl.Name)
+				}
+			}
+			s, _ := open(t, e, agent, nil)
+			if got := names(s.Tools()); !slices.Equal(got, callable) {
+				t.Errorf("%s: session Tools() = %v; explain says callable %v", agent, got, callable)
+			}
+			if len(loadable) > 0 {
+				b, _ := json.Marshal(map[string][]string{"names": loadable})
+				ok(t, s, "tool_load", string(b))
+				for _, n := range loadable {
+					if !slices.Contains(names(s.Tools()), n) {
+						t.Errorf("%s: %s loadable per explain, not listed after tool_load", agent, n)
+					}
+				}
+			}
+			for _, n := range excluded {
+				if r := call(t, s, n, `{}`); r.OK || !strings.Contains(r.Error, "not") {
+					t.Errorf("%s: %s excluded per explain, but the call gave %+v", agent, n, r)
+				}
 			}
 		}
 	})
