@@ -423,6 +423,14 @@ func TestFullExample(t *testing.T) {
 		if !strings.Contains(r.Result, `"already_active":["read_file"]`) {
 			t.Errorf("second tool_load = %s", r.Result)
 		}
+		// everything__get-env (it would print the environment) is denied by
+		// the server's deny_tools: unreachable by any path
+		fails(t, s, "tool_load", `{"names":["everything__get-env"]}`, "not found", "Nothing was loaded")
+		fails(t, s, "mcp_call_tool", `{"server":"everything","tool":"get-env"}`)
+		fails(t, s, "mcp_call_tool", `{"tool":"everything__get-env"}`)
+		if r := ok(t, s, "agent__batch", `{"calls":[{"tool":"everything__get-env"}]}`); !strings.Contains(r.Result, `"ok":false`) || strings.Contains(r.Result, "EVERYTHING_TOKEN") {
+			t.Errorf("batch get-env = %s", r.Result)
+		}
 		// a server tool through a glob of allowed ("everything__*")
 		ok(t, s, "tool_load", `{"names":["everything__echo"]}`)
 		if r := ok(t, s, "everything__echo", `{"message":"found"}`); !strings.Contains(r.Result, "found") {
@@ -537,6 +545,42 @@ func TestFullExample(t *testing.T) {
 			t.Errorf("%d fingerprint calls ran at once; the queue allows %d", peak, limit)
 		}
 		t.Logf("peak concurrency %d of %d allowed", peak, limit)
+
+		// with both slots held, a waiting caller gives up with its own
+		// context, and Close frees the callers queued in its session
+		held := make(chan runtime.Result, limit)
+		for range limit {
+			go func() { held <- call(t, s1, full.ToolFingerprint, `{"text":"hold","hold_ms":5000}`) }()
+		}
+		for deadline := time.Now().Add(hang); tools.FingerprintsRunning() < limit; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the holders never started")
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		r := s2.Call(ctx, full.ToolFingerprint, json.RawMessage(`{"text":"late"}`))
+		cancel()
+		if r.OK || !strings.Contains(r.Error, `waiting for queue "fingerprint"`) {
+			t.Errorf("call while the queue is full, with a short context = %+v", r)
+		}
+		s3, ev3 := open(t, e, full.AgentMaintainer, nil)
+		queued := make(chan runtime.Result, 1)
+		go func() { queued <- call(t, s3, full.ToolFingerprint, `{"text":"queued"}`) }()
+		time.Sleep(50 * time.Millisecond) // let it reach the queue; not asserted
+		must(t, s3.Close())
+		r = <-queued
+		if r.OK || !(strings.Contains(r.Error, "agent context closed") || r.Error == "session closed") {
+			t.Errorf("queued call of a closed session = %+v", r)
+		}
+		if len(held) != 0 {
+			t.Errorf("Close of another session ended or waited for the holders")
+		}
+		ev3.requireOne(t, runtime.EventAgentTeardown, "agent", "maintainer", "forced", "false")
+		for range limit {
+			if r := <-held; !r.OK {
+				t.Errorf("holder: %+v", r)
+			}
+		}
 
 	})
 

@@ -139,3 +139,7 @@ func Fingerprint(ctx context.Context, args FingerprintArgs) (FingerprintResult, 
 	sum := sha256.Sum256([]byte(args.Text))
 	return FingerprintResult{SHA256: hex.EncodeToString(sum[:]), InFlight: n}, nil
 }
+
+// FingerprintsRunning reports how many fingerprint calls are running in
+// this process, for a host's status page (and the example's tests).
+func FingerprintsRunning() int64 { return fingerprintsRunning.Load() }
