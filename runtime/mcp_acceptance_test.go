@@ -320,10 +320,30 @@ func TestAcceptanceSwitchLeavesNothing(t *testing.T) {
 	server := map[string]string{"a": "one", "b": "two"}
 	prev := pidVia(t, s, "one__pid")
 	requireOnlyNew(t, before, prev)
+	killed := 0
 	for i := range switches {
 		agent := "b"
 		if i%2 == 1 {
 			agent = "a"
+		}
+		// Now and then the current server dies first, so that teardown also
+		// meets a connection that is down: just killed, waiting to
+		// reconnect, or back up on a process of its reconnect's making.
+		if i%25 == 7 {
+			cur := server[s.Agent()]
+			killed++
+			if err := syscall.Kill(prev, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			switch i % 3 {
+			case 1:
+				accEventually(t, cur+" seen down", func() bool { return healthOf(s, cur) != HealthGreen })
+			case 2:
+				accEventually(t, cur+" reconnected", func() bool {
+					r := s.Call(ctx, cur+"__pid", []byte(`{}`))
+					return r.OK && r.Result != strconv.Itoa(prev) && healthOf(s, cur) == HealthGreen
+				})
+			}
 		}
 		if err := s.Switch(ctx, agent); err != nil {
 			t.Fatalf("switch %d to %s: %v", i, agent, err)
@@ -345,7 +365,7 @@ func TestAcceptanceSwitchLeavesNothing(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d switches (%d server processes) and Close in %s", switches, switches+1, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d switches (%d killed first) and Close in %s", switches, killed, time.Since(start).Round(time.Millisecond))
 
 	if n := len(rec.find(EventAgentBuild)); n != switches+1 {
 		t.Errorf("%d agent.build events, want %d", n, switches+1)
@@ -398,6 +418,15 @@ func pidVia(t *testing.T, s *Session, tool string) int {
 		t.Fatalf("%s = %q: %v", tool, r.Result, err)
 	}
 	return pid
+}
+
+func healthOf(s *Session, server string) Health {
+	for _, ss := range s.Servers() {
+		if ss.Name == server {
+			return ss.Health
+		}
+	}
+	return ""
 }
 
 func requireHealth(t *testing.T, s *Session, want map[string]Health) {
