@@ -69,7 +69,13 @@ func TestAcceptanceKillUpstreamMidCall(t *testing.T) {
 
 	inflight := make(chan Result, 1)
 	go func() { inflight <- s.Call(ctx, "alpha__hang", []byte(`{"mark":"m1"}`)) }()
-	rec.wait(t, "server.stderr", "server", "alpha", "line", "hang: hanging m1") // the call reached the server
+	// beta has a call in flight too, which alpha's death must not touch.
+	betaCtx, betaCancel := context.WithCancel(ctx)
+	defer betaCancel()
+	betaInflight := make(chan Result, 1)
+	go func() { betaInflight <- s.Call(betaCtx, "beta__hang", []byte(`{"mark":"m2"}`)) }()
+	rec.wait(t, "server.stderr", "server", "alpha", "line", "hang: hanging m1") // the calls reached their servers
+	rec.wait(t, "server.stderr", "server", "beta", "line", "hang: hanging m2")
 
 	if err := os.Remove(alphaBin); err != nil {
 		t.Fatal(err)
@@ -109,6 +115,15 @@ func TestAcceptanceKillUpstreamMidCall(t *testing.T) {
 	}
 	if p := pidVia(t, s, "beta__pid"); p != betaPID {
 		t.Errorf("beta's pid changed from %d to %d: it was restarted", betaPID, p)
+	}
+	select {
+	case r := <-betaInflight:
+		t.Fatalf("beta's call in flight ended when alpha died: %+v", r)
+	default:
+	}
+	betaCancel() // it was still running: its own cancellation ends it
+	if r := <-betaInflight; r.OK || !strings.Contains(r.Error, "canceled") {
+		t.Errorf("cancelled beta__hang = %+v, want a cancellation error", r)
 	}
 	// alpha cannot come back (its command is gone): a call to it fails at
 	// once, and the session reports it red while beta stays green.
