@@ -17,8 +17,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +28,7 @@ import (
 	"github.com/toolgen-dev/toolgen/examples/full/tools"
 	"github.com/toolgen-dev/toolgen/generated/full"
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
 )
 
 // hang is the upper bound that only catches hangs; no assertion is tighter.
@@ -48,7 +51,7 @@ func (e *env) getenv(name string) (string, bool) {
 func (e *env) options(t *testing.T) (runtime.Options, *events) {
 	ev := &events{}
 	return runtime.Options{
-		Logger:   slog.New(ev),
+		Logger:   slog.New(ev.handler()),
 		Getenv:   e.getenv,
 		Workdir:  e.workdir,
 		SpillDir: t.TempDir(),
@@ -695,6 +698,38 @@ func TestFullExample(t *testing.T) {
 		ok(t, s, full.ToolWordCount, `{"text":"the rest goes on"}`)
 	})
 
+	t.Run("server_crash_reconnect", func(t *testing.T) {
+		// a Manager of its own, so that the child process is this
+		// subtest's and the connection events reach its logger
+		connEv := &events{}
+		m := mcpconn.NewManager(slog.New(connEv.handler()))
+		defer m.Close()
+		s, _ := open(t, e, full.AgentMaintainer, func(o *runtime.Options) { o.Connector = runtime.NewMCPConnector(m) })
+		ok(t, s, "everything__echo", `{"message":"before"}`)
+		pid := childRunning(t, "server-everything")
+		must(t, syscall.Kill(pid, syscall.SIGKILL))
+		// the call in the gap may fail; the connection comes back on its own
+		deadline := time.Now().Add(hang)
+		for {
+			r := call(t, s, "everything__echo", `{"message":"after"}`)
+			if r.OK {
+				if !strings.Contains(r.Result, "after") {
+					t.Errorf("echo after reconnect = %q", r.Result)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no reconnect: %s", r.Error)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		connEv.requireOne(t, runtime.EventServerFail, "server", "everything", "reconnecting", "true")
+		connEv.requireOne(t, runtime.EventServerStart, "server", "everything", "attempt", "1")
+		if p := childRunning(t, "server-everything"); p == pid {
+			t.Errorf("the killed process %d is still listed", pid)
+		}
+	})
+
 	t.Run("subagent", func(t *testing.T) {
 		runner := &scriptedRunner{}
 		s, ev := open(t, e, full.AgentCoder, func(o *runtime.Options) { o.Runner = runner })
@@ -943,6 +978,29 @@ func (r *scriptedRunner) done() []run {
 	return slices.Clone(r.runs)
 }
 
+// childRunning returns the pid of this process's child whose command line
+// contains what.
+func childRunning(t *testing.T, what string) int {
+	t.Helper()
+	self := strconv.Itoa(os.Getpid())
+	tasks, err := os.ReadDir("/proc/" + self + "/task")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, task := range tasks {
+		b, _ := os.ReadFile("/proc/" + self + "/task/" + task.Name() + "/children")
+		for _, f := range strings.Fields(string(b)) {
+			cmd, _ := os.ReadFile("/proc/" + f + "/cmdline")
+			if strings.Contains(string(cmd), what) {
+				pid, _ := strconv.Atoi(f)
+				return pid
+			}
+		}
+	}
+	t.Fatalf("no child process running %s", what)
+	return 0
+}
+
 // blockingRunner holds a sub-agent call in flight until released.
 type blockingRunner struct {
 	entered, release chan struct{}
@@ -984,7 +1042,7 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// events records slog records; a Handler so that sessions log into it.
+// events records slog records; sessions and managers log into it.
 type events struct {
 	mu   sync.Mutex
 	recs []event
@@ -996,17 +1054,31 @@ type event struct {
 	Attrs map[string]string
 }
 
-func (e *events) Enabled(context.Context, slog.Level) bool { return true }
-func (e *events) Handle(_ context.Context, r slog.Record) error {
+func (e *events) handler() slog.Handler { return eventHandler{e: e} }
+
+// eventHandler keeps the attributes of Logger.With, which connection
+// managers use for the server name.
+type eventHandler struct {
+	e     *events
+	attrs []slog.Attr
+}
+
+func (h eventHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h eventHandler) Handle(_ context.Context, r slog.Record) error {
 	ev := event{Level: r.Level, Name: r.Message, Attrs: map[string]string{}}
+	for _, a := range h.attrs {
+		ev.Attrs[a.Key] = a.Value.String()
+	}
 	r.Attrs(func(a slog.Attr) bool { ev.Attrs[a.Key] = a.Value.String(); return true })
-	e.mu.Lock()
-	e.recs = append(e.recs, ev)
-	e.mu.Unlock()
+	h.e.mu.Lock()
+	h.e.recs = append(h.e.recs, ev)
+	h.e.mu.Unlock()
 	return nil
 }
-func (e *events) WithAttrs([]slog.Attr) slog.Handler { return e }
-func (e *events) WithGroup(string) slog.Handler      { return e }
+func (h eventHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return eventHandler{h.e, append(slices.Clip(h.attrs), as...)}
+}
+func (h eventHandler) WithGroup(string) slog.Handler { return h }
 
 func (e *events) named(name string, attrs ...string) []event {
 	e.mu.Lock()
