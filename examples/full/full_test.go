@@ -309,6 +309,24 @@ func TestFullExample(t *testing.T) {
 		fails(t, s, "mcp_call_tool", `{"server":"scraper","tool":"fetch_page","args":{"url":"https://example.org"}}`)
 	})
 
+	t.Run("routes_override", func(t *testing.T) {
+		// Options.Routes replaces the generated switch for some addresses;
+		// an empty list denies a step the spec routes
+		s, _ := open(t, e, full.AgentReviewer, func(o *runtime.Options) {
+			o.Routes = map[string][]string{"release/planner/plan": {}, "hotfix/writer/patch": {full.BundleFiles}}
+		})
+		ctx := context.Background()
+		if got, err := s.ToolsForStep(ctx, "release", "planner", "plan"); err != nil || len(got) != 0 {
+			t.Errorf("overridden-to-empty step = %v, %v", names(got), err)
+		}
+		if got, _ := s.ToolsForStep(ctx, "hotfix", "writer", "patch"); !slices.Equal(names(got), []string{"read_file", "summarize"}) {
+			t.Errorf("added step = %v", names(got))
+		}
+		if got, _ := s.ToolsForStep(ctx, "release", "planner", "review"); len(got) != 4 {
+			t.Errorf("steps not overridden keep the spec's routes: %v", names(got))
+		}
+	})
+
 	t.Run("meta", func(t *testing.T) {
 		s, ev := open(t, e, full.AgentResearcher, nil)
 		visible := names(s.Tools())
@@ -499,6 +517,42 @@ func TestFullExample(t *testing.T) {
 			t.Errorf("output_read(offset 2, limit 10) = %s", r.Result)
 		}
 		fails(t, s, "output_read", `{"handle":"../../etc/passwd"}`, "unknown output handle")
+	})
+
+	t.Run("context_budget", func(t *testing.T) {
+		// defaults.context_budget = 200000 tokens (about 4 bytes each):
+		// paging through the same spilled output again and again runs out
+		s, _ := open(t, e, full.AgentMaintainer, nil)
+		b, _ := json.Marshal(tools.LinesArgs{Text: strings.Repeat("x", 90), Count: 4000}) // ~380 kB
+		r := ok(t, s, full.ToolNumberedLines, string(b))
+		var h struct {
+			Out struct{ Handle string } `json:"tool_output"`
+		}
+		must(t, json.Unmarshal([]byte(r.Result), &h))
+		read := 0
+		for pass := 0; pass < 10; pass++ {
+			for offset, eof := 0, false; !eof; {
+				r := call(t, s, "output_read", fmt.Sprintf(`{"handle":%q,"offset":%d}`, h.Out.Handle, offset))
+				if !r.OK {
+					if !strings.Contains(r.Error, "context window budget exceeded") {
+						t.Fatalf("output_read: %s", r.Error)
+					}
+					if read < 4*150000 {
+						t.Errorf("budget exceeded after only %d bytes", read)
+					}
+					return
+				}
+				var page struct {
+					Content    string `json:"content"`
+					NextOffset int    `json:"next_offset"`
+					EOF        bool   `json:"eof"`
+				}
+				must(t, json.Unmarshal([]byte(r.Result), &page))
+				read += len(r.Result)
+				offset, eof = page.NextOffset, page.EOF
+			}
+		}
+		t.Errorf("read %d bytes without exceeding the context budget", read)
 	})
 
 	t.Run("timed_out", func(t *testing.T) {
