@@ -439,6 +439,15 @@ func TestFullExample(t *testing.T) {
 		if !strings.Contains(r.Result, `"summary":"A. B."`) {
 			t.Errorf("mcp_call_tool(summarize) = %q", r.Result)
 		}
+		r = ok(t, s, "tool_active", `{}`)
+		if !strings.Contains(r.Result, `"count":2`) || !strings.Contains(r.Result, `"name":"read_file"`) || !strings.Contains(r.Result, `"name":"summarize"`) {
+			t.Errorf("tool_active = %s", r.Result)
+		}
+		r = ok(t, s, "tool_describe", `{"name":"write_file"}`) // loadable, not loaded
+		if !strings.Contains(r.Result, `"active":false`) || !strings.Contains(r.Result, `"content"`) || !strings.Contains(r.Result, `"category":"files"`) {
+			t.Errorf("tool_describe(write_file) = %s", r.Result)
+		}
+		fails(t, s, "tool_describe", `{"name":"weather"}`, "not found")
 		// idempotent
 		r = ok(t, s, "tool_load", `{"names":["read_file"]}`)
 		if !strings.Contains(r.Result, `"already_active":["read_file"]`) {
