@@ -996,6 +996,55 @@ func TestFullExample(t *testing.T) {
 		}
 	})
 
+	t.Run("concurrent_mix", func(t *testing.T) {
+		// every kind of call at once on one session while steps change,
+		// tools load and finally the agent switches: -race finds shared
+		// state, and every call ends with a result or a clear error
+		runner := &scriptedRunner{}
+		s, _ := open(t, e, full.AgentCoder, func(o *runtime.Options) { o.Runner = runner })
+		ctx, cancel := context.WithTimeout(context.Background(), hang)
+		defer cancel()
+		calls := []struct{ tool, args string }{
+			{"tool_find", `{"query":"echo"}`},
+			{"tool_load", `{"names":["read_file","everything__echo","summarize"]}`},
+			{"read_file", `{"path":"workspace/notes.txt"}`},
+			{"everything__echo", `{"message":"mix"}`},
+			{"summarize", `{"text":"A. B."}`},
+			{"agent__researcher", `{"prompt":"a b c"}`},
+			{"agent__batch", `{"calls":[{"tool":"read","args":{"path":"workspace/notes.txt"}},{"tool":"tool_active"}]}`},
+			{"mcp_call_tool", `{"server":"scraper","tool":"fetch_page","args":{"url":"u"}}`},
+			{"router__handoff-to", `{"agent":"reviewer"}`},
+			{"output_read", `{"handle":"none"}`},
+		}
+		var wg sync.WaitGroup
+		for i := range 40 {
+			c := calls[i%len(calls)]
+			wg.Go(func() {
+				r := s.Call(ctx, c.tool, json.RawMessage(c.args))
+				if !r.OK && r.Error == "" {
+					t.Errorf("%s failed without an error message", c.tool)
+				}
+			})
+		}
+		steps := [][3]string{{"release", "writer", "draft"}, {"release", "planner", "review"}, {"release", "planner", "nope"}}
+		for i := range 9 {
+			wg.Go(func() {
+				st := steps[i%len(steps)]
+				if _, err := s.ToolsForStep(ctx, st[0], st[1], st[2]); err != nil && err.Error() != "session closed" {
+					t.Errorf("ToolsForStep: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		must(t, s.Switch(ctx, full.AgentReviewer))
+		if r := ok(t, s, "everything__echo", `{"message":"after switch"}`); !strings.Contains(r.Result, "after switch") {
+			t.Errorf("echo after switch = %q", r.Result)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("hung")
+		}
+	})
+
 	t.Run("unknown_agent", func(t *testing.T) {
 		opts, _ := e.options(t)
 		if _, err := runtime.Open(context.Background(), full.Registry, "maintaner", opts); err == nil || !strings.Contains(err.Error(), `did you mean "maintainer"`) {
