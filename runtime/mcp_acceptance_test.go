@@ -132,6 +132,14 @@ func TestAcceptanceKillUpstreamMidCall(t *testing.T) {
 		t.Errorf("alpha__echo while alpha is down = %+v, want an unavailable error", r)
 	}
 	requireHealth(t, s, map[string]Health{"alpha": HealthRed, "beta": HealthGreen})
+	for _, ss := range s.Servers() {
+		if ss.Name == "alpha" && ss.Error == "" {
+			t.Errorf("Servers(): alpha is red without a reason: %+v", ss)
+		}
+		if ss.Name == "beta" && ss.Error != "" {
+			t.Errorf("Servers(): beta is green with an error: %+v", ss)
+		}
+	}
 	if procAlive(alphaPID) {
 		t.Errorf("killed alpha (pid %d) is still a live process or an unreaped zombie", alphaPID)
 	}

@@ -131,6 +131,8 @@ func (u *mcpUpstream) Instructions() string { return u.c.Instructions() }
 
 func (u *mcpUpstream) Health() Health { return Health(u.c.Health()) }
 
+func (u *mcpUpstream) Err() error { return u.c.Err() }
+
 func (u *mcpUpstream) OnToolsChanged(fn func()) (cancel func()) { return u.c.OnToolsChanged(fn) }
 
 func (u *mcpUpstream) Release() { u.c.Release() }

@@ -200,6 +200,11 @@ func (s *Session) Servers() []ServerStatus {
 			ss.Error = c.err.Error()
 		} else {
 			ss.Health = c.up.Health()
+			if dr, ok := c.up.(downReporter); ok {
+				if err := dr.Err(); err != nil {
+					ss.Error = err.Error()
+				}
+			}
 			for _, t := range snap.tools {
 				if t.Server == name {
 					ss.Tools++

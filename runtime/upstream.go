@@ -24,6 +24,12 @@ type Upstream interface {
 	Release()
 }
 
+// downReporter is an Upstream that can say why it is down; Session.Servers
+// shows the reason. Optional, so that simple Upstreams need not implement it.
+type downReporter interface {
+	Err() error // nil while connected
+}
+
 // Connector acquires Upstreams for servers of a Registry.
 type Connector interface {
 	Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error)
