@@ -735,6 +735,10 @@ func TestFullExample(t *testing.T) {
 		if st == nil || st.Error != "" || st.Tools == 0 {
 			t.Fatalf("Servers() = %+v", s.Servers())
 		}
+		// the handshake's instructions are collected for the host's prompt
+		if in := s.Instructions(); len(in) != 1 || !strings.Contains(in[0], "Everything Server") {
+			t.Errorf("Instructions() = %.100q", in)
+		}
 		r := ok(t, s, "everything__echo", `{"message":"over stdio"}`)
 		if !strings.Contains(r.Result, "over stdio") || r.Kind != runtime.KindMCP {
 			t.Errorf("everything__echo = %+v", r)
