@@ -761,7 +761,13 @@ func TestFullExample(t *testing.T) {
 		if !strings.Contains(fmt.Sprint(f.Attrs), "EVERYTHING_TOKEN") {
 			t.Errorf("server.fail does not name the variable: %v", f.Attrs)
 		}
-		fails(t, s, "everything__echo", `{"message":"x"}`)
+		fails(t, s, "everything__echo", `{"message":"x"}`, "everything", "EVERYTHING_TOKEN")
+		if slices.Contains(names(s.Tools()), "everything__echo") {
+			t.Errorf("Tools() offers the tools of a failed server")
+		}
+		if ss := s.Servers(); len(ss) != 1 || ss[0].Health != runtime.HealthRed || !strings.Contains(ss[0].Error, "EVERYTHING_TOKEN") {
+			t.Errorf("Servers() = %+v", ss)
+		}
 		ok(t, s, full.ToolWordCount, `{"text":"the rest goes on"}`)
 	})
 
