@@ -111,10 +111,16 @@ func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
 		slog.Float64("latency_ms", ms(time.Since(begin))))
 	st.recordTools(name, up)
 	c.unwatch = up.OnToolsChanged(func() { st.toolsChanged(name, up) })
-	if srv.HealthInterval > 0 {
-		go st.watchHealth(name, up, up.Health(), srv.HealthInterval)
+	every := srv.HealthInterval
+	if every <= 0 {
+		every = downPoll
 	}
+	go st.watchHealth(name, up, up.Health(), every)
 }
+
+// downPoll is how often a server without health checks is looked at, so a
+// server that dies mid-session still reaches the session's logger.
+const downPoll = time.Second
 
 // watchHealth reports health transitions (green/yellow/red) that the
 // connection's pings observe, as server.health events, until teardown.
@@ -130,6 +136,12 @@ func (st *agentState) watchHealth(name string, up Upstream, last Health, every t
 		h := up.Health()
 		if h == last {
 			continue
+		}
+		if dr, ok := up.(downReporter); ok && h == HealthRed {
+			if err := dr.Err(); err != nil {
+				emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
+					slog.String("server", name), slog.String("error", err.Error()))
+			}
 		}
 		level := slog.LevelInfo
 		if h != HealthGreen {
