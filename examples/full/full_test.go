@@ -48,7 +48,7 @@ func (e *env) getenv(name string) (string, bool) {
 }
 
 // options returns session options with their own event log.
-func (e *env) options(t *testing.T) (runtime.Options, *events) {
+func (e *env) options(t testing.TB) (runtime.Options, *events) {
 	ev := &events{}
 	return runtime.Options{
 		Logger:   slog.New(ev.handler()),
@@ -58,7 +58,7 @@ func (e *env) options(t *testing.T) (runtime.Options, *events) {
 	}, ev
 }
 
-func setup(t *testing.T) *env {
+func setup(t testing.TB) *env {
 	t.Helper()
 	// The spec runs server-everything with paths relative to the
 	// repository root, like the agent binaries built from it.
@@ -117,7 +117,7 @@ func setup(t *testing.T) *env {
 	return e
 }
 
-func open(t *testing.T, e *env, agent string, mod func(*runtime.Options)) (*runtime.Session, *events) {
+func open(t testing.TB, e *env, agent string, mod func(*runtime.Options)) (*runtime.Session, *events) {
 	t.Helper()
 	opts, ev := e.options(t)
 	if mod != nil {
@@ -1157,7 +1157,7 @@ func (m *memory) Set(k, v string) {
 	m.m[k] = v
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -1221,7 +1221,7 @@ next:
 	return out
 }
 
-func (e *events) requireOne(t *testing.T, name string, attrs ...string) event {
+func (e *events) requireOne(t testing.TB, name string, attrs ...string) event {
 	t.Helper()
 	if got := e.named(name, attrs...); len(got) > 0 {
 		return got[0]
