@@ -14,6 +14,7 @@ type upstreamConn struct {
 	up      Upstream
 	err     error
 	unwatch func()
+	unfail  func()
 	once    sync.Once
 }
 
@@ -22,6 +23,9 @@ func (c *upstreamConn) release() {
 	c.once.Do(func() {
 		if c.unwatch != nil {
 			c.unwatch()
+		}
+		if c.unfail != nil {
+			c.unfail()
 		}
 		if c.up != nil {
 			c.up.Release()
@@ -111,16 +115,16 @@ func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
 		slog.Float64("latency_ms", ms(time.Since(begin))))
 	st.recordTools(name, up)
 	c.unwatch = up.OnToolsChanged(func() { st.toolsChanged(name, up) })
-	every := srv.HealthInterval
-	if every <= 0 {
-		every = downPoll
+	if fn, ok := up.(failNotifier); ok {
+		c.unfail = fn.OnFail(func(err error) {
+			emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
+				slog.String("server", name), slog.String("error", err.Error()))
+		})
 	}
-	go st.watchHealth(name, up, up.Health(), every)
+	if srv.HealthInterval > 0 {
+		go st.watchHealth(name, up, up.Health(), srv.HealthInterval)
+	}
 }
-
-// downPoll is how often a server without health checks is looked at, so a
-// server that dies mid-session still reaches the session's logger.
-const downPoll = time.Second
 
 // watchHealth reports health transitions (green/yellow/red) that the
 // connection's pings observe, as server.health events, until teardown.
@@ -136,12 +140,6 @@ func (st *agentState) watchHealth(name string, up Upstream, last Health, every t
 		h := up.Health()
 		if h == last {
 			continue
-		}
-		if dr, ok := up.(downReporter); ok && h == HealthRed {
-			if err := dr.Err(); err != nil {
-				emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
-					slog.String("server", name), slog.String("error", err.Error()))
-			}
 		}
 		level := slog.LevelInfo
 		if h != HealthGreen {

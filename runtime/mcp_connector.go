@@ -133,6 +133,8 @@ func (u *mcpUpstream) Health() Health { return Health(u.c.Health()) }
 
 func (u *mcpUpstream) Err() error { return u.c.Err() }
 
+func (u *mcpUpstream) OnFail(fn func(error)) (cancel func()) { return u.c.OnFail(fn) }
+
 func (u *mcpUpstream) OnToolsChanged(fn func()) (cancel func()) { return u.c.OnToolsChanged(fn) }
 
 func (u *mcpUpstream) Release() { u.c.Release() }

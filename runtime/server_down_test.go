@@ -3,8 +3,7 @@ package runtime
 import (
 	"context"
 	"log/slog"
-	"os"
-	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -14,10 +13,10 @@ import (
 
 // A library host gives the session its own logger; the shared connection
 // manager logs elsewhere. A server that dies mid-session must still reach
-// the session's logger as server.fail with the reason.
+// the session's logger as server.fail with the reason, even when the
+// manager has it running again a moment later.
 func TestServerDeathReachesSessionLogger(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "alpha")
-	copyExecutable(t, buildAcceptanceFixture(t), bin)
+	bin := buildAcceptanceFixture(t)
 	m := mcpconn.NewManager(slog.New(slog.DiscardHandler)) // the manager's own events go nowhere
 	defer m.Close()
 	rec := &accRecorder{}
@@ -33,11 +32,20 @@ func TestServerDeathReachesSessionLogger(t *testing.T) {
 	}
 	defer s.Close()
 	pid := pidVia(t, s, "alpha__pid")
-	if err := os.Remove(bin); err != nil { // no restart: the server stays down
-		t.Fatal(err)
-	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	rec.wait(t, EventServerFail, "server", "alpha", "agent", "a")
+	// It comes back (a new process) and answers again.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := s.Call(context.Background(), "alpha__pid", []byte(`{}`))
+		if r.OK && r.Result != strconv.Itoa(pid) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("alpha did not come back: %+v", r)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -30,6 +30,13 @@ type downReporter interface {
 	Err() error // nil while connected
 }
 
+// failNotifier is an Upstream that reports a server's death as it happens,
+// so that a session's logger hears of it even when a reconnect follows at
+// once. Optional, like downReporter.
+type failNotifier interface {
+	OnFail(fn func(error)) (cancel func())
+}
+
 // Connector acquires Upstreams for servers of a Registry.
 type Connector interface {
 	Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error)

@@ -777,7 +777,7 @@ func TestFullExample(t *testing.T) {
 		connEv := &events{}
 		m := mcpconn.NewManager(slog.New(connEv.handler()))
 		defer m.Close()
-		s, _ := open(t, e, full.AgentMaintainer, func(o *runtime.Options) { o.Connector = runtime.NewMCPConnector(m) })
+		s, sessEv := open(t, e, full.AgentMaintainer, func(o *runtime.Options) { o.Connector = runtime.NewMCPConnector(m) })
 		ok(t, s, "everything__echo", `{"message":"before"}`)
 		pid := childRunning(t, "server-everything")
 		must(t, syscall.Kill(pid, syscall.SIGKILL))
@@ -798,6 +798,9 @@ func TestFullExample(t *testing.T) {
 		}
 		connEv.requireOne(t, runtime.EventServerFail, "server", "everything", "reconnecting", "true")
 		connEv.requireOne(t, runtime.EventServerStart, "server", "everything", "attempt", "1")
+		// the session's own logger hears of the death too, though the
+		// server was back before any health check could see it
+		sessEv.requireOne(t, runtime.EventServerFail, "server", "everything", "agent", full.AgentMaintainer)
 		if p := childRunning(t, "server-everything"); p == pid {
 			t.Errorf("the killed process %d is still listed", pid)
 		}

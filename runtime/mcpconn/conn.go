@@ -118,6 +118,17 @@ func (c *Conn) OnToolsChanged(fn func()) (cancel func()) {
 	return func() { c.s.removeListener(id) }
 }
 
+// OnFail runs fn (on its own goroutine) when the server dies or its
+// connection is lost, with the reason; reconnecting goes on as usual. The
+// returned func unregisters it; Release unregisters all of them.
+func (c *Conn) OnFail(fn func(error)) (cancel func()) {
+	id := c.s.addFailListener(fn)
+	c.mu.Lock()
+	c.listeners = append(c.listeners, id)
+	c.mu.Unlock()
+	return func() { c.s.removeListener(id) }
+}
+
 // Release drops this handle; the last one closes the connection (and kills
 // a stdio server's process group). Further calls are no-ops.
 func (c *Conn) Release() {

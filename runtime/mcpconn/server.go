@@ -52,6 +52,7 @@ type server struct {
 	err       error  // why down
 	tools     []Tool // kept while down so holders still see the last list
 	listeners map[uint64]func()
+	onFail    map[uint64]func(error) // told when the server dies
 	nextID    uint64
 }
 
@@ -403,6 +404,21 @@ func (s *server) down(reason any, event bool) {
 	s.mu.Unlock()
 	if event {
 		s.log.Error("server.fail", "transport", s.cfg.transport(), "reason", err.Error(), "reconnecting", true)
+		s.mu.Lock()
+		fns := make([]func(error), 0, len(s.onFail))
+		for _, fn := range s.onFail {
+			fns = append(fns, fn)
+		}
+		s.mu.Unlock()
+		if len(fns) > 0 {
+			// Not on the supervisor: a listener may Release the last handle,
+			// and close waits for the supervisor.
+			go func() {
+				for _, fn := range fns {
+					fn(err)
+				}
+			}()
+		}
 	}
 	s.setHealth(HealthRed, err.Error())
 }
@@ -457,9 +473,21 @@ func (s *server) addListener(fn func()) uint64 {
 	return s.nextID
 }
 
+func (s *server) addFailListener(fn func(error)) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.onFail == nil {
+		s.onFail = map[uint64]func(error){}
+	}
+	s.nextID++
+	s.onFail[s.nextID] = fn
+	return s.nextID
+}
+
 func (s *server) removeListener(id uint64) {
 	s.mu.Lock()
 	delete(s.listeners, id)
+	delete(s.onFail, id)
 	s.mu.Unlock()
 }
 
