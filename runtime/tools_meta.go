@@ -19,14 +19,23 @@ func (st *agentState) metaScopeFor(server string) (agent, step *metaScope) {
 	return agent, step
 }
 
-// metaPermits checks a server tool against the meta scopes.
+// metaPermits checks a server tool against the meta scopes and, when the
+// agent wrote tools.allowed, against that list too: a meta bundle is not a
+// way around the agent's policy.
 func (st *agentState) metaPermits(server, tool string) (inScope, ok bool) {
 	a, s := st.metaScopeFor(server)
 	if a == nil && s == nil {
 		return false, false
 	}
 	srv := st.s.pool.servers[server]
-	return true, (a != nil && a.permits(srv, tool)) || (s != nil && s.permits(srv, tool))
+	ok = (a != nil && a.permits(srv, tool)) || (s != nil && s.permits(srv, tool))
+	if ok && tool != "" && st.agent.Allowed != nil {
+		name := ExposedName(server, st.s.reg.separator(), tool)
+		st.mu.Lock()
+		ok = st.res.allowedBy(name, nil)
+		st.mu.Unlock()
+	}
+	return true, ok
 }
 
 func (st *agentState) scopeError(server string) error {
