@@ -123,6 +123,11 @@ func New(spec Spec, client *http.Client) (t *Tool, err error) {
 			if len(via) > MaxRedirects {
 				return fmt.Errorf("stopped after %d redirects", MaxRedirects)
 			}
+			// http.Client forwards custom headers (API keys) on redirect:
+			// never to another origin.
+			if first := via[0].URL; req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+				return fmt.Errorf("refused a redirect to another origin (%s://%s)", req.URL.Scheme, req.URL.Host)
+			}
 			return nil
 		}
 	}
