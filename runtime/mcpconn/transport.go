@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -69,19 +71,28 @@ func httpClient(cfg *Config) (*http.Transport, *http.Client) {
 	ht := http.DefaultTransport.(*http.Transport).Clone()
 	var rt http.RoundTripper = ht
 	if len(cfg.Headers) > 0 {
-		rt = &headerTransport{base: ht, headers: cfg.Headers}
+		ht := &headerTransport{base: ht, headers: cfg.Headers}
+		if u, err := url.Parse(cfg.URL); err == nil {
+			ht.scheme, ht.host = u.Scheme, u.Host
+		}
+		rt = ht
 	}
 	return ht, &http.Client{Transport: rt}
 }
 
-// headerTransport sets fixed headers (Authorization and the like) on every
-// request the go-sdk makes.
+// headerTransport sets fixed headers (Authorization and the like) on the
+// requests the go-sdk makes to the configured origin, and on no other: a
+// redirect elsewhere must not carry the server's credentials.
 type headerTransport struct {
-	base    http.RoundTripper
-	headers map[string]string
+	base         http.RoundTripper
+	headers      map[string]string
+	scheme, host string
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !strings.EqualFold(req.URL.Scheme, t.scheme) || !strings.EqualFold(req.URL.Host, t.host) {
+		return t.base.RoundTrip(req)
+	}
 	req = req.Clone(req.Context())
 	for k, v := range t.headers {
 		req.Header.Set(k, v)
