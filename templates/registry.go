@@ -83,8 +83,8 @@ func emitNames(f *jen.File, spec *ir.Spec, reg *runtime.Registry) {
 		f.Const().DefsFunc(func(g *jen.Group) {
 			for _, c := range consts {
 				if c.doc != "" {
-					for _, line := range strings.Split(strings.TrimSpace(c.doc), "\n") {
-						g.Comment(strings.TrimRight(line, " \t"))
+					for _, line := range docLines(c.doc) {
+						g.Comment(line)
 					}
 				}
 				g.Id(c.id).Op("=").Lit(c.value)
