@@ -77,6 +77,10 @@ func (r *resolver) buildCatalog(spec *ir.Spec) {
 					continue
 				}
 				exposed := runtime.ExposedName(s.Name, r.sep, lt.Name)
+				if runtime.IsReservedToolName(exposed) {
+					r.errorf(s.NameRange, s.DeclRange, "Reserved tool name", "Server %q lists tool %q (%s), exposed as %q: a name the toolgen runtime provides itself, so the runtime would never call the server's tool. Filter it out with deny_tools, or rename the server.", s.Name, lt.Name, r.cfg.lockFile, exposed)
+					continue
+				}
 				addEntry(&catalogEntry{
 					tool: &ir.CatalogTool{
 						Name: exposed, Description: lt.Description, Kind: ir.KindMCP,

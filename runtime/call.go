@@ -286,6 +286,13 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
+// IsReservedToolName reports whether name belongs to the runtime's own
+// tools (discovery, meta, coordination, internal, sub-agent and router):
+// no declared or server tool may take it. toolgen checks the same rule.
+func IsReservedToolName(name string) bool {
+	return isRuntimeToolName(name) || strings.HasPrefix(name, "router__")
+}
+
 func isRuntimeToolName(name string) bool {
 	switch name {
 	case ToolSpawnAgents, ToolListAgents, ToolHandoff, ToolFinalReport, ToolTaskStatus, ToolBatch,

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,4 +30,35 @@ func TestMetaToolsHonourAllowed(t *testing.T) {
 	g.conn.add("docs", mcpServer("Docs server.", "search_docs", "delete_all"))
 	s2 := open(t, g.reg, "a", g.opts(&events{}))
 	mustOK(t, call(t, s2, ToolMCPCall, `{"server":"docs","tool":"delete_all","args":{}}`))
+}
+
+// A server tool whose exposed name is one of the runtime's own tools is
+// never exposed: tool_find stays the discovery tool.
+func TestServerToolsCannotTakeRuntimeNames(t *testing.T) {
+	f := newFixture(Agent{Name: "a", Discovery: true, Use: []Use{{Kind: UseServer, Name: "tool"}}})
+	f.reg.Separator = "_"
+	f.reg.Servers = append(f.reg.Servers, Server{Name: "tool", Transport: "http", Trusted: true})
+	slices.SortFunc(f.reg.Servers, func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
+	f.conn.add("tool", mcpServer("", "find", "other"))
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	for _, ti := range s.Tools() {
+		if ti.Name == ToolFind && ti.Kind != KindDiscovery {
+			t.Fatalf("tool_find is %+v, want the discovery tool", ti)
+		}
+	}
+	r := call(t, s, ToolFind, `{"query":"other"}`)
+	if !r.OK || r.Kind != KindDiscovery {
+		t.Errorf("tool_find call = %+v, want the discovery tool", r)
+	}
+	// Nor does it enter the pool, where globs, search and explain would
+	// find an MCP tool under the runtime's name.
+	var pool []string
+	for _, pt := range PoolFor(f.reg).Tools() {
+		if pt.Server == "tool" {
+			pool = append(pool, pt.Name)
+		}
+	}
+	if !slices.Equal(pool, []string{"tool_other"}) {
+		t.Errorf("pool tools of server tool = %v, want [tool_other]", pool)
+	}
 }

@@ -275,8 +275,12 @@ func (p *Pool) rebuild() {
 			if !serverExposes(srv, lt.Name) {
 				continue
 			}
+			name := ExposedName(s, reg.separator(), lt.Name)
+			if IsReservedToolName(name) {
+				continue // a server cannot stand in for the runtime's own tools
+			}
 			pt := &PoolTool{
-				Name: ExposedName(s, reg.separator(), lt.Name), Description: lt.Description,
+				Name: name, Description: lt.Description,
 				InputSchema: normalizeSchema(lt.InputSchema), Kind: KindMCP, Server: s, Original: lt.Name,
 				Untrusted: srv != nil && !srv.Trusted,
 			}
