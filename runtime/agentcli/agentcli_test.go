@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -373,10 +372,9 @@ func TestServeStdio(t *testing.T) {
 // serve --http answers on loopback and SIGTERM ends it cleanly, taking the
 // MCP servers it started down with it.
 func TestServeHTTPSignal(t *testing.T) {
-	mark := "TESTAGENT_MARK=" + rand.Text()
 	cmd := exec.Command(agentBin, "serve", "--http", "127.0.0.1:0", "--agent", "helper")
 	cmd.Dir = repoRoot
-	cmd.Env = append(agentEnv, mark)
+	cmd.Env = agentEnv
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -418,8 +416,11 @@ func TestServeHTTPSignal(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("echo over HTTP: %v %+v", err, res)
 	}
-	if len(marked(t, mark, cmd.Process.Pid)) == 0 {
-		t.Fatal("no child process carries the marker: the test cannot see the MCP server")
+	// The agent's descendants now: its MCP servers (in their own process
+	// groups, so they would outlive it if teardown failed).
+	servers := descendants(t, cmd.Process.Pid)
+	if len(servers) == 0 {
+		t.Fatal("the agent has no child process: the test cannot see the MCP server")
 	}
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -438,7 +439,7 @@ func TestServeHTTPSignal(t *testing.T) {
 	// The server's process group is killed on teardown; give the kernel a
 	// moment to reap it.
 	deadline := time.Now().Add(10 * time.Second)
-	for left := marked(t, mark, cmd.Process.Pid); len(left) > 0; left = marked(t, mark, cmd.Process.Pid) {
+	for left := alive(servers); len(left) > 0; left = alive(servers) {
 		if time.Now().After(deadline) {
 			t.Fatalf("MCP server processes outlived the agent: %v", left)
 		}
@@ -446,28 +447,54 @@ func TestServeHTTPSignal(t *testing.T) {
 	}
 }
 
-// marked lists live processes other than self whose environment holds mark.
-func marked(t *testing.T, mark string, self int) []string {
+// descendants lists the live processes below pid, by their parent links.
+func descendants(t *testing.T, pid int) []int {
 	t.Helper()
 	dirs, err := filepath.Glob("/proc/[0-9]*")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pids []string
+	parent := map[int]int{}
 	for _, d := range dirs {
-		if filepath.Base(d) == fmt.Sprint(self) {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		stat, err := os.ReadFile(filepath.Join(d, "stat"))
 		if err != nil {
 			continue
 		}
-		if stat, err := os.ReadFile(filepath.Join(d, "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
-			continue // a zombie holds no resources but its pid; not ours to reap
+		// pid (comm) state ppid …; comm may hold spaces, so cut at the last ")".
+		i := bytes.LastIndexByte(stat, ')')
+		var state string
+		var ppid int
+		if i < 0 || len(stat) < i+2 {
+			continue
 		}
-		if bytes.Contains(env, []byte(mark)) {
-			pids = append(pids, filepath.Base(d))
+		if _, err := fmt.Sscan(string(stat[i+2:]), &state, &ppid); err != nil || state == "Z" {
+			continue
+		}
+		var p int
+		fmt.Sscan(filepath.Base(d), &p)
+		parent[p] = ppid
+	}
+	var out []int
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				out = append(out, p)
+				break
+			}
 		}
 	}
-	return pids
+	return out
+}
+
+// alive lists the pids that still run (zombies count as gone: they hold no
+// resources but their pid, and are not ours to reap).
+func alive(pids []int) []int {
+	var out []int
+	for _, p := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err == nil && !bytes.Contains(stat, []byte(") Z ")) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

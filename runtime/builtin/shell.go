@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/toolgen-dev/toolgen/runtime/childenv"
 )
 
 // Defaults for a shell_exec policy that leaves them unset.
@@ -40,7 +42,8 @@ type Shell struct {
 // (a name with a path separator only if that path is itself listed). timeout and maxOutput
 // fall back to DefaultShellTimeout and DefaultMaxShellOutput when zero or less; dir is the
 // working directory (the process's own when empty), and the cwd argument must stay inside it.
-// Commands inherit the process environment.
+// Commands get childenv's short list of variables, never the agent's whole
+// environment (which holds the servers' tokens).
 func NewShell(allowedCommands []string, timeout time.Duration, maxOutput int, dir string) *Shell {
 	if timeout <= 0 {
 		timeout = DefaultShellTimeout
@@ -202,6 +205,7 @@ func (s *Shell) run(ctx context.Context, path string, argv []string, dir string,
 		Path:        path,
 		Args:        argv,
 		Dir:         dir,
+		Env:         childenv.For(nil),
 		Stdout:      outW, // one pipe for both: the model sees them interleaved as a terminal would
 		Stderr:      outW,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgen-dev/toolgen/runtime/childenv"
 )
 
 // Grace periods of a stdio teardown: after stdin closes the server may exit
@@ -45,9 +46,7 @@ const stderrTailLines = 5
 func startProcess(cfg *Config, onStderr func(line string)) (*process, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Dir
-	if len(cfg.Env) > 0 {
-		cmd.Env = append(os.Environ(), cfg.Env...)
-	}
+	cmd.Env = childenv.For(cfg.Env) // not the agent's whole environment: other servers' tokens live there
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
 	// os.Pipe rather than cmd.StdoutPipe: the go-sdk reads stdout from its own
