@@ -70,18 +70,44 @@ func runBatch(ctx context.Context, st *agentState, _ *entry, args json.RawMessag
 	if len(a.Calls) == 0 {
 		return "", errors.New("calls is empty")
 	}
+	if len(a.Calls) > maxBatchCalls {
+		return "", fmt.Errorf("calls has %d entries; at most %d per batch", len(a.Calls), maxBatchCalls)
+	}
 	out := make([]batchResult, len(a.Calls))
-	var wg sync.WaitGroup
-	for i, c := range a.Calls {
+	parallel(len(a.Calls), batchParallel, func(i int) {
+		c := a.Calls[i]
 		out[i].Tool = c.Tool
 		if c.Tool == ToolBatch {
 			out[i].Result = Result{Error: "agent__batch cannot be nested"}
-			continue
+			return
 		}
-		wg.Go(func() { out[i].Result = st.call(ctx, c.Tool, c.Args) })
+		out[i].Result = st.call(ctx, c.Tool, c.Args)
+	})
+	return marshal(out)
+}
+
+// Bounds on the fan-out one model call can ask for: agent__batch and
+// spawn_agents would otherwise start as many calls (processes, child
+// sessions) as the model lists.
+const (
+	maxBatchCalls  = 64
+	batchParallel  = 8
+	maxSpawnAgents = 16
+	spawnParallel  = 4
+)
+
+// parallel runs fn(0) … fn(n-1) with at most limit running at once.
+func parallel(n, limit int, fn func(i int)) {
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			fn(i)
+		})
 	}
 	wg.Wait()
-	return marshal(out)
 }
 
 // runSubagent runs agent__<name>: a child session one level deeper, with
@@ -131,6 +157,9 @@ func spawnAgents(ctx context.Context, st *agentState, _ *entry, args json.RawMes
 	if len(a.Agents) == 0 {
 		return "", errors.New("agents is empty")
 	}
+	if len(a.Agents) > maxSpawnAgents {
+		return "", fmt.Errorf("agents has %d entries; at most %d per call", len(a.Agents), maxSpawnAgents)
+	}
 	allowed := st.s.pool.spawnable(st.agent)
 	for _, t := range a.Agents {
 		if !slices.Contains(allowed, t.Agent) {
@@ -144,17 +173,14 @@ func spawnAgents(ctx context.Context, st *agentState, _ *entry, args json.RawMes
 		Error  string `json:"error,omitempty"`
 	}
 	out := make([]spawned, len(a.Agents))
-	var wg sync.WaitGroup
-	for i, t := range a.Agents {
-		wg.Go(func() {
-			res, err := st.runChild(ctx, t.Agent, t.Prompt)
-			out[i] = spawned{Agent: t.Agent, OK: err == nil, Result: res}
-			if err != nil {
-				out[i].Error = err.Error()
-			}
-		})
-	}
-	wg.Wait()
+	parallel(len(a.Agents), spawnParallel, func(i int) {
+		t := a.Agents[i]
+		res, err := st.runChild(ctx, t.Agent, t.Prompt)
+		out[i] = spawned{Agent: t.Agent, OK: err == nil, Result: res}
+		if err != nil {
+			out[i].Error = err.Error()
+		}
+	})
 	return marshal(out)
 }
 

@@ -1,0 +1,48 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// agent__batch runs its calls at most batchParallel at a time and refuses
+// more than maxBatchCalls: one model call cannot start unbounded work.
+func TestBatchFanOutIsBounded(t *testing.T) {
+	var running, peak atomic.Int32
+	f := newFixture(Agent{Name: "a", Use: useTools("count")}).withTools(Tool{Name: "count", Kind: KindGo,
+		Go: goTool(func(context.Context, json.RawMessage) (string, error) {
+			n := running.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+			running.Add(-1)
+			return "ok", nil
+		})})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	calls := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = `{"tool":"count","args":{}}`
+		}
+		return fmt.Sprintf(`{"calls":[%s]}`, strings.Join(parts, ","))
+	}
+	out := mustOK(t, call(t, s, ToolBatch, calls(maxBatchCalls)))
+	if got := strings.Count(out, `"ok":true`); got != maxBatchCalls {
+		t.Errorf("%d of %d calls succeeded", got, maxBatchCalls)
+	}
+	if p := peak.Load(); p > batchParallel {
+		t.Errorf("%d calls ran at once, want at most %d", p, batchParallel)
+	}
+	if r := call(t, s, ToolBatch, calls(maxBatchCalls+1)); r.OK || !strings.Contains(r.Error, "at most") {
+		t.Errorf("oversized batch = %+v", r)
+	}
+}
