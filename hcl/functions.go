@@ -34,12 +34,21 @@ func fileFunc(fsys fs.FS) function.Function {
 				return cty.NilVal, function.NewArgErrorf(0, "%q is outside the spec directory; file() reads paths relative to it, without \"..\"", p)
 			}
 			b, err := fs.ReadFile(fsys, clean)
+			if isEscape(err) {
+				return cty.NilVal, function.NewArgErrorf(0, "%q leads outside the spec directory through a symlink; file() reads only files inside it", p)
+			}
 			if err != nil {
 				return cty.NilVal, function.NewArgErrorf(0, "cannot read %q: %s", p, unwrapPathErr(err))
 			}
 			return cty.StringVal(string(b)), nil
 		},
 	})
+}
+
+// isEscape reports the error os.Root gives for a path that a symlink leads
+// out of the root; os does not export it, so it is matched by its text.
+func isEscape(err error) bool {
+	return err != nil && unwrapPathErr(err).Error() == "path escapes from parent"
 }
 
 func unwrapPathErr(err error) error {

@@ -42,7 +42,14 @@ func LoadDir(dir string) (*ir.Spec, map[string]*hcl.File, hcl.Diagnostics) {
 		}
 		return nil, map[string]*hcl.File{}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Spec directory not found", Detail: detail}}
 	}
-	return LoadFS(dir, os.DirFS(dir))
+	// os.Root, not os.DirFS: a symlink inside the spec directory must not
+	// let file() or a spec file read from outside it.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, map[string]*hcl.File{}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Spec directory not found", Detail: fmt.Sprintf("Cannot read the spec directory: %s.", unwrapPathErr(err))}}
+	}
+	defer root.Close()
+	return LoadFS(dir, root.FS())
 }
 
 // LoadFiles loads a spec held in memory: file name (relative to dir) →
