@@ -83,7 +83,7 @@ func mcpListTools(ctx context.Context, st *agentState, _ *entry, args json.RawMe
 		a.Limit = 50
 	}
 	a.Offset = min(max(a.Offset, 0), len(tools))
-	end := min(a.Offset+a.Limit, len(tools))
+	end := a.Offset + min(a.Limit, len(tools)-a.Offset) // no a.Offset+a.Limit: it overflows for a huge limit
 	type listed struct {
 		Name        string `json:"name"`
 		Description string `json:"description,omitempty"`

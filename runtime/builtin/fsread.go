@@ -118,7 +118,7 @@ func (t *FSRead) read(ctx context.Context, a fsReadArgs, f io.Reader, size int64
 		if lineNo%4096 == 0 && ctx.Err() != nil { // skipping to a far offset can take a while
 			return "", ctx.Err()
 		}
-		if a.Limit > 0 && lineNo >= a.Offset+a.Limit {
+		if a.Limit > 0 && lineNo-a.Offset >= a.Limit { // not Offset+Limit: it overflows for huge values
 			if _, err := br.Peek(1); err == nil {
 				note = fmt.Sprintf("[fs_read: stopped at the limit of %d lines; continue with offset=%d]", a.Limit, lineNo)
 			}
@@ -227,7 +227,7 @@ func (t *FSRead) list(a fsReadArgs, f *os.File) (string, error) {
 	var b strings.Builder
 	note := ""
 	for i := a.Offset - 1; i < len(names); i++ {
-		if a.Limit > 0 && i >= a.Offset-1+a.Limit {
+		if a.Limit > 0 && i-(a.Offset-1) >= a.Limit {
 			note = fmt.Sprintf("[fs_read: %d of %d entries shown; continue with offset=%d]", i-(a.Offset-1), len(names), i+1)
 			break
 		}
