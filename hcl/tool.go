@@ -203,8 +203,10 @@ func checkURITemplate(v ir.Value, rng hcl.Range) hcl.Diagnostics {
 	if _, err := uritemplate.New(s); err != nil {
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid URL template", Detail: fmt.Sprintf("%q is not an RFC 6570 URL template: %s. Arguments are written {name}.", s, err), Subject: rng.Ptr()}}
 	}
-	if v.Parts[0].Env == "" && !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "{") {
-		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid URL", Detail: fmt.Sprintf("%q is not an absolute http or https URL.", s), Subject: rng.Ptr()}}
+	// The runtime needs a literal scheme: an argument such as "{city}" could
+	// put anything there, so only an env() part may stand in for the scheme.
+	if v.Parts[0].Env == "" && !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid URL", Detail: fmt.Sprintf("%q is not an absolute http or https URL. Start it with http:// or https://, or with env(\"NAME\") holding the scheme and host; an argument cannot supply them.", s), Subject: rng.Ptr()}}
 	}
 	return nil
 }
