@@ -349,9 +349,17 @@ func readLock(dir string, fsys fs.FS) (*Lock, string, []byte, hcl.Diagnostics) {
 	}
 	lock, err := ParseLock(b)
 	if err != nil {
+		// Point at the byte the decoder stopped on, not at 1:1.
 		var se *json.SyntaxError
-		if errors.As(err, &se) {
+		var te *json.UnmarshalTypeError
+		var oe *LockOffsetError
+		switch {
+		case errors.As(err, &se):
 			rng = posRange(name, b, int(se.Offset))
+		case errors.As(err, &te):
+			rng = posRange(name, b, int(te.Offset))
+		case errors.As(err, &oe):
+			rng = posRange(name, b, int(oe.Offset))
 		}
 		return nil, name, b, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid lock file", Detail: fmt.Sprintf("%s: %s. Run toolgen lock to rewrite it.", name, err), Subject: &rng}}
 	}

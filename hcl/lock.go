@@ -81,6 +81,15 @@ func (l *Lock) Marshal() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// LockOffsetError is a lock file problem found at a byte offset that
+// json.SyntaxError does not cover, such as data after the JSON object.
+type LockOffsetError struct {
+	Offset int64
+	Msg    string
+}
+
+func (e *LockOffsetError) Error() string { return e.Msg }
+
 // ParseLock reads a lock file's content.
 func ParseLock(b []byte) (*Lock, error) {
 	var l Lock
@@ -88,6 +97,12 @@ func ParseLock(b []byte) (*Lock, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
 		return nil, err
+	}
+	// Decode stops after the first value; anything but whitespace after it
+	// means the file is not what toolgen lock wrote.
+	end := dec.InputOffset()
+	if rest := bytes.TrimLeft(b[end:], " \t\r\n"); len(rest) > 0 {
+		return nil, &LockOffsetError{Offset: int64(len(b) - len(rest)), Msg: "unexpected data after the lock's JSON object"}
 	}
 	if l.Version != LockVersion {
 		return nil, fmt.Errorf("version %d is not supported (this toolgen reads version %d); run toolgen lock again", l.Version, LockVersion)

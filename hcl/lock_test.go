@@ -89,6 +89,9 @@ func TestLockErrors(t *testing.T) {
 		{"version", `{"version": 2, "servers": {}}`, "Invalid lock file", 1},
 		{"unknown field", `{"version": 1, "servers": {}, "extra": true}`, "Invalid lock file", 1},
 		{"duplicate tool", `{"version": 1, "servers": {"s": {"tools": [{"name": "a"}, {"name": "a"}]}}}`, "Invalid lock file", 1},
+		{"trailing data", "{\"version\": 1, \"servers\": {}}\n\n  garbage\n", "Invalid lock file", 3},
+		{"second object", "{\"version\": 1, \"servers\": {}}\n{\"version\": 1}\n", "Invalid lock file", 2},
+		{"wrong type", "{\n\"version\": 1,\n\"servers\": {\"s\": {\"tools\": [{\"name\": 7}]}}}", "Invalid lock file", 3},
 		{"undeclared server", "{\n\"version\": 1,\n\"servers\": {\"gone\": {\"tools\": []}}}", "Locked server not declared", 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
