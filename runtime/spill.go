@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // spillStore keeps outputs over response_max_bytes on disk and hands out
@@ -102,12 +103,37 @@ func (sp *spillStore) read(handle string, offset, limit int) (chunk string, tota
 		return "", s.bytes, err
 	}
 	defer f.Close()
-	buf := make([]byte, min(limit, s.bytes-offset))
+	// Read a few bytes past the limit to see where the next rune starts.
+	want := min(limit, s.bytes-offset)
+	buf := make([]byte, min(want+utf8.UTFMax, s.bytes-offset))
 	n, err := f.ReadAt(buf, int64(offset))
 	if n < len(buf) && err != nil {
 		return "", s.bytes, err
 	}
-	return string(buf[:n]), s.bytes, nil
+	return string(buf[:runeCut(buf[:n], want)]), s.bytes, nil
+}
+
+// runeCut returns where a page of at most limit bytes of b ends so that it
+// does not split a UTF-8 sequence: a split rune would turn into U+FFFD in
+// the JSON result and the pages would no longer reassemble. A page always
+// holds at least one whole rune, even one longer than limit.
+func runeCut(b []byte, limit int) int {
+	if limit >= len(b) {
+		return len(b)
+	}
+	end := limit
+	for end > 0 && limit-end < utf8.UTFMax && !utf8.RuneStart(b[end]) {
+		end--
+	}
+	if end > 0 && limit-end < utf8.UTFMax {
+		return end
+	}
+	// Not UTF-8 here, or a rune longer than the page: go forward instead.
+	end = limit
+	for end < len(b) && end-limit < utf8.UTFMax && !utf8.RuneStart(b[end]) {
+		end++
+	}
+	return end
 }
 
 // close removes the temp dir this store created.
