@@ -17,11 +17,15 @@ type spillStore struct {
 	base string // Options.SpillDir, or "" for a temp dir per agent context
 
 	mu      sync.Mutex
-	dir     string
-	own     bool // dir was created here and is removed on teardown
+	dir     string // this agent context's own directory, removed on teardown
 	n       int
+	total   int64 // bytes stored so far
 	handles map[string]spilled
 }
+
+// spillLimit caps the bytes one agent context stores, so that a loop of
+// large outputs cannot fill the disk. A variable so tests can lower it.
+var spillLimit int64 = 256 << 20
 
 type spilled struct {
 	path  string
@@ -49,12 +53,16 @@ func (sp *spillStore) store(out string) (string, error) {
 			return "", fmt.Errorf("output of %d bytes exceeds response_max_bytes and cannot be stored: %v", len(out), err)
 		}
 	}
+	if sp.total+int64(len(out)) > spillLimit {
+		return "", fmt.Errorf("spill limit exceeded: output of %d bytes exceeds response_max_bytes, and storing it would take this session's stored outputs past %d bytes", len(out), spillLimit)
+	}
 	sp.n++
 	name := fmt.Sprintf("output-%d.txt", sp.n)
 	path := filepath.Join(sp.dir, name)
 	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
 		return "", fmt.Errorf("output of %d bytes exceeds response_max_bytes and cannot be stored: %v", len(out), err)
 	}
+	sp.total += int64(len(out))
 	handle := filepath.Base(sp.dir) + "/" + name
 	sp.handles[handle] = spilled{path, len(out)}
 	lines := strings.Count(out, "\n")
@@ -83,7 +91,7 @@ func (sp *spillStore) open() error {
 	if err != nil {
 		return err
 	}
-	sp.dir, sp.own = dir, true
+	sp.dir = dir
 	return nil
 }
 
@@ -136,11 +144,12 @@ func runeCut(b []byte, limit int) int {
 	return end
 }
 
-// close removes the temp dir this store created.
+// close removes the directory this store created (a session-* directory
+// under Options.SpillDir, or a temp dir); SpillDir itself stays.
 func (sp *spillStore) close() {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if sp.own && sp.dir != "" {
+	if sp.dir != "" {
 		os.RemoveAll(sp.dir)
 	}
 	sp.handles = map[string]spilled{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -81,5 +82,45 @@ func TestOutputReadKeepsRunesWhole(t *testing.T) {
 				t.Errorf("pages reassemble to %q; want %q", got.String(), c.out)
 			}
 		})
+	}
+}
+
+// With Options.SpillDir set, each agent context's session-* directory was
+// kept after Close, and nothing bounded how much a session stored.
+func TestSpillDirCleanedAndCapped(t *testing.T) {
+	base := t.TempDir()
+	out := strings.Repeat("x", 200)
+	defer func(old int64) { spillLimit = old }(spillLimit)
+	spillLimit = 500
+
+	f := newFixture(Agent{Name: "a", Use: useTools("big")}).withTools(Tool{Name: "big", Kind: KindGo,
+		Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(out), nil }})
+	f.reg.Defaults.ResponseMaxBytes = 64
+	o := f.opts(&events{})
+	o.SpillDir = base
+	s, err := Open(context.Background(), f.reg, "a", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := spillHandle(t, s)
+	spillHandle(t, s)
+	r := call(t, s, "big", `{}`)
+	if r.OK || !strings.HasPrefix(r.Error, "spill limit exceeded") {
+		t.Errorf("third 200-byte output under a 500-byte limit: %+v", r)
+	}
+	// what was stored stays readable
+	if page := mustOK(t, call(t, s, ToolOutputRead, fmt.Sprintf(`{"handle":%q}`, first))); !strings.Contains(page, `"total_bytes":200`) {
+		t.Errorf("reading a stored output after the limit: %s", page)
+	}
+	entries, _ := os.ReadDir(base)
+	if len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "session-") {
+		t.Fatalf("SpillDir holds %v; want one session-* directory", entries)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err = os.ReadDir(base)
+	if err != nil || len(entries) != 0 {
+		t.Errorf("after Close SpillDir holds %v (%v); want it empty and still there", entries, err)
 	}
 }
