@@ -20,13 +20,15 @@ func (st *agentState) restProvider(d *Tool) provider {
 	if err != nil {
 		return failing(fmt.Errorf("tool %q: url: %v", d.Name, err))
 	}
-	spec := rest.Spec{Method: d.REST.Method, URL: url, InputSchema: d.InputSchema}
+	spec := rest.Spec{Method: d.REST.Method, URL: url, InputSchema: d.InputSchema,
+		Secrets: envValues(getenv, d.REST.URL)}
 	for _, h := range d.REST.Headers {
 		v, err := h.Value.Resolve(getenv)
 		if err != nil {
 			return failing(fmt.Errorf("tool %q: header %s: %v", d.Name, h.Key, err))
 		}
 		spec.Headers = append(spec.Headers, rest.Header{Key: h.Key, Value: v})
+		spec.Secrets = append(spec.Secrets, envValues(getenv, h.Value)...)
 	}
 	tool, err := rest.New(spec, st.s.opts.HTTPClient)
 	if err != nil {
@@ -35,4 +37,19 @@ func (st *agentState) restProvider(d *Tool) provider {
 	return func(ctx context.Context, _ *agentState, _ *entry, args json.RawMessage) (string, error) {
 		return tool.Call(ctx, args)
 	}
+}
+
+// envValues are the values v reads from the environment: what must never
+// show in messages.
+func envValues(getenv func(string) (string, bool), v Value) []string {
+	var out []string
+	for _, p := range v {
+		if p.Env == "" {
+			continue
+		}
+		if val, ok := getenv(p.Env); ok && val != "" {
+			out = append(out, val)
+		}
+	}
+	return out
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgen-dev/toolgen/runtime/redact"
 )
 
 // Reconnect backoff and health thresholds; variables so tests can shorten
@@ -519,12 +519,7 @@ func (s *server) onStdoutGarbage(line string) {
 
 // redact removes secret values from text bound for events and errors.
 func (s *server) redact(text string) string {
-	for _, v := range s.cfg.Redact {
-		if v != "" {
-			text = strings.ReplaceAll(text, v, "[redacted]")
-		}
-	}
-	return text
+	return redact.String(text, s.cfg.Redact)
 }
 
 func (c *Config) transport() string {

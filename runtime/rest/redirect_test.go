@@ -37,3 +37,32 @@ func TestCrossOriginRedirectRefused(t *testing.T) {
 		t.Errorf("the other origin was reached %d times", reached.Load())
 	}
 }
+
+// A secret in the URL's path (a bot token, say) never shows in an error.
+func TestSecretInPathNotInErrors(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "boom", http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	const secret = "tok-en_42SECRET"
+	for _, url := range []string{srv.URL + "/bot" + secret + "/send/{chat}", srv.URL + "/v1/{chat}?key=" + secret} {
+		tool, err := New(Spec{Method: "GET", URL: url, Secrets: []string{secret}}, nil)
+		if err != nil {
+			if strings.Contains(err.Error(), "SECRET") {
+				t.Errorf("New error shows the secret: %v", err)
+			}
+			continue
+		}
+		_, err = tool.Call(context.Background(), json.RawMessage(`{"chat":"x"}`))
+		if err == nil {
+			t.Fatalf("%s: want an HTTP 500 error", url)
+		}
+		if strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("error shows the secret: %v", err)
+		}
+	}
+	// A template error names the template, scrubbed too.
+	if _, err := New(Spec{Method: "GET", URL: "http://api/bot" + secret + "/{", Secrets: []string{secret}}, nil); err == nil || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("template error = %v", err)
+	}
+}

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	scrub "github.com/toolgen-dev/toolgen/runtime/redact"
+
 	"github.com/yosida95/uritemplate/v3"
 )
 
@@ -42,6 +44,10 @@ type Spec struct {
 	// MaxResponseBytes caps the response body; a larger one is an error, not a truncated
 	// result. Zero means DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+
+	// Secrets are the resolved env() values in URL and Headers: scrubbed
+	// from every error, even where they sit in a URL's path.
+	Secrets []string
 }
 
 // Tool calls one REST endpoint. It is safe for concurrent use.
@@ -58,11 +64,21 @@ type Tool struct {
 	schema   json.RawMessage
 	max      int64
 	client   *http.Client
+	secrets  []string
 }
 
 // New checks the spec and parses its URL template once. client may be nil (a default client is
 // used); unless it sets its own CheckRedirect, redirects are followed at most MaxRedirects times.
-func New(spec Spec, client *http.Client) (t *Tool, err error) {
+func New(spec Spec, client *http.Client) (*Tool, error) {
+	t, err := newTool(spec, client)
+	if err != nil {
+		return nil, errors.New(scrub.String(err.Error(), spec.Secrets))
+	}
+	t.secrets = spec.Secrets
+	return t, nil
+}
+
+func newTool(spec Spec, client *http.Client) (t *Tool, err error) {
 	defer func() {
 		if r := recover(); r != nil { // the template parser panics on states it did not foresee
 			t, err = nil, fmt.Errorf("rest: invalid URL template %q", redactTemplate(spec.URL))
@@ -140,6 +156,14 @@ func (t *Tool) Schema() json.RawMessage { return t.schema }
 
 // Call sends one request built from args and returns the response body.
 func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	out, err := t.call(ctx, args)
+	if err != nil && len(t.secrets) > 0 {
+		return "", errors.New(scrub.String(err.Error(), t.secrets))
+	}
+	return out, err
+}
+
+func (t *Tool) call(ctx context.Context, args json.RawMessage) (string, error) {
 	req, err := t.request(ctx, args)
 	if err != nil {
 		return "", err
