@@ -110,8 +110,10 @@ type builtinTool interface {
 	Schema() json.RawMessage
 }
 
-// builtinProvider builds the policy's builtin for this agent context,
-// confined to the policy's paths under Options.Workdir.
+// builtinProvider runs the policy's builtin for this agent context. Each
+// policy's builtin is built once per context and kept until teardown: an
+// entry dropped by a step change and rebuilt later must not open new
+// os.Root handles each time.
 func (st *agentState) builtinProvider(e *entry, d *Tool) provider {
 	if d == nil {
 		return failing(fmt.Errorf("tool %q: no policy", e.info.Name))
@@ -125,29 +127,25 @@ func (st *agentState) builtinProvider(e *entry, d *Tool) provider {
 	if pol == nil {
 		return failing(fmt.Errorf("tool %q: unknown policy %q", e.info.Name, d.Policy))
 	}
-	wd := st.s.opts.Workdir
-	var tool builtinTool
-	var err error
-	switch pol.Builtin {
-	case "fs_read":
-		tool, err = builtin.NewFSRead(wd, pol.AllowedPaths, pol.MaxOutputBytes)
-	case "fs_write":
-		tool, err = builtin.NewFSWrite(wd, pol.AllowedPaths)
-	case "shell_exec":
-		tool = builtin.NewShell(pol.AllowedCommands, pol.Timeout, pol.MaxOutputBytes, wd)
-		if pol.Timeout > 0 {
-			// the shell kills its process group at the policy timeout; the
-			// pipeline's own deadline only backs it up
-			e.timeout = max(e.timeout, pol.Timeout+time.Second)
+	b, ok := st.builtins[pol.Name]
+	if !ok && st.torndown { // teardown already ran the closers: a new builtin would leak
+		return failing(fmt.Errorf("tool %q: agent context closed", e.info.Name))
+	}
+	if !ok {
+		b.tool, b.err = st.s.newBuiltin(pol)
+		if c, isCloser := b.tool.(io.Closer); isCloser && b.err == nil {
+			st.closers = append(st.closers, c.Close)
 		}
-	default:
-		err = fmt.Errorf("unknown builtin %q", pol.Builtin)
+		st.builtins[pol.Name] = b
 	}
-	if err != nil {
-		return failing(fmt.Errorf("tool %q (policy %s): %v", e.info.Name, pol.Name, err))
+	if b.err != nil {
+		return failing(fmt.Errorf("tool %q (policy %s): %v", e.info.Name, pol.Name, b.err))
 	}
-	if c, ok := tool.(io.Closer); ok {
-		st.closers = append(st.closers, c.Close)
+	tool := b.tool
+	if pol.Builtin == "shell_exec" && pol.Timeout > 0 {
+		// the shell kills its process group at the policy timeout; the
+		// pipeline's own deadline only backs it up
+		e.timeout = max(e.timeout, pol.Timeout+time.Second)
 	}
 	if len(d.InputSchema) == 0 {
 		e.info.InputSchema = tool.Schema()
@@ -155,4 +153,25 @@ func (st *agentState) builtinProvider(e *entry, d *Tool) provider {
 	return func(ctx context.Context, _ *agentState, _ *entry, args json.RawMessage) (string, error) {
 		return tool.Call(ctx, args)
 	}
+}
+
+// builtInstance is a policy's builtin as built for one agent context.
+type builtInstance struct {
+	tool builtinTool
+	err  error
+}
+
+// newBuiltin builds a policy's builtin, confined to its paths under
+// Options.Workdir.
+func (s *Session) newBuiltin(pol *Policy) (builtinTool, error) {
+	wd := s.opts.Workdir
+	switch pol.Builtin {
+	case "fs_read":
+		return builtin.NewFSRead(wd, pol.AllowedPaths, pol.MaxOutputBytes)
+	case "fs_write":
+		return builtin.NewFSWrite(wd, pol.AllowedPaths)
+	case "shell_exec":
+		return builtin.NewShell(pol.AllowedCommands, pol.Timeout, pol.MaxOutputBytes, wd), nil
+	}
+	return nil, fmt.Errorf("unknown builtin %q", pol.Builtin)
 }

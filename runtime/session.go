@@ -283,6 +283,7 @@ type agentState struct {
 	loaded   map[string]bool // tools activated by tool_load
 	step     *stepSurface
 	entries  map[*PoolTool]*entry
+	builtins map[string]builtInstance // by policy name; closed at teardown
 	closers  []func() error
 	torndown bool
 }
@@ -314,7 +315,7 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	st := &agentState{
 		s: s, agent: a, log: s.opts.Logger, memory: s.opts.Memory,
 		drained: make(chan struct{}), stopWait: make(chan struct{}), ups: map[string]*upstreamConn{},
-		loaded: map[string]bool{}, entries: map[*PoolTool]*entry{},
+		loaded: map[string]bool{}, entries: map[*PoolTool]*entry{}, builtins: map[string]builtInstance{},
 		maxBytes: s.reg.Defaults.ResponseMaxBytes, budget: int64(s.reg.Defaults.ContextBudget),
 		cache: newResponseCache(),
 	}
