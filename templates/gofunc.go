@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
 
 	"github.com/hashicorp/hcl/v2"
+	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/toolgen-dev/toolgen/hcl/ir"
@@ -23,8 +25,10 @@ import (
 // "import/path.Func") and fills in what the emitter needs: the Args and
 // Result types, the input schema built from Args, and the catalog's
 // parameter names. A missing package or function, or a function that is
-// not func(context.Context, Args) (Result, error) with a struct Args, is an
-// error at the tool's go attribute. Tools already resolved are skipped, so
+// not func(context.Context, Args) (Result, error) with a struct Args, or a
+// package the generated package cannot import (package main, an internal
+// package outside its tree, the generated package itself), is an error at
+// the tool's go attribute. Tools already resolved are skipped, so
 // calling it twice is cheap.
 //
 // Packages are resolved in the spec's Go module (or the current one when
@@ -64,10 +68,91 @@ func ResolveGoTools(spec *ir.Spec) hcl.Diagnostics {
 	for _, p := range pkgs {
 		byPath[p.PkgPath] = p
 	}
+	out := outputImportPath(spec)
 	for _, t := range tools {
+		if d := checkImportable(t, out, byPath[t.Go.ImportPath]); d != nil {
+			diags = append(diags, d)
+			continue
+		}
 		diags = append(diags, resolveGoTool(spec, t, byPath[t.Go.ImportPath], cfg.Fset)...)
 	}
 	return diags
+}
+
+// checkImportable reports a tool package the generated package cannot
+// import, which would pass generate and then fail go build: a program, an
+// internal package outside the generated package's tree, or the generated
+// package itself. out is the generated package's import path, "" when it is
+// not known (no go.mod above the output directory).
+func checkImportable(t *ir.Tool, out string, pkg *packages.Package) *hcl.Diagnostic {
+	path := t.Go.ImportPath
+	if out != "" && path == out {
+		return goDiag(t, "Go tool in the generated package",
+			fmt.Sprintf("Tool %q names %s.%s, in %q, the package toolgen generates into: the generated code would import its own package. Move the function to another package.", t.Name, path, t.Go.Func, out))
+	}
+	if parent, ok := internalParent(path); ok && out != "" && !hasPathPrefix(out, parent) {
+		where := "the standard library"
+		if parent != "" {
+			where = fmt.Sprintf("%q", parent)
+		}
+		return goDiag(t, "Go package not importable",
+			fmt.Sprintf("%q is an internal package: only packages under %s may import it, and the generated package is %q. Move the function out of internal/, or generate into a directory under %s.", path, where, out, where))
+	}
+	if pkg != nil && pkg.Name == "main" {
+		return goDiag(t, "Go package not importable",
+			fmt.Sprintf("%q is a program (package main), not an importable package. Move %s into a library package the program and the generated code both import.", path, t.Go.Func))
+	}
+	return nil
+}
+
+// internalParent is Go's internal-package rule: a path with an "internal"
+// element may be imported only from the tree rooted at the path before the
+// last such element ("" for a leading one).
+func internalParent(path string) (string, bool) {
+	switch {
+	case strings.HasSuffix(path, "/internal"):
+		return strings.TrimSuffix(path, "/internal"), true
+	case strings.Contains(path, "/internal/"):
+		return path[:strings.LastIndex(path, "/internal/")], true
+	case path == "internal" || strings.HasPrefix(path, "internal/"):
+		return "", true
+	}
+	return "", false
+}
+
+// hasPathPrefix reports whether path is prefix or lies under it.
+func hasPathPrefix(path, prefix string) bool {
+	return prefix != "" && (path == prefix || strings.HasPrefix(path, prefix+"/"))
+}
+
+// outputImportPath is the import path of the directory generate writes to,
+// from the module path in the go.mod above it; "" outside a module.
+func outputImportPath(spec *ir.Spec) string {
+	dir := spec.OutDir
+	if dir == "" {
+		dir = spec.Dir
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	root := moduleRoot(abs)
+	if root == "" {
+		return ""
+	}
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	mod := modfile.ModulePath(gomod)
+	rel, err := filepath.Rel(root, abs)
+	if mod == "" || err != nil {
+		return ""
+	}
+	if rel == "." {
+		return mod
+	}
+	return mod + "/" + filepath.ToSlash(rel)
 }
 
 func goDiag(t *ir.Tool, summary, detail string) *hcl.Diagnostic {

@@ -17,7 +17,8 @@ const gotoolsPkg = "github.com/toolgen-dev/toolgen/templates/testdata/gotools"
 
 // goSpec is a spec with one Go tool per function name.
 func goSpec(funcs ...string) *ir.Spec {
-	spec := &ir.Spec{Dir: "testdata/gotools", Package: "p"}
+	// Generated elsewhere: code generated into gotools would import itself.
+	spec := &ir.Spec{Dir: "testdata/gotools", OutDir: "testdata/gen", Package: "p"}
 	for i, fn := range funcs {
 		name := strings.ToLower(fn)
 		rng := hcl.Range{Filename: "tools.hcl", Start: hcl.Pos{Line: i + 1, Column: 8, Byte: 0}, End: hcl.Pos{Line: i + 1, Column: 20}}

@@ -19,6 +19,7 @@ type Spec struct {
 	Dir       string   // the spec directory as given on the command line
 	Files     []string // spec files, relative to Dir, sorted
 	Package   string   // Go package name of the generated code
+	OutDir    string   `json:",omitempty"` // where generate writes the code; "" means Dir
 	Separator string   // between server and tool in exposed names; default "__"
 
 	Defaults  Defaults
