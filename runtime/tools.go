@@ -74,7 +74,7 @@ func (st *agentState) addRuntimeTools(add func(*entry, bool)) {
 		add(e, true)
 	}
 	if st.maxBytes > 0 {
-		e := runtimeEntry(ToolOutputRead, fmt.Sprintf("Read a stored tool output (over %d bytes) by handle, a page at a time.", st.maxBytes),
+		e := runtimeEntry(ToolOutputRead, fmt.Sprintf("Read a stored tool output (over %d bytes) by handle, a page at a time; continue at the next_offset each page returns.", st.maxBytes),
 			KindOutput, "output", schemaOutputRead, outputRead)
 		e.noCap = true
 		add(e, true)
