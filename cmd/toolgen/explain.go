@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
+	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
 	"github.com/toolgen-dev/toolgen/templates"
 )
 
@@ -62,6 +65,13 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		return exitDiags
 	}
 	reg := templates.RuntimeRegistry(spec)
+	if *step != "" {
+		// The runtime denies an unknown step by default; here it is a typo.
+		if err := checkStep(reg, *step); err != nil {
+			fmt.Fprintf(stderr, "toolgen explain: %v\n", err)
+			return exitDiags
+		}
+	}
 	agents := []string{*agent}
 	if *agent == "" && *step == "" {
 		agents = agents[:0]
@@ -101,4 +111,25 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// checkStep reports a WORKFLOW/ROLE/STEP address the spec does not declare,
+// with the nearest one that it does.
+func checkStep(reg *runtime.Registry, addr string) error {
+	var all []string
+	for _, w := range reg.Workflows {
+		for _, r := range w.Roles {
+			for _, st := range r.Steps {
+				all = append(all, w.Name+"/"+r.Name+"/"+st.Name)
+			}
+		}
+	}
+	if slices.Contains(all, addr) {
+		return nil
+	}
+	msg := fmt.Sprintf("the spec has no step %q (a step is WORKFLOW/ROLE/STEP)", addr)
+	if near := didyoumean.Nearest(addr, all, 1); len(near) > 0 {
+		msg += fmt.Sprintf("; did you mean %q?", near[0])
+	}
+	return errors.New(msg)
 }

@@ -114,3 +114,12 @@ func TestExplainErrorsCLI(t *testing.T) {
 		t.Errorf("all agents: exit %d\n%s", code, out)
 	}
 }
+
+// An unknown step on the command line is a typo, not an empty surface.
+func TestExplainUnknownStep(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"explain", "../../examples/full/spec", "--step", "release/plannr/plan"}, &stdout, &stderr)
+	if code != exitDiags || !strings.Contains(stderr.String(), `did you mean "release/planner/plan"?`) {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
 	"github.com/toolgen-dev/toolgen/runtime/search"
 	"github.com/toolgen-dev/toolgen/runtime/search/eval"
@@ -142,11 +143,17 @@ func findDocs(specDir, catalog string, stderr io.Writer) ([]search.Doc, int) {
 	if specDir == "" {
 		specDir = "."
 	}
-	spec, diags := spechcl.Load(specDir)
+	spec, files, diags := spechcl.LoadDir(specDir)
 	if diags.HasErrors() {
 		// Warnings are validate's business; find reports what stops it.
-		for _, d := range diags.Errs() {
-			fmt.Fprintln(stderr, d.Error())
+		var errs hcl.Diagnostics
+		for _, d := range diags {
+			if d.Severity == hcl.DiagError {
+				errs = append(errs, d)
+			}
+		}
+		if err := writeDiags(stderr, "text", errs, files); err != nil {
+			fmt.Fprintf(stderr, "toolgen find: %v\n", err)
 		}
 		return nil, exitDiags
 	}
