@@ -62,89 +62,62 @@ func TestRetrievalVariants(t *testing.T) {
 		{"bm25f n3 k2 d1 p.5, stem light", search.Variant{Scheme: "bm25f", K1: 1.2, B: w(0.5, 0.75, 0.5, 0.5, 0.75), Weight: w(3, 1, 2, 1, 0.5), Stem: 2}},
 		{"default", search.DefaultVariant()},
 	}
+	add := func(name string, v search.Variant) {
+		variants = append(variants, struct {
+			name string
+			v    search.Variant
+		}{name, v})
+	}
 	// A coarse sweep around the default, one knob at a time.
 	for _, lead := range []float64{0, 1, 2, 3, 4} {
 		v := search.DefaultVariant()
 		v.Weight[5] = lead
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, lead sentence %.1f", lead), v})
+		add(fmt.Sprintf("default, lead sentence %.1f", lead), v)
 	}
 	for _, b := range []float64{0, 0.5, 1} {
 		v := search.DefaultVariant()
 		v.B[5] = b
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, lead b %.1f", b), v})
+		add(fmt.Sprintf("default, lead b %.1f", b), v)
 	}
 	for _, p := range []float64{0, 0.1, 0.2, 0.3, 0.5} {
 		v := search.DefaultVariant()
 		v.Penalty = p
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, name penalty %.1f", p), v})
+		add(fmt.Sprintf("default, name penalty %.1f", p), v)
 	}
 	for _, dual := range []float64{0.25, 0.5, 1} {
 		v := search.DefaultVariant()
 		v.Dual = dual
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, surface+stem %.2f", dual), v})
+		add(fmt.Sprintf("default, surface+stem %.2f", dual), v)
 	}
 	for _, k1 := range []float64{0.9, 1.2, 1.6, 2.0} {
 		v := search.DefaultVariant()
 		v.K1 = k1
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, k1 %.1f", k1), v})
+		add(fmt.Sprintf("default, k1 %.1f", k1), v)
 	}
 	for _, nw := range []float64{1, 2, 3, 5} {
 		v := search.DefaultVariant()
 		v.Weight[0] = nw
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, name weight %.0f", nw), v})
+		add(fmt.Sprintf("default, name weight %.0f", nw), v)
 	}
 	for _, pw := range []float64{0, 0.25, 0.5, 1} {
 		v := search.DefaultVariant()
 		v.Weight[4] = pw
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, params weight %.2f", pw), v})
+		add(fmt.Sprintf("default, params weight %.2f", pw), v)
 	}
 	for _, b := range []float64{0.25, 0.5, 0.75, 1} {
 		v := search.DefaultVariant()
 		v.B[0] = b
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, name b %.2f", b), v})
+		add(fmt.Sprintf("default, name b %.2f", b), v)
 		v = search.DefaultVariant()
 		v.B[1] = b
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, desc b %.2f", b), v})
+		add(fmt.Sprintf("default, desc b %.2f", b), v)
 		v = search.DefaultVariant()
 		v.B[4] = b
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, params b %.2f", b), v})
+		add(fmt.Sprintf("default, params b %.2f", b), v)
 		v = search.DefaultVariant()
 		v.B[0] = b
 		v.B[1] = b
-		variants = append(variants, struct {
-			name string
-			v    search.Variant
-		}{fmt.Sprintf("default, name/desc b %.2f", b), v})
+		add(fmt.Sprintf("default, name/desc b %.2f", b), v)
 	}
 	fmt.Printf("%-34s %6s %6s %6s   %s\n", "variant", "R@1", "R@5", "MRR10", "per source R@1/R@5")
 	for _, tc := range variants {
