@@ -287,11 +287,12 @@ func quoteList(names []string) string {
 }
 
 // IsReservedToolName reports whether name belongs to the runtime's own
-// tools (discovery, meta, coordination, internal, sub-agent and router):
-// no declared or server tool may take it. toolgen checks the same rule.
-func IsReservedToolName(name string) bool {
-	return isRuntimeToolName(name) || strings.HasPrefix(name, "router__")
-}
+// tools: the fixed names (discovery, meta, coordination, internal, router,
+// output) and agent__<sub-agent>. These names are the seeds' and do not
+// change with the spec's separator. It is the one rule: toolgen refuses a
+// declared or server tool that takes such a name, the pool never exposes
+// one, and nothing else is reserved.
+func IsReservedToolName(name string) bool { return isRuntimeToolName(name) }
 
 func isRuntimeToolName(name string) bool {
 	switch name {
