@@ -67,7 +67,8 @@ type Config struct {
 	MaxMessageBytes int           // largest JSON-RPC message accepted on stdio/tcp/ws; default 64 MiB
 
 	// Redact lists secret values (resolved env() values) that must never
-	// appear in events or error messages; each is replaced by "[redacted]".
+	// appear in events or error messages; each is replaced by "[redacted]"
+	// (runtime/redact's rule: values under 8 bytes are left as they are).
 	Redact []string
 
 	Logger *slog.Logger // events; nil: slog.Default()

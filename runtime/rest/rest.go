@@ -46,7 +46,8 @@ type Spec struct {
 	MaxResponseBytes int64
 
 	// Secrets are the resolved env() values in URL and Headers: scrubbed
-	// from every error, even where they sit in a URL's path.
+	// from every error, even where they sit in a URL's path (values under
+	// redact.MinLen bytes excepted). Results are scrubbed by the caller.
 	Secrets []string
 }
 
@@ -64,7 +65,7 @@ type Tool struct {
 	schema   json.RawMessage
 	max      int64
 	client   *http.Client
-	secrets  []string
+	secrets  *scrub.Redactor
 }
 
 // New checks the spec and parses its URL template once. client may be nil (a default client is
@@ -74,7 +75,7 @@ func New(spec Spec, client *http.Client) (*Tool, error) {
 	if err != nil {
 		return nil, errors.New(scrub.String(err.Error(), spec.Secrets))
 	}
-	t.secrets = spec.Secrets
+	t.secrets = scrub.New(spec.Secrets)
 	return t, nil
 }
 
@@ -157,8 +158,8 @@ func (t *Tool) Schema() json.RawMessage { return t.schema }
 // Call sends one request built from args and returns the response body.
 func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 	out, err := t.call(ctx, args)
-	if err != nil && len(t.secrets) > 0 {
-		return "", errors.New(scrub.String(err.Error(), t.secrets))
+	if err != nil && t.secrets != nil {
+		return "", errors.New(t.secrets.String(err.Error()))
 	}
 	return out, err
 }
