@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
+	"github.com/toolgen-dev/toolgen/runtime/redact"
 )
 
 // entry is one callable tool of a surface, with everything the pipeline
@@ -51,7 +53,7 @@ var epoch = time.Now()
 func mono() time.Duration { return time.Since(epoch) }
 
 // call is the pipeline: lookup → allowed? → cache → queue → timeout →
-// provider → size cap → context budget → event.
+// provider → secrets scrubbed → size cap → context budget → event.
 func (st *agentState) call(ctx context.Context, name string, args json.RawMessage) Result {
 	start := mono()
 	e := st.surf.Load().byName[name]
@@ -59,6 +61,12 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		return st.blocked(ctx, name, start)
 	}
 	out, err := st.invoke(ctx, e, args)
+	scrub := st.s.scrub
+	if err == nil && scrub != nil {
+		// before anything stores or counts the output: the spill file and
+		// the cache of a later page hold only scrubbed text
+		out = scrub.String(out)
+	}
 	if err == nil && !e.noCap && st.maxBytes > 0 && len(out) > st.maxBytes {
 		out, err = st.spill.store(out)
 	}
@@ -67,7 +75,7 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	}
 	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: mono() - start}
 	if err != nil {
-		r.Error = err.Error()
+		r.Error = errorText(scrub, err.Error())
 	} else {
 		r.OK, r.Result = true, out
 	}
@@ -79,6 +87,25 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		st.logCall(ctx, level, e, len(args), &r)
 	}
 	return r
+}
+
+// maxErrorBytes caps the text of an error result. Errors are never
+// spilled, and one that echoes a huge argument (a decode error, an
+// upstream repeating its input) must not flood the model's context.
+const maxErrorBytes = 8 << 10
+
+// errorText is an error as a result carries it: secrets scrubbed first (a
+// cut must not leave half a secret), then capped at maxErrorBytes.
+func errorText(scrub *redact.Redactor, msg string) string {
+	msg = scrub.String(msg)
+	if len(msg) <= maxErrorBytes {
+		return msg
+	}
+	cut := maxErrorBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes truncated)", msg[:cut], len(msg)-cut)
 }
 
 // charge adds an output's tokens (about 4 characters each) to the
@@ -228,6 +255,14 @@ func runSafely(ctx context.Context, st *agentState, e *entry, args json.RawMessa
 // blocked answers a call to a name the agent cannot call: renamed, not
 // allowed, not loaded, or not found with the nearest names.
 func (st *agentState) blocked(ctx context.Context, name string, start time.Duration) Result {
+	if len(name) > maxToolName {
+		// no tool has such a name: say so without echoing it, and without
+		// an edit distance over megabytes
+		msg := fmt.Sprintf("tool name of %d bytes not found: tool names are at most %d bytes", len(name), maxToolName)
+		emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", strings.ToValidUTF8(name[:maxToolName], "")+"…"),
+			slog.String("agent", st.agent.Name), slog.String("reason", "not_found"))
+		return Result{Error: msg, Latency: mono() - start}
+	}
 	snap := st.s.pool.snap.Load()
 	agent := st.agent.Name
 	var msg, reason string
@@ -259,8 +294,12 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		reason = "not_found"
 	}
 	emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", agent), slog.String("reason", reason))
-	return Result{Error: msg, Latency: mono() - start}
+	return Result{Error: errorText(st.s.scrub, msg), Latency: mono() - start}
 }
+
+// maxToolName bounds the names a blocked call is answered about: far
+// beyond the portable 64 characters, short of anything costly to echo.
+const maxToolName = 256
 
 // knownNames are the names an agent may be told about: what it can call
 // and what it can load.

@@ -18,6 +18,7 @@ const (
 	EventServerHealth       = "server.health"
 	EventLockDrift          = "lock.drift"
 	EventSubagentMaxDepth   = "subagent.max_depth"
+	EventSecretShort        = "secret.short" // an env() value too short to scrub
 )
 
 // emit logs one event if the logger wants it; attrs are built by the

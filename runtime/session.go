@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
+	"github.com/toolgen-dev/toolgen/runtime/redact"
 )
 
 // Session is one agent context: its resolved tools, its use of MCP
@@ -23,6 +24,7 @@ type Session struct {
 	pool   *Pool
 	opts   Options
 	router *router
+	scrub  *redact.Redactor // the registry's env() values; nil: nothing to scrub (secrets.go)
 
 	swMu   sync.Mutex // held by Switch and Close
 	st     atomic.Pointer[agentState]
@@ -39,6 +41,7 @@ type Session struct {
 func Open(ctx context.Context, reg *Registry, agent string, opts Options) (*Session, error) {
 	opts = opts.withDefaults()
 	s := &Session{reg: reg, pool: PoolFor(reg), opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
+	s.scrub = secretsOf(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
 	st, err := s.build(ctx, agent)
 	if err != nil {
 		return nil, err
