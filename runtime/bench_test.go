@@ -17,13 +17,23 @@ func benchTool(ctx context.Context, args json.RawMessage) (json.RawMessage, erro
 }
 
 func benchSession(b *testing.B, queue string, timeout time.Duration) *Session {
+	return benchSessionWith(b, Tool{Name: "noop", Kind: KindGo, Go: benchTool, Queue: queue, Timeout: timeout}, nil)
+}
+
+// benchSessionWith opens a session over one tool; getenv gives the
+// environment of env() values (nil: none).
+func benchSessionWith(b *testing.B, tool Tool, getenv func(string) (string, bool)) *Session {
 	reg := &Registry{
 		Defaults: Defaults{ResponseMaxBytes: 100000},
 		Queues:   []Queue{{Name: "q", Concurrent: 8}},
-		Tools:    []Tool{{Name: "noop", Kind: KindGo, Go: benchTool, Queue: queue, Timeout: timeout}},
-		Agents:   []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: "noop"}}}},
+		Tools:    []Tool{tool},
+		Agents:   []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: tool.Name}}}},
 	}
-	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(slog.DiscardHandler)})
+	if getenv != nil {
+		reg.Servers = []Server{{Name: "gh", Transport: "stdio", Command: "true",
+			Env: []KeyValue{{Key: "GITHUB_TOKEN", Value: Value{{Env: "GITHUB_TOKEN"}}}}}}
+	}
+	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(slog.DiscardHandler), Getenv: getenv})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -91,6 +101,37 @@ func BenchmarkSessionCallQueueTimeout(b *testing.B) {
 // BenchmarkSessionCallQueue adds only a queue slot.
 func BenchmarkSessionCallQueue(b *testing.B) {
 	s := benchSession(b, "q", 0)
+	ctx := context.Background()
+	args := json.RawMessage(`{}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := s.Call(ctx, "noop", args); !r.OK {
+			b.Fatal(r.Error)
+		}
+	}
+}
+
+// BenchmarkSessionCallSchema validates the arguments against a typical
+// input schema (required fields, types, an enum) before the call.
+func BenchmarkSessionCallSchema(b *testing.B) {
+	s := benchSessionWith(b, Tool{Name: "weather", Kind: KindGo, Go: benchTool, InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1},"unit":{"type":"string","enum":["c","f"]}},"required":["city"]}`)}, nil)
+	ctx := context.Background()
+	args := json.RawMessage(`{"city":"Oslo","days":3,"unit":"c"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := s.Call(ctx, "weather", args); !r.OK {
+			b.Fatal(r.Error)
+		}
+	}
+}
+
+// BenchmarkSessionCallSecrets scrubs the result: the registry declares an
+// env() value, so every output is searched for it.
+func BenchmarkSessionCallSecrets(b *testing.B) {
+	s := benchSessionWith(b, Tool{Name: "noop", Kind: KindGo, Go: benchTool}, func(string) (string, bool) {
+		return "ghp_0123456789abcdefghijklmnopqrstuvwxyz", true
+	})
 	ctx := context.Background()
 	args := json.RawMessage(`{}`)
 	b.ReportAllocs()

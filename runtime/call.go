@@ -20,8 +20,9 @@ import (
 type entry struct {
 	info     ToolInfo
 	server   string
-	original string // the server's own tool name
-	goFn     GoFunc // KindGo: called directly
+	original string     // the server's own tool name
+	goFn     GoFunc     // KindGo: called directly
+	args     *argSchema // the input schema check; nil for the runtime's own tools
 	run      provider
 	q        *queue
 	timeout  time.Duration
@@ -52,8 +53,9 @@ var epoch = time.Now()
 // mono is the monotonic time since epoch.
 func mono() time.Duration { return time.Since(epoch) }
 
-// call is the pipeline: lookup → allowed? → cache → queue → timeout →
-// provider → secrets scrubbed → size cap → context budget → event.
+// call is the pipeline: lookup → allowed? → arguments valid? → cache →
+// queue → timeout → provider → secrets scrubbed → size cap → context
+// budget → event.
 func (st *agentState) call(ctx context.Context, name string, args json.RawMessage) Result {
 	start := mono()
 	e := st.surf.Load().byName[name]
@@ -146,6 +148,11 @@ func (st *agentState) logCall(ctx context.Context, level slog.Level, e *entry, c
 func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage) (string, error) {
 	if len(args) == 0 {
 		args = emptyArgs
+	}
+	if e.args != nil {
+		if err := e.args.check(st, e, args); err != nil {
+			return "", err
+		}
 	}
 	if e.goFn != nil && e.q == nil && e.timeout <= 0 {
 		return callGo(ctx, e.goFn, args) // the in-process fast path

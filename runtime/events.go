@@ -18,7 +18,8 @@ const (
 	EventServerHealth       = "server.health"
 	EventLockDrift          = "lock.drift"
 	EventSubagentMaxDepth   = "subagent.max_depth"
-	EventSecretShort        = "secret.short" // an env() value too short to scrub
+	EventSecretShort        = "secret.short"        // an env() value too short to scrub
+	EventToolSchemaInvalid  = "tool.schema_invalid" // a tool's input schema cannot be used: its arguments go unchecked
 )
 
 // emit logs one event if the logger wants it; attrs are built by the

@@ -22,6 +22,8 @@ type PoolTool struct {
 	Keywords    []string
 	Untrusted   bool  // from an untrusted server: reachable through meta tools only
 	Decl        *Tool // the Registry entry; nil for a tool found only at run time
+
+	args *argSchema // checks arguments; compiled on first call, shared by sessions (args.go)
 }
 
 // Pool is the set of tools one registry can offer: builtin, declared and
@@ -234,6 +236,9 @@ func (p *Pool) rebuild() {
 			if old := prev.byName[t.Name]; old != nil && samePoolTool(old, t) {
 				t = old
 			}
+		}
+		if t.args == nil {
+			t.args = newArgSchema(t.InputSchema)
 		}
 		snap.byName[t.Name] = t
 		snap.tools = append(snap.tools, t)

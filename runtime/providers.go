@@ -18,7 +18,7 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 	e := &entry{
 		info: ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: normalizeSchema(pt.InputSchema),
 			Kind: pt.Kind, Namespace: string(pt.Kind)},
-		server: pt.Server, original: pt.Original,
+		server: pt.Server, original: pt.Original, args: pt.args,
 	}
 	d := pt.Decl
 	srv := st.s.pool.servers[pt.Server]

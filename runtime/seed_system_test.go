@@ -287,12 +287,13 @@ func TestSeed_ToolSystem_BudgetExceeded(t *testing.T) {
 	f := newFixture(Agent{Name: "a", Use: useTools("summarize")})
 	f.reg.Defaults.ContextBudget = 10 // tokens: 40 characters
 	s := open(t, f.reg, "a", f.opts(&events{}))
-	mustOK(t, call(t, s, "summarize", `"`+strings.Repeat("x", 20)+`"`))
-	r := call(t, s, "summarize", `"`+strings.Repeat("y", 30)+`"`)
+	// summarize echoes its arguments: {"t":"…"} is 8 characters plus the text
+	mustOK(t, call(t, s, "summarize", `{"t":"`+strings.Repeat("x", 12)+`"}`)) // 5 tokens
+	r := call(t, s, "summarize", `{"t":"`+strings.Repeat("y", 20)+`"}`)       // 7 more: 12 > 10
 	if r.OK || r.Error != "context window budget exceeded" || r.Result != "" {
 		t.Errorf("result %+v", r)
 	}
-	mustOK(t, call(t, s, "summarize", `"z"`))
+	mustOK(t, call(t, s, "summarize", `{"t":""}`)) // 2 more: 7
 }
 
 func TestSeed_ToolSystem_RestProvider(t *testing.T) {

@@ -167,6 +167,9 @@ func (st *agentState) metaEntry(server, tool string) *entry {
 	srv := st.s.pool.servers[server]
 	e := &entry{info: ToolInfo{Name: ExposedName(server, st.s.reg.separator(), tool), Kind: KindMCP, Namespace: server},
 		server: server, original: tool, run: callUpstream, linked: true}
+	if pt := st.s.pool.snap.Load().byName[e.info.Name]; pt != nil && pt.Server == server && pt.Original == tool {
+		e.args = pt.args // the pool's compiled schema of this server tool
+	}
 	e.timeout = st.s.reg.Defaults.ToolTimeout
 	if srv != nil {
 		e.q = st.s.pool.queues[srv.Queue]

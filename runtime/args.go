@@ -1,0 +1,291 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// argSchema checks a tool's arguments against its input schema before any
+// provider runs. It belongs to a pool tool, so every session of a registry
+// shares it; the schema is compiled on the first call, once.
+type argSchema struct {
+	raw  json.RawMessage
+	once sync.Once
+	mode argCheck
+	rs   *jsonschema.Resolved
+}
+
+type argCheck uint8
+
+const (
+	checkObject argCheck = iota // the schema asks for an object and nothing more
+	checkFull                   // validate against the compiled schema
+	checkNone                   // the schema cannot be used: only "is an object" is checked
+)
+
+func newArgSchema(raw json.RawMessage) *argSchema { return &argSchema{raw: normalizeSchema(raw)} }
+
+// check returns the error result of a call whose arguments the schema
+// refuses. Arguments are always a JSON object: every provider (an MCP
+// tools/call, a Go tool's struct, a REST template) takes one.
+func (a *argSchema) check(st *agentState, e *entry, args json.RawMessage) error {
+	a.once.Do(func() { a.compile(st, e) })
+	if a.mode != checkFull {
+		// the fast path of trivial schemas: no decoding
+		if c := firstByte(args); c != '{' {
+			return fmt.Errorf("invalid arguments for tool %q: expected a JSON object, got %s", e.info.Name, jsonKind(c))
+		}
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return fmt.Errorf("invalid JSON arguments for tool %q: %v", e.info.Name, err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("invalid arguments for tool %q: expected a JSON object, got %s", e.info.Name, jsonKind(firstByte(args)))
+	}
+	if err := a.validate(v); err != nil {
+		return fmt.Errorf("invalid arguments for tool %q: %s", e.info.Name, describeInvalid(err))
+	}
+	return nil
+}
+
+// validate runs the validator; a panic in it (a schema shape it did not
+// foresee) lets the call through rather than failing it.
+func (a *argSchema) validate(v any) (err error) {
+	defer func() {
+		if recover() != nil {
+			err = nil
+		}
+	}()
+	return a.rs.Validate(v)
+}
+
+// compile decides how to check arguments. A schema that cannot be used
+// (invalid, an unsupported draft, a remote $ref, not an object schema) is
+// reported once with a tool.schema_invalid event and its tool's arguments
+// are then only checked to be an object: an upstream's bad schema must not
+// refuse every call.
+func (a *argSchema) compile(st *agentState, e *entry) {
+	err := a.resolve()
+	if err == nil {
+		return
+	}
+	a.mode, a.rs = checkNone, nil
+	emit(st.log, slog.LevelWarn, EventToolSchemaInvalid, slog.String("tool", e.info.Name),
+		slog.String("server", e.server), slog.String("agent", st.agent.Name),
+		slog.String("error", errorText(st.s.scrub, err.Error())),
+		slog.String("reason", "input schema unusable; arguments are only checked to be an object"))
+}
+
+func (a *argSchema) resolve() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("schema compiler panicked: %v", r)
+		}
+	}()
+	var s jsonschema.Schema
+	if err := json.Unmarshal(a.raw, &s); err != nil {
+		return err
+	}
+	switch s.Schema {
+	case "", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#",
+		"https://json-schema.org/draft/2020-12/schema":
+	default:
+		return fmt.Errorf("unsupported $schema %q (draft-07 and 2020-12 are supported)", s.Schema)
+	}
+	if s.Type != "" && s.Type != "object" || s.Types != nil && !slices.Contains(s.Types, "object") {
+		return fmt.Errorf("the input schema does not describe an object (type %s)", typeText(&s))
+	}
+	if objectOnly(&s) {
+		a.mode = checkObject
+		return nil
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return err
+	}
+	a.mode, a.rs = checkFull, rs
+	return nil
+}
+
+// objectOnly reports whether a root schema asks for nothing but an object:
+// {"type":"object"} with at most annotations and unconstrained properties.
+func objectOnly(s *jsonschema.Schema) bool {
+	c := *s
+	if c.Type == "object" || c.Type == "" && len(c.Types) == 1 && c.Types[0] == "object" {
+		c.Type, c.Types = "", nil
+	}
+	return unconstrained(&c)
+}
+
+// unconstrained reports whether a schema accepts every value: it holds
+// only annotations (which validate nothing) and unconstrained properties.
+func unconstrained(s *jsonschema.Schema) bool {
+	c := *s
+	c.ID, c.Schema, c.Comment, c.Title, c.Description, c.Format = "", "", "", "", "", ""
+	c.Anchor, c.DynamicAnchor, c.ContentEncoding, c.ContentMediaType = "", "", "", ""
+	c.Default, c.Examples, c.Deprecated, c.ReadOnly, c.WriteOnly = nil, nil, false, false, false
+	c.Defs, c.Definitions, c.Vocabulary, c.Extra, c.PropertyOrder, c.ContentSchema = nil, nil, nil, nil, nil, nil
+	for _, p := range c.Properties {
+		if p != nil && !unconstrained(p) {
+			return false
+		}
+	}
+	c.Properties = nil
+	if c.AdditionalProperties != nil && unconstrained(c.AdditionalProperties) {
+		c.AdditionalProperties = nil // "additionalProperties": true
+	}
+	// the schema's own encoding drops empty lists and maps: {} or true is
+	// a schema that says nothing
+	b, err := json.Marshal(&c)
+	return err == nil && (string(b) == "true" || string(b) == "{}")
+}
+
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// jsonKind names the JSON value that starts with c, for messages.
+func jsonKind(c byte) string {
+	switch {
+	case c == 'n':
+		return "null"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == '-' || c >= '0' && c <= '9':
+		return "a number"
+	}
+	return "invalid JSON"
+}
+
+func typeText(s *jsonschema.Schema) string {
+	if s.Type != "" {
+		return strconv.Quote(s.Type)
+	}
+	return fmt.Sprintf("%q", s.Types)
+}
+
+// describeInvalid rewords a validation error for a model: which argument
+// (as a path like "items[].name") and what is wrong with it, without the
+// validator's schema locations or the whole offending value. The
+// validator wraps its error once per schema it descends into
+// ("validating /properties/n: …"); that chain gives the argument's path.
+func describeInvalid(err error) string {
+	var labels []string
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			break
+		}
+		label, ok := strings.CutPrefix(strings.TrimSuffix(err.Error(), ": "+inner.Error()), "validating ")
+		if !ok {
+			break
+		}
+		labels = append(labels, label)
+		err = inner
+	}
+	path := argPath(labels)
+	msg := rewordInvalid(err.Error())
+	if path == "" {
+		return msg
+	}
+	return fmt.Sprintf("property %q: %s", path, msg)
+}
+
+// argPath turns the chain of schema locations the validator went through
+// into the path of the argument: each step from a schema to its
+// "properties/K" adds K, to its "items" adds []. A jump through $ref
+// adds nothing.
+func argPath(labels []string) string {
+	var b strings.Builder
+	for i := 1; i < len(labels); i++ {
+		prev := labels[i-1]
+		if prev == "root" {
+			prev = ""
+		}
+		step, ok := strings.CutPrefix(labels[i], prev+"/")
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(step, "properties/"):
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(pointerUnescaper.Replace(strings.TrimPrefix(step, "properties/")))
+		case step == "items" || step == "additionalItems" || strings.HasPrefix(step, "items/") || strings.HasPrefix(step, "prefixItems/"):
+			b.WriteString("[]")
+		case step == "additionalProperties" || strings.HasPrefix(step, "patternProperties/"):
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteByte('*')
+		}
+	}
+	return b.String()
+}
+
+var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
+var (
+	reType       = regexp.MustCompile(`(?s)^type: .* has type "([a-z]+)", want (one of )?"(.*)"$`)
+	reRequired   = regexp.MustCompile(`^required: missing properties: \[(.*)\]$`)
+	reAdditional = regexp.MustCompile(`^unexpected additional properties \[(.*)\]$`)
+	reEnum       = regexp.MustCompile(`(?s)^enum: .* does not equal any of: (.*)$`)
+)
+
+// rewordInvalid says the validator's innermost complaint in the words a
+// model acts on, leaving out the offending value (which may be huge).
+func rewordInvalid(msg string) string {
+	if m := reType.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("expected %s%s, got %s", m[2], m[3], m[1])
+	}
+	if m := reRequired.FindStringSubmatch(msg); m != nil {
+		return plural("missing required propert", "y", "ies", m[1])
+	}
+	if m := reAdditional.FindStringSubmatch(msg); m != nil {
+		return plural("unexpected propert", "y", "ies", m[1])
+	}
+	if m := reEnum.FindStringSubmatch(msg); m != nil {
+		return "must be one of " + m[1]
+	}
+	return msg
+}
+
+// plural words a %q-formatted list of names: `"a" "b"`.
+func plural(stem, one, many, list string) string {
+	var names []string
+	for list != "" {
+		q, err := strconv.QuotedPrefix(list)
+		if err != nil {
+			break
+		}
+		names = append(names, q)
+		list = strings.TrimPrefix(list[len(q):], " ")
+	}
+	if len(names) == 1 {
+		return stem + one + " " + names[0]
+	}
+	return stem + many + " " + strings.Join(names, ", ")
+}
