@@ -142,6 +142,30 @@ func BenchmarkSessionCallSecrets(b *testing.B) {
 	}
 }
 
+// BenchmarkArgCheck is the argument check alone, the part of the
+// pipeline that the input schema adds: a schema that asks for an object
+// only, and the typical schema of BenchmarkSessionCallSchema.
+func BenchmarkArgCheck(b *testing.B) {
+	for _, c := range []struct{ name, schema, args string }{
+		{"schema=object", ``, `{}`},
+		{"schema=typical", `{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1},"unit":{"type":"string","enum":["c","f"]}},"required":["city"]}`,
+			`{"city":"Oslo","days":3,"unit":"c"}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := benchSessionWith(b, Tool{Name: "t", Kind: KindGo, Go: benchTool, InputSchema: json.RawMessage(c.schema)}, nil)
+			st := s.st.Load()
+			e := st.surf.Load().byName["t"]
+			args := json.RawMessage(c.args)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := e.args.check(st, e, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkClockReads is the floor of any call that reports its latency:
 // the two monotonic clock reads Session.Call makes.
 func BenchmarkClockReads(b *testing.B) {

@@ -65,8 +65,10 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	out, err := st.invoke(ctx, e, args)
 	scrub := st.s.scrub
 	if err == nil && scrub != nil {
-		// before anything stores or counts the output: the spill file and
-		// the cache of a later page hold only scrubbed text
+		// before the output is spilled or counted: the spill file that
+		// output_read pages through holds only scrubbed text. Structured
+		// content arrives here as JSON text; a structured field that
+		// Result may gain later must be scrubbed here as well.
 		out = scrub.String(out)
 	}
 	if err == nil && !e.noCap && st.maxBytes > 0 && len(out) > st.maxBytes {
@@ -265,7 +267,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 	if len(name) > maxToolName {
 		// no tool has such a name: say so without echoing it, and without
 		// an edit distance over megabytes
-		msg := fmt.Sprintf("tool name of %d bytes not found: tool names are at most %d bytes", len(name), maxToolName)
+		msg := fmt.Sprintf("tool not found: a name of %d bytes is longer than any tool's name", len(name))
 		emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", strings.ToValidUTF8(name[:maxToolName], "")+"…"),
 			slog.String("agent", st.agent.Name), slog.String("reason", "not_found"))
 		return Result{Error: msg, Latency: mono() - start}
