@@ -167,9 +167,9 @@ func (s *Session) newBuiltin(pol *Policy) (builtinTool, error) {
 	wd := s.opts.Workdir
 	switch pol.Builtin {
 	case "fs_read":
-		return builtin.NewFSRead(wd, pol.AllowedPaths, pol.MaxOutputBytes)
+		return builtin.NewFSRead(wd, pol.AllowedPaths, pol.MaxOutputBytes, pol.AllowHardlinks)
 	case "fs_write":
-		return builtin.NewFSWrite(wd, pol.AllowedPaths)
+		return builtin.NewFSWrite(wd, pol.AllowedPaths, pol.AllowHardlinks)
 	case "shell_exec":
 		return builtin.NewShell(pol.AllowedCommands, pol.Timeout, pol.MaxOutputBytes, wd), nil
 	}
