@@ -38,10 +38,11 @@ type Shell struct {
 	dir       string
 }
 
-// NewShell returns a shell_exec tool. Only programs named exactly as in allowedCommands may run
-// (a name with a path separator only if that path is itself listed). timeout and maxOutput
-// fall back to DefaultShellTimeout and DefaultMaxShellOutput when zero or less; dir is the
-// working directory (the process's own when empty), and the cwd argument must stay inside it.
+// NewShell returns a shell_exec tool. Only programs named exactly as in allowedCommands may run.
+// A bare name is looked up in PATH; a name with a slash is a path, relative ones against dir,
+// and is never looked up in PATH. timeout and maxOutput fall back to DefaultShellTimeout and
+// DefaultMaxShellOutput when zero or less; dir is the working directory (the process's own when
+// empty), and the cwd argument must stay inside it.
 // Commands get childenv's short list of variables, never the agent's whole
 // environment (which holds the servers' tokens).
 func NewShell(allowedCommands []string, timeout time.Duration, maxOutput int, dir string) *Shell {
@@ -53,6 +54,9 @@ func NewShell(allowedCommands []string, timeout time.Duration, maxOutput int, di
 	}
 	if dir == "" {
 		dir = "."
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs // fixed now: relative command paths and cwd must not follow a later chdir
 	}
 	return &Shell{allowed: slices.Clone(allowedCommands), timeout: timeout, maxOutput: maxOutput, dir: dir}
 }
@@ -149,8 +153,13 @@ func (s *Shell) lookup(name string) (string, error) {
 		return "", fmt.Errorf("command %q is not allowed; allowed commands: %s", name, strings.Join(s.allowed, ", "))
 	}
 	target := name
-	if strings.ContainsRune(name, filepath.Separator) && !filepath.IsAbs(name) {
-		target = filepath.Join(s.dir, name) // a listed relative path is relative to the working directory
+	if strings.ContainsRune(name, '/') && !filepath.IsAbs(name) {
+		// A listed relative path is relative to the working directory. The result must keep a
+		// slash: filepath.Join(".", "./git") is "git", which LookPath would search in PATH.
+		target = filepath.Join(s.dir, name)
+		if !filepath.IsAbs(target) {
+			return "", fmt.Errorf("command %q is relative, and the working directory %q cannot be made absolute", name, s.dir)
+		}
 	}
 	path, err := exec.LookPath(target)
 	if err != nil {

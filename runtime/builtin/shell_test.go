@@ -285,3 +285,44 @@ func execPath(name string) (string, error) {
 	}
 	return "", errors.New(name + " not found")
 }
+
+// A listed command with a slash is a path relative to the policy's directory; it is never
+// looked up in PATH ("./tool" used to run the "tool" found in PATH: filepath.Join(".", "./tool")
+// is "tool"). A bare name keeps its PATH lookup.
+func TestShellRelativeCommandIsNotLookedUpInPath(t *testing.T) {
+	dir, bin := t.TempDir(), t.TempDir()
+	script := func(path, says string) {
+		must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		must(t, os.WriteFile(path, []byte("#!/bin/sh\necho "+says+"\n"), 0o755))
+	}
+	script(filepath.Join(dir, "tool"), "local")
+	script(filepath.Join(dir, "sub", "tool"), "local sub")
+	script(filepath.Join(bin, "tool"), "from PATH")
+	script(filepath.Join(bin, "gone"), "from PATH")
+	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	t.Chdir(dir) // the policy's directory is the process's own when the workdir is empty
+
+	for _, wd := range []string{"", ".", dir} {
+		s := NewShell([]string{"./tool", "sub/tool", "tool", "./gone"}, 0, 0, wd)
+		for args, want := range map[string]string{
+			`{"command":"./tool"}`:   "local\n",
+			`{"command":"sub/tool"}`: "local sub\n",
+			`{"command":"tool"}`:     "from PATH\n",
+		} {
+			if got, err := call(t, s, args); err != nil || got != want {
+				t.Errorf("workdir %q: %s = %q, %v; want %q", wd, args, got, err, want)
+			}
+		}
+		// A listed path that does not exist in the policy's directory is refused, even though
+		// PATH has a program of that name.
+		if got, err := call(t, s, `{"command":"./gone"}`); err == nil || !strings.Contains(err.Error(), `command "./gone" is allowed but cannot be run: no such file or directory`) {
+			t.Errorf("workdir %q: ./gone = %q, %v; want refused", wd, got, err)
+		}
+	}
+	// The directory is fixed when the tool is made: a later chdir changes nothing.
+	s := NewShell([]string{"./tool"}, 0, 0, "")
+	t.Chdir(bin)
+	if got, err := call(t, s, `{"command":"./tool"}`); err != nil || got != "local\n" {
+		t.Errorf("after chdir: ./tool = %q, %v", got, err)
+	}
+}
