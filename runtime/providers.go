@@ -143,7 +143,7 @@ func (st *agentState) builtinProvider(e *entry, d *Tool) provider {
 	}
 	tool := b.tool
 	if pol.Builtin == "shell_exec" && pol.Timeout > 0 {
-		// the shell kills its process group at the policy timeout; the
+		// the shell kills the command and its processes at the policy timeout; the
 		// pipeline's own deadline only backs it up
 		e.timeout = max(e.timeout, pol.Timeout+time.Second)
 	}
