@@ -74,6 +74,7 @@ type PolicyJSON struct {
 	AllowedCommands []string `json:"allowed_commands,omitempty" jsonschema_description:"shell_exec: program names that may run (argv[0])."`
 	Timeout         string   `json:"timeout,omitempty" jsonschema_description:"Go duration."`
 	MaxOutputBytes  int      `json:"max_output_bytes,omitempty"`
+	AllowHardlinks  bool     `json:"allow_hardlinks,omitempty" jsonschema_description:"fs_read, fs_write: also touch files with several hard links (refused by default: another name may lie outside the allowed paths)."`
 }
 
 type ToolJSON struct {

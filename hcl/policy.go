@@ -21,7 +21,7 @@ var (
 	policySchema = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
 			{Name: "builtin", Required: true}, {Name: "allowed_paths"}, {Name: "allowed_commands"},
-			{Name: "timeout"}, {Name: "max_output_bytes"},
+			{Name: "timeout"}, {Name: "max_output_bytes"}, {Name: "allow_hardlinks"},
 		},
 	}
 )
@@ -71,6 +71,11 @@ func decodePolicy(block *hcl.Block, ctx *hcl.EvalContext) (*policyBlock, hcl.Dia
 		diags = append(diags, d...)
 		p.MaxOutputBytes = v
 	}
+	if a := attrs["allow_hardlinks"]; a != nil {
+		v, d := evalBool(a.Expr, ctx)
+		diags = append(diags, d...)
+		p.AllowHardlinks = v
+	}
 	switch p.Builtin {
 	case ir.BuiltinFSRead, ir.BuiltinFSWrite:
 		if len(p.AllowedPaths) == 0 {
@@ -90,6 +95,9 @@ func decodePolicy(block *hcl.Block, ctx *hcl.EvalContext) (*policyBlock, hcl.Dia
 				rng = a.Expr.Range()
 			}
 			errAt(rng, "Missing allowed_commands", fmt.Sprintf("Policy %q uses shell_exec, which needs at least one program in allowed_commands.", p.Name))
+		}
+		if a := attrs["allow_hardlinks"]; a != nil {
+			errAt(a.NameRange, "Attribute not used by builtin", "shell_exec does not open files itself; allow_hardlinks belongs to fs_read and fs_write policies.")
 		}
 	}
 	return p, diags

@@ -143,7 +143,7 @@ func (st *agentState) builtinProvider(e *entry, d *Tool) provider {
 	}
 	tool := b.tool
 	if pol.Builtin == "shell_exec" && pol.Timeout > 0 {
-		// the shell kills its process group at the policy timeout; the
+		// the shell kills the command and its processes at the policy timeout; the
 		// pipeline's own deadline only backs it up
 		e.timeout = max(e.timeout, pol.Timeout+time.Second)
 	}
@@ -167,9 +167,9 @@ func (s *Session) newBuiltin(pol *Policy) (builtinTool, error) {
 	wd := s.opts.Workdir
 	switch pol.Builtin {
 	case "fs_read":
-		return builtin.NewFSRead(wd, pol.AllowedPaths, pol.MaxOutputBytes)
+		return builtin.NewFSRead(wd, pol.AllowedPaths, pol.MaxOutputBytes, pol.AllowHardlinks)
 	case "fs_write":
-		return builtin.NewFSWrite(wd, pol.AllowedPaths)
+		return builtin.NewFSWrite(wd, pol.AllowedPaths, pol.AllowHardlinks)
 	case "shell_exec":
 		return builtin.NewShell(pol.AllowedCommands, pol.Timeout, pol.MaxOutputBytes, wd), nil
 	}

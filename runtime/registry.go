@@ -93,6 +93,7 @@ type Policy struct {
 	AllowedCommands []string
 	Timeout         time.Duration
 	MaxOutputBytes  int
+	AllowHardlinks  bool // fs_read, fs_write: files with several names are not refused
 }
 
 // ToolKind says which provider runs a tool.

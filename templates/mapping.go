@@ -137,6 +137,7 @@ func policyValue(p *ir.Policy) runtime.Policy {
 		AllowedCommands: p.AllowedCommands,
 		Timeout:         p.Timeout,
 		MaxOutputBytes:  p.MaxOutputBytes,
+		AllowHardlinks:  p.AllowHardlinks,
 	}
 }
 

@@ -34,7 +34,7 @@ func TestSourcePrinterMatchesFormat(t *testing.T) {
 			{Name: "a", Allowed: []string{}, Use: []runtime.Use{{Kind: runtime.UseGlob, Name: "x*"}}, MaxDepth: 3, Spawn: true},
 			{Name: "b", Allowed: []string{strings.Repeat("x", 100)}, Subagents: []string{"a"}},
 		},
-		Policies: []runtime.Policy{{Name: "p", Builtin: "fs_read", AllowedPaths: []string{"."}, Timeout: time.Minute, MaxOutputBytes: 10}},
+		Policies: []runtime.Policy{{Name: "p", Builtin: "fs_read", AllowedPaths: []string{"."}, Timeout: time.Minute, MaxOutputBytes: 10, AllowHardlinks: true}},
 	}}
 	for _, dir := range []string{"../examples/full/spec", "../examples/demo/spec", "../testdata/specs/valid/design"} {
 		spec, diags := spechcl.Load(dir)

@@ -135,6 +135,7 @@ type Policy struct {
 	AllowedCommands []string
 	Timeout         time.Duration
 	MaxOutputBytes  int
+	AllowHardlinks  bool // fs_read, fs_write: files with several hard links are not refused
 	Range           hcl.Range
 }
 

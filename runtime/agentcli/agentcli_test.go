@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/runtime/builtin"
 )
 
 // The tests build testdata/agent (a hand-written registry with a builtin,
@@ -278,7 +280,8 @@ func TestFind(t *testing.T) {
 func TestStatus(t *testing.T) {
 	o := agent(t, "status")
 	o.want(t, 0)
-	if !strings.Contains(o.stdout, "everything") || !strings.Contains(o.stdout, "green") {
+	if !strings.Contains(o.stdout, "everything") || !strings.Contains(o.stdout, "green") ||
+		!strings.Contains(o.stdout, "shell_exec containment: "+builtin.Containment()+"\n") {
 		t.Errorf("status:\n%s", o.stdout)
 	}
 }

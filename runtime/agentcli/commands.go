@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/builtin"
 	"github.com/toolgen-dev/toolgen/runtime/serve"
 )
 
@@ -390,6 +391,7 @@ func (c *cli) status(args []string) int {
 		return c.printJSON(out)
 	}
 	fmt.Fprintf(c.stdout, "agent %s: %d tools\n", sess.Agent(), len(sess.Tools()))
+	fmt.Fprintf(c.stdout, "shell_exec containment: %s\n", builtin.Containment())
 	if len(servers) == 0 {
 		fmt.Fprintln(c.stdout, "no MCP servers")
 		return exitOK

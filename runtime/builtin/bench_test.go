@@ -22,7 +22,7 @@ func BenchmarkRead(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	tool, err := NewFSRead(dir, []string{"ws"}, 0)
+	tool, err := NewFSRead(dir, []string{"ws"}, 0, false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -194,12 +194,12 @@ func TestEscapes(t *testing.T) {
 		{name: "write through a dangling symlink pointing inside", op: "write", args: write("workspace/dangling_in"), want: "wrote", check: fileIs("work/workspace/sub/created_inside.txt", "pwned\n")},
 	}
 
-	r, err := NewFSRead(s.work, []string{"workspace"}, 0)
+	r, err := NewFSRead(s.work, []string{"workspace"}, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	w, err := NewFSWrite(s.work, []string{"workspace"})
+	w, err := NewFSWrite(s.work, []string{"workspace"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,12 +31,14 @@ type FSRead struct {
 }
 
 // NewFSRead opens every allowed path (relative ones against workdir) as an os.Root. maxBytes
-// caps each result; zero or less means DefaultMaxReadBytes.
-func NewFSRead(workdir string, allowedPaths []string, maxBytes int) (*FSRead, error) {
+// caps each result; zero or less means DefaultMaxReadBytes. Files with several hard links are
+// refused unless allowHardlinks is set.
+func NewFSRead(workdir string, allowedPaths []string, maxBytes int, allowHardlinks bool) (*FSRead, error) {
 	dirs, err := openAllowedDirs(workdir, allowedPaths, false)
 	if err != nil {
 		return nil, fmt.Errorf("fs_read: %w", err)
 	}
+	dirs.allowHardlinks = allowHardlinks
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxReadBytes
 	}
@@ -96,7 +98,9 @@ func (t *FSRead) Call(ctx context.Context, args json.RawMessage) (string, error)
 		case !fi.Mode().IsRegular():
 			err = userErrorf("path %q is not a regular file (%s)", a.Path, fileKind(fi.Mode()))
 		default:
-			out, err = t.read(ctx, a, f, fi.Size())
+			if err = t.dirs.checkLinks(a.Path, fi); err == nil {
+				out, err = t.read(ctx, a, f, fi.Size())
+			}
 		}
 		return err
 	})

@@ -29,7 +29,7 @@ func newReadDir(t *testing.T, maxBytes int, files map[string]string) (*FSRead, s
 		}
 	}
 	os.MkdirAll(filepath.Join(dir, "ws"), 0o755)
-	r, err := NewFSRead(dir, []string{"ws"}, maxBytes)
+	r, err := NewFSRead(dir, []string{"ws"}, maxBytes, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestFSReadRefusesFIFO(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not a regular file (a named pipe)") {
 		t.Errorf("fifo read: %v", err)
 	}
-	w, err := NewFSWrite(dir, []string{"ws"})
+	w, err := NewFSWrite(dir, []string{"ws"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestFSMultipleRoots(t *testing.T) {
 	os.Symlink("../g.txt", filepath.Join(dir, "ws", "out", "up")) // fine from ws, escapes ws/out
 	os.WriteFile(filepath.Join(dir, "ws", "g.txt"), []byte("ws\n"), 0o644)
 
-	r, err := NewFSRead(dir, []string{"ws/out", abs, "ws"}, 0)
+	r, err := NewFSRead(dir, []string{"ws/out", abs, "ws"}, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,12 +211,12 @@ func TestNewFSErrors(t *testing.T) {
 		{[]string{"missing"}, `fs_read: allowed path "missing": no such file or directory`},
 		{[]string{"file"}, `allowed path "file": not a directory`},
 	} {
-		if _, err := NewFSRead(dir, c.allowed, 0); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := NewFSRead(dir, c.allowed, 0, false); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewFSRead(%q): %v; want %q", c.allowed, err, c.want)
 		}
 	}
 	// fs_write creates a missing allowed directory (an output directory, typically).
-	w, err := NewFSWrite(dir, []string{"out/nested"})
+	w, err := NewFSWrite(dir, []string{"out/nested"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestNewFSErrors(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dir, "out/nested")); err != nil || !fi.IsDir() {
 		t.Errorf("allowed dir not created: %v", err)
 	}
-	if _, err := NewFSWrite(dir, []string{"file/sub"}); err == nil {
+	if _, err := NewFSWrite(dir, []string{"file/sub"}, false); err == nil {
 		t.Errorf("NewFSWrite under a file succeeded")
 	}
 }

@@ -18,12 +18,14 @@ type FSWrite struct {
 }
 
 // NewFSWrite opens every allowed path (relative ones against workdir) as an os.Root, creating
-// allowed directories that do not exist yet.
-func NewFSWrite(workdir string, allowedPaths []string) (*FSWrite, error) {
+// allowed directories that do not exist yet. Existing files with several hard links are
+// refused unless allowHardlinks is set.
+func NewFSWrite(workdir string, allowedPaths []string, allowHardlinks bool) (*FSWrite, error) {
 	dirs, err := openAllowedDirs(workdir, allowedPaths, true)
 	if err != nil {
 		return nil, fmt.Errorf("fs_write: %w", err)
 	}
+	dirs.allowHardlinks = allowHardlinks
 	return &FSWrite{dirs: dirs}, nil
 }
 
@@ -93,7 +95,11 @@ func (t *FSWrite) Call(ctx context.Context, args json.RawMessage) (string, error
 		case !fi.Mode().IsRegular():
 			return userErrorf("path %q is not a regular file (%s)", a.Path, fileKind(fi.Mode()))
 		}
-		// Truncate only after the type check, so that a device or pipe is never touched.
+		if err := t.dirs.checkLinks(a.Path, fi); err != nil {
+			return err
+		}
+		// Truncate only after these checks, so that a device, a pipe or a file with another name
+		// outside is never touched.
 		if !a.Append {
 			if err := f.Truncate(0); err != nil {
 				return err

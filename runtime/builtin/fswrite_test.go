@@ -9,7 +9,7 @@ import (
 
 func TestFSWrite(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewFSWrite(dir, []string{"out"})
+	w, err := NewFSWrite(dir, []string{"out"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,11 +23,11 @@ func FuzzFS(f *testing.F) {
 	os.MkdirAll(filepath.Join(dir, "work", "ws", "sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "work", "ws", "a.txt"), []byte("one\ntwo\nthree\n"), 0o644)
 	os.Symlink("../..", filepath.Join(dir, "work", "ws", "link"))
-	r, err := NewFSRead(filepath.Join(dir, "work"), []string{"ws"}, 64)
+	r, err := NewFSRead(filepath.Join(dir, "work"), []string{"ws"}, 64, false)
 	if err != nil {
 		f.Fatal(err)
 	}
-	w, err := NewFSWrite(filepath.Join(dir, "work"), []string{"ws"})
+	w, err := NewFSWrite(filepath.Join(dir, "work"), []string{"ws"}, false)
 	if err != nil {
 		f.Fatal(err)
 	}

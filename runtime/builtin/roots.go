@@ -22,8 +22,9 @@ type allowedDir struct {
 
 // allowedDirs is the set of roots of one tool plus the directory relative paths start from.
 type allowedDirs struct {
-	workdir string
-	dirs    []allowedDir // longest directory first, so nested roots match most specifically
+	workdir        string
+	dirs           []allowedDir // longest directory first, so nested roots match most specifically
+	allowHardlinks bool         // the policy's allow_hardlinks
 }
 
 // openAllowedDirs opens every allowed path as a root. Relative allowed paths are relative to
@@ -167,6 +168,21 @@ func (ds *allowedDirs) do(p string, op func(d *allowedDir, rel string) error) er
 	}
 	if err != nil {
 		return pathError(p, matches[len(matches)-1].dir, err)
+	}
+	return nil
+}
+
+// checkLinks refuses a regular file that has more than one name, unless the policy allows hard
+// links. os.Root confines names, not files: a hard link inside an allowed directory is the same
+// file as its other names, which may lie anywhere on the file system. fi must come from the open
+// file (fstat), so the answer is about the file actually read or written, whatever the path
+// names by now.
+func (ds *allowedDirs) checkLinks(p string, fi fs.FileInfo) error {
+	if ds.allowHardlinks || !fi.Mode().IsRegular() {
+		return nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		return userErrorf("path %q is a file with %d hard links, and another of its names may lie outside the allowed paths; hard links are refused unless the policy sets allow_hardlinks = true", p, st.Nlink)
 	}
 	return nil
 }

@@ -25,8 +25,9 @@ const (
 	DefaultMaxShellOutput = 100_000
 )
 
-// drainGrace bounds how long output is still read after the process group was killed: a
-// process that left the group (setsid) could otherwise hold the pipe open forever.
+// drainGrace bounds how long output is still read after the command's processes were killed:
+// a process that escaped its containment (see README) could otherwise hold the pipe open
+// forever.
 const drainGrace = time.Second
 
 // Shell is the shell_exec builtin. It runs one allowed program with an argument vector; no
@@ -36,12 +37,14 @@ type Shell struct {
 	timeout   time.Duration
 	maxOutput int
 	dir       string
+	contain   containment // nil: the process's default
 }
 
-// NewShell returns a shell_exec tool. Only programs named exactly as in allowedCommands may run
-// (a name with a path separator only if that path is itself listed). timeout and maxOutput
-// fall back to DefaultShellTimeout and DefaultMaxShellOutput when zero or less; dir is the
-// working directory (the process's own when empty), and the cwd argument must stay inside it.
+// NewShell returns a shell_exec tool. Only programs named exactly as in allowedCommands may run.
+// A bare name is looked up in PATH; a name with a slash is a path, relative ones against dir,
+// and is never looked up in PATH. timeout and maxOutput fall back to DefaultShellTimeout and
+// DefaultMaxShellOutput when zero or less; dir is the working directory (the process's own when
+// empty), and the cwd argument must stay inside it.
 // Commands get childenv's short list of variables, never the agent's whole
 // environment (which holds the servers' tokens).
 func NewShell(allowedCommands []string, timeout time.Duration, maxOutput int, dir string) *Shell {
@@ -53,6 +56,9 @@ func NewShell(allowedCommands []string, timeout time.Duration, maxOutput int, di
 	}
 	if dir == "" {
 		dir = "."
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs // fixed now: relative command paths and cwd must not follow a later chdir
 	}
 	return &Shell{allowed: slices.Clone(allowedCommands), timeout: timeout, maxOutput: maxOutput, dir: dir}
 }
@@ -102,9 +108,12 @@ func (s *Shell) Call(ctx context.Context, args json.RawMessage) (string, error) 
 			return "", fmt.Errorf("args[%d] contains a NUL byte, which no program argument can hold", i)
 		}
 	}
-	dir, err := s.workDir(a.Cwd)
+	dir, dirFile, err := s.workDir(a.Cwd)
 	if err != nil {
 		return "", err
+	}
+	if dirFile != nil {
+		defer dirFile.Close()
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -118,10 +127,12 @@ func (s *Shell) Call(ctx context.Context, args json.RawMessage) (string, error) 
 	out := res.output.text()
 	state := res.state
 	switch {
+	case res.cleanup != nil:
+		return "", fmt.Errorf("command %q: %v\n%s", a.Command, res.cleanup, out)
 	case res.killed && ctx.Err() != nil:
-		return "", fmt.Errorf("command %q was cancelled (%v) and its process group killed\n%s", a.Command, context.Cause(ctx), out)
+		return "", fmt.Errorf("command %q was cancelled (%v); it and every process it started were killed\n%s", a.Command, context.Cause(ctx), out)
 	case res.killed:
-		return "", fmt.Errorf("command %q timed out after %s and its process group was killed\n%s", a.Command, s.timeout, out)
+		return "", fmt.Errorf("command %q timed out after %s; it and every process it started were killed\n%s", a.Command, s.timeout, out)
 	case state.ExitCode() == 0:
 		if out == "" {
 			return "(no output)", nil
@@ -149,8 +160,13 @@ func (s *Shell) lookup(name string) (string, error) {
 		return "", fmt.Errorf("command %q is not allowed; allowed commands: %s", name, strings.Join(s.allowed, ", "))
 	}
 	target := name
-	if strings.ContainsRune(name, filepath.Separator) && !filepath.IsAbs(name) {
-		target = filepath.Join(s.dir, name) // a listed relative path is relative to the working directory
+	if strings.ContainsRune(name, '/') && !filepath.IsAbs(name) {
+		// A listed relative path is relative to the working directory. The result must keep a
+		// slash: filepath.Join(".", "./git") is "git", which LookPath would search in PATH.
+		target = filepath.Join(s.dir, name)
+		if !filepath.IsAbs(target) {
+			return "", fmt.Errorf("command %q is relative, and the working directory %q cannot be made absolute", name, s.dir)
+		}
 	}
 	path, err := exec.LookPath(target)
 	if err != nil {
@@ -162,39 +178,55 @@ func (s *Shell) lookup(name string) (string, error) {
 	return path, nil
 }
 
-// workDir resolves the cwd argument inside the tool's directory. The os.Root check refuses
-// "..", absolute paths and symlinks that lead out.
-func (s *Shell) workDir(cwd string) (string, error) {
+// workDir opens the cwd argument inside the tool's directory; the os.Root check refuses "..",
+// absolute paths and symlinks that lead out. The command starts in the directory opened here
+// (see startDir), which the caller closes once it started.
+func (s *Shell) workDir(cwd string) (string, *os.File, error) {
 	if cwd == "" || cwd == "." {
-		return s.dir, nil
+		return s.dir, nil, nil
 	}
 	if strings.ContainsRune(cwd, 0) || !filepath.IsLocal(cwd) {
-		return "", fmt.Errorf("cwd %q must be a relative directory inside the working directory", cwd)
+		return "", nil, fmt.Errorf("cwd %q must be a relative directory inside the working directory", cwd)
 	}
 	base, err := os.OpenRoot(s.dir)
 	if err != nil {
-		return "", fmt.Errorf("working directory: %w", describeOSError(err))
+		return "", nil, fmt.Errorf("working directory: %w", describeOSError(err))
 	}
 	defer base.Close()
-	sub, err := base.OpenRoot(cwd)
+	// O_DIRECTORY: anything else fails at once (a FIFO would block a plain open).
+	d, err := base.OpenFile(cwd, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		if isEscape(err) {
-			return "", fmt.Errorf("cwd %q leads outside the working directory through a symbolic link", cwd)
+			return "", nil, fmt.Errorf("cwd %q leads outside the working directory through a symbolic link", cwd)
 		}
-		return "", fmt.Errorf("cwd %q: %w", cwd, describeOSError(err))
+		return "", nil, fmt.Errorf("cwd %q: %w", cwd, describeOSError(err))
 	}
-	sub.Close()
-	return filepath.Join(s.dir, cwd), nil
+	dir, err := startDir(d, filepath.Join(s.dir, cwd))
+	if err != nil {
+		d.Close()
+		return "", nil, err
+	}
+	return dir, d, nil
 }
 
 type runResult struct {
-	state  *os.ProcessState
-	output *cappedBuffer
-	killed bool // by the timeout or the caller's cancellation
+	state   *os.ProcessState
+	output  *cappedBuffer
+	killed  bool  // by the timeout or the caller's cancellation
+	cleanup error // some process of the call could not be killed
 }
 
-// run starts argv in a new process group and waits for it. Whatever happens, the whole group is
-// killed before run returns, the child is reaped, and the output pipe is drained.
+// containment is the tool's, or the process's default.
+func (s *Shell) containment() containment {
+	if s.contain != nil {
+		return s.contain
+	}
+	return defaultContainment()
+}
+
+// run starts argv in a containment of its own and waits for it. Whatever happens, the command
+// and every process it started are killed before run returns, the command is reaped, and the
+// output pipe is drained.
 func (s *Shell) run(ctx context.Context, path string, argv []string, dir string, stdin *string) (*runResult, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -208,7 +240,7 @@ func (s *Shell) run(ctx context.Context, path string, argv []string, dir string,
 		Env:         childenv.For(nil),
 		Stdout:      outW, // one pipe for both: the model sees them interleaved as a terminal would
 		Stderr:      outW,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: procAttr(),
 	}
 	var inR, inW *os.File
 	if stdin != nil {
@@ -219,7 +251,7 @@ func (s *Shell) run(ctx context.Context, path string, argv []string, dir string,
 		cmd.Stdin = inR
 		defer inW.Close()
 	}
-	err = cmd.Start()
+	procs, err := s.containment().start(cmd)
 	// The child has its copies now. Closing ours makes EOF arrive when every process holding the
 	// output pipe exits, and a write to stdin fail when nobody can read it any more.
 	outW.Close()
@@ -229,7 +261,6 @@ func (s *Shell) run(ctx context.Context, path string, argv []string, dir string,
 	if err != nil {
 		return nil, fmt.Errorf("starting %q: %w", argv[0], describeOSError(err))
 	}
-	pgid := cmd.Process.Pid
 
 	res := &runResult{output: &cappedBuffer{max: s.maxOutput}}
 	var wg sync.WaitGroup
@@ -247,12 +278,12 @@ func (s *Shell) run(ctx context.Context, path string, argv []string, dir string,
 	case <-waitErr:
 	case <-ctx.Done():
 		res.killed = true
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		procs.kill()
 		<-waitErr
 	}
-	// Background processes the command left behind die with it. The leader is reaped by now, but
-	// its id stays reserved as long as any member of its group is alive.
-	syscall.Kill(-pgid, syscall.SIGKILL)
+	// Processes the command left behind (in the background, in sessions of their own) die
+	// with it: no child outlives its call.
+	res.cleanup = procs.finish()
 	outR.SetReadDeadline(time.Now().Add(drainGrace))
 	if inW != nil {
 		inW.SetWriteDeadline(time.Now().Add(drainGrace))

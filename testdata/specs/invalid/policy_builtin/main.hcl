@@ -24,3 +24,9 @@ policy "e" {
 
 policy "f" { # ERROR: Missing required argument
 }
+
+policy "g" {
+  builtin          = "shell_exec"
+  allowed_commands = ["git"]
+  allow_hardlinks  = true # ERROR: Attribute not used by builtin
+}

@@ -69,8 +69,9 @@ policy "read" {
 }
 
 policy "write" {
-  builtin       = "fs_write"
-  allowed_paths = ["./data/out"]
+  builtin         = "fs_write"
+  allowed_paths   = ["./data/out"]
+  allow_hardlinks = true
 }
 
 policy "shell" {
