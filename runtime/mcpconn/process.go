@@ -122,6 +122,23 @@ func (p *process) readStderr(r *os.File, onStderr func(string)) {
 	}
 }
 
+// settleMax bounds how long a failed start waits for its process to exit
+// and its stderr to drain, for the reason.
+const settleMax = 500 * time.Millisecond
+
+// settle waits up to d for the process to exit and its stderr to end.
+func (p *process) settle(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for _, ch := range []chan struct{}{p.exited, p.stderrDone} {
+		select {
+		case <-ch:
+		case <-t.C:
+			return
+		}
+	}
+}
+
 // tail is the last stderr lines, joined, for a failure reason.
 func (p *process) tail() string {
 	p.stderrMu.Lock()
