@@ -429,3 +429,30 @@ func TestCheckEnvelopeMatchesGoSDK(t *testing.T) {
 		}
 	}
 }
+
+// The frame checks alone, per message, against go-sdk decoding the same
+// message once (which it does at least twice per message anyway).
+func BenchmarkFrameCheck(b *testing.B) {
+	for _, size := range []int{16, 1 << 20} {
+		msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("a", size) + `"}}}`)
+		b.Run(fmt.Sprintf("gosdk-decode/%dB", size), func(b *testing.B) {
+			b.SetBytes(int64(len(msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := jsonrpc.DecodeMessage(msg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("frame-check/%dB", size), func(b *testing.B) {
+			r := newFrameReader(io.NopCloser(nil), 0, func(badFrame) { b.Fatal("refused") })
+			b.SetBytes(int64(len(msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if r.check(msg, len(msg)) == nil {
+					b.Fatal("refused")
+				}
+			}
+		})
+	}
+}
