@@ -13,6 +13,7 @@ type upstreamConn struct {
 	ready   chan struct{} // closed once up or err is set
 	up      Upstream
 	err     error
+	down    bool // up was handed out down and has not come up since (guarded by agentState.mu)
 	unwatch func()
 	unfail  func()
 	once    sync.Once
@@ -109,12 +110,27 @@ func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
 		return
 	}
 	c.up = up
-	emit(st.log, slog.LevelInfo, EventServerStart, slog.String("agent", st.agent.Name),
-		slog.String("server", name), slog.String("transport", srv.Transport),
-		slog.Int("tools", len(up.Tools())), slog.String("health", string(up.Health())),
-		slog.Float64("latency_ms", ms(time.Since(begin))))
-	st.recordTools(name, up)
+	dr, _ := up.(downReporter)
+	down := dr != nil && dr.Err() != nil
+	if down {
+		// Not up yet, and retried in the background: its tools appear
+		// when toolsChanged hears that it came up.
+		st.mu.Lock()
+		c.down = true
+		st.mu.Unlock()
+		emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
+			slog.String("server", name), slog.String("error", dr.Err().Error()))
+	} else {
+		emit(st.log, slog.LevelInfo, EventServerStart, slog.String("agent", st.agent.Name),
+			slog.String("server", name), slog.String("transport", srv.Transport),
+			slog.Int("tools", len(up.Tools())), slog.String("health", string(up.Health())),
+			slog.Float64("latency_ms", ms(time.Since(begin))))
+		st.recordTools(name, up)
+	}
 	c.unwatch = up.OnToolsChanged(func() { st.toolsChanged(name, up) })
+	if down && dr.Err() == nil {
+		st.toolsChanged(name, up) // it came up before the listener was in place
+	}
 	if fn, ok := up.(failNotifier); ok {
 		c.unfail = fn.OnFail(func(err error) {
 			emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
@@ -185,8 +201,18 @@ func (st *agentState) toolsChanged(name string, up Upstream) {
 		st.mu.Unlock()
 		return
 	}
+	cameUp := false
+	if c := st.ups[name]; c != nil && c.down {
+		if dr, ok := up.(downReporter); !ok || dr.Err() == nil {
+			c.down, cameUp = false, true
+		}
+	}
 	changed := st.rebuildSurfaceLocked()
 	st.mu.Unlock()
+	if cameUp {
+		emit(st.log, slog.LevelInfo, EventServerStart, slog.String("agent", st.agent.Name),
+			slog.String("server", name), slog.Int("tools", len(up.Tools())), slog.String("health", string(up.Health())))
+	}
 	if changed {
 		st.s.notify()
 	}

@@ -24,7 +24,10 @@ func (c mcpConnector) Acquire(ctx context.Context, srv *Server, getenv func(stri
 	if err != nil {
 		return nil, err
 	}
-	conn, err := c.m.Acquire(ctx, cfg)
+	// A server that does not come up now is kept and retried in the
+	// background: the session shows it red and learns of it coming up
+	// through OnToolsChanged.
+	conn, err := c.m.AcquireRetrying(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,12 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -48,4 +52,64 @@ func TestServerDeathReachesSessionLogger(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// A server that fails its first start leaves the session open with the
+// server red and the reason; it is retried in the background, and when it
+// comes up the session offers its (locked) tools and tells its subscribers.
+func TestServerFailingFirstStartComesUpLater(t *testing.T) {
+	bin := buildAcceptanceFixture(t)
+	late := filepath.Join(t.TempDir(), "late") // not there yet: every start fails
+	m := mcpconn.NewManager(slog.New(slog.DiscardHandler))
+	defer m.Close()
+	rec := &accRecorder{}
+	reg := &Registry{
+		Package: "p", Separator: "__",
+		Defaults: Defaults{ToolTimeout: time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 1, MaxDepth: 1},
+		Servers:  []Server{{Name: "alpha", Transport: "stdio", Command: late, Trusted: true}},
+		Tools: []Tool{{Name: "alpha__echo", Description: "Echo the text back.", Kind: KindMCP, Server: "alpha", Original: "echo",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}},
+		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseServer, Name: "alpha"}}}},
+	}
+	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(rec), Connector: NewMCPConnector(m)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec.wait(t, EventServerFail, "server", "alpha", "agent", "a")
+	requireHealth(t, s, map[string]Health{"alpha": HealthRed})
+	if st := s.Servers(); len(st) != 1 || !strings.Contains(st[0].Error, "no such file") {
+		t.Errorf("Servers() = %+v, want alpha red with the reason", st)
+	}
+	if hasTool(s, "alpha__echo") {
+		t.Error("alpha__echo offered while alpha is down")
+	}
+	var notified atomic.Int32
+	defer s.Subscribe(func() { notified.Add(1) })()
+
+	copyExecutable(t, bin, late)
+	rec.wait(t, EventServerStart, "server", "alpha", "agent", "a")
+	deadline := time.Now().Add(time.Minute)
+	for !hasTool(s, "alpha__echo") || notified.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("alpha came up but the session did not follow: tools %v, notified %d", s.Tools(), notified.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r := s.Call(context.Background(), "alpha__echo", []byte(`{"text":"late"}`)); !r.OK || r.Result != "late" {
+		t.Errorf("alpha__echo = %+v", r)
+	}
+	requireHealth(t, s, map[string]Health{"alpha": HealthGreen})
+	if st := s.Servers(); st[0].Error != "" || st[0].Tools == 0 {
+		t.Errorf("Servers() = %+v", st)
+	}
+}
+
+func hasTool(s *Session, name string) bool {
+	for _, ti := range s.Tools() {
+		if ti.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -494,7 +494,7 @@ func (st *agentState) serverUp(server string) bool {
 	}
 	select {
 	case <-c.ready:
-		return c.err == nil
+		return c.err == nil && !c.down
 	default:
 		return true
 	}

@@ -9,7 +9,7 @@
 // Events (slog messages, each with a "server" attribute):
 //
 //	server.start           connected: transport, tools, protocol, latency_ms, attempt (0: first start)
-//	server.fail            could not start, or died: transport, reason (secrets redacted), attempt, retry_in_ms
+//	server.fail            an attempt to connect failed (transport, reason with secrets redacted, attempt, retry_in_ms), or the server died (reconnecting)
 //	server.health          colour changed: health, prev, reason
 //	server.stop            torn down
 //	server.tools_changed   the tool list changed (list_changed or a reconnect): tools

@@ -108,7 +108,8 @@ func (c *Conn) Call(ctx context.Context, name string, args json.RawMessage) (Res
 }
 
 // OnToolsChanged runs fn (on a connection goroutine) after the tool list
-// changed: on tools/list_changed, or after a reconnect found other tools.
+// changed: on tools/list_changed, after a reconnect found other tools, or
+// when a server handed out down (AcquireRetrying) first comes up.
 // The returned func unregisters it; Release unregisters all of them.
 func (c *Conn) OnToolsChanged(fn func()) (cancel func()) {
 	id := c.s.addListener(fn)

@@ -25,6 +25,9 @@ var fixtureDir string
 var fixtureNames = []string{"echo", "crash", "garbage", "silent", "slowstart", "huge", "badschema", "listchanged"}
 
 func TestMain(m *testing.M) {
+	if server := os.Getenv(agentHelperEnv); server != "" {
+		os.Exit(runAgentHelper(server))
+	}
 	dir, err := os.MkdirTemp("", "mcpconn-fixtures")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // ErrClosed is the reason of a connection whose Manager or last reference
@@ -18,9 +19,10 @@ var ErrClosed = errors.New("connection closed")
 type Manager struct {
 	logger *slog.Logger
 
-	mu      sync.Mutex
-	servers map[string]*server // by Config.key
-	closed  bool
+	mu        sync.Mutex
+	servers   map[string]*server // by Config.key
+	closed    bool
+	abandoned sync.WaitGroup // teardowns of servers nobody waited for
 }
 
 // NewManager returns a Manager whose events go to logger (nil: slog.Default,
@@ -37,9 +39,59 @@ func Shared() *Manager { return shared() }
 // Acquire returns a handle on the connection for cfg, starting it if no
 // handle holds it. It waits until the server has answered initialize and
 // tools/list, or failed to (within cfg.StartupTimeout), or ctx is done.
-// A server that cannot start is an error here; one that dies later is
-// reconnected in the background and reported by Health and Err.
+// A server that cannot start is an error here (for a server that has not
+// been up since it was started); one that dies later is reconnected in the
+// background and reported by Health and Err.
 func (m *Manager) Acquire(ctx context.Context, cfg Config) (*Conn, error) {
+	s, err := m.join(cfg)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-s.tried:
+	case <-ctx.Done():
+		m.abandon(s)
+		return nil, fmt.Errorf("server %q: gave up waiting for it to start: %w", cfg.Name, ctx.Err())
+	}
+	select {
+	case <-s.cameUp:
+		return &Conn{s: s}, nil
+	default:
+	}
+	if err = s.downErr(); s.isClosing() {
+		err = ErrClosed
+	}
+	m.abandon(s)
+	return nil, fmt.Errorf("server %q: %w", cfg.Name, err)
+}
+
+// AcquireRetrying is Acquire for a holder that wants the server even if it
+// does not come up now. It waits for the first attempt as Acquire does, at
+// most cfg.StartupTimeout (and never for a retry); a server that is not up
+// by then is returned down (Health red, Err says why) rather than as an
+// error, and is retried with backoff in the background for as long as a
+// handle holds it. When it comes up, its tools appear and OnToolsChanged
+// listeners run. The error is for a bad Config or a closed Manager only.
+func (m *Manager) AcquireRetrying(ctx context.Context, cfg Config) (*Conn, error) {
+	s, err := m.join(cfg)
+	if err != nil {
+		return nil, err
+	}
+	timeout := cfg.startupTimeout()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-s.tried:
+	case <-t.C:
+		s.stillStarting(timeout)
+	case <-ctx.Done():
+		s.stillStarting(timeout)
+	}
+	return &Conn{s: s}, nil
+}
+
+// join takes a reference on the server for cfg, starting it if needed.
+func (m *Manager) join(cfg Config) (*server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -51,8 +103,8 @@ func (m *Manager) Acquire(ctx context.Context, cfg Config) (*Conn, error) {
 	}
 	key := cfg.key()
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.closed {
-		m.mu.Unlock()
 		return nil, fmt.Errorf("server %q: %w: manager closed", cfg.Name, ErrClosed)
 	}
 	s := m.servers[key]
@@ -62,44 +114,44 @@ func (m *Manager) Acquire(ctx context.Context, cfg Config) (*Conn, error) {
 		go s.run()
 	}
 	s.refs++
-	m.mu.Unlock()
-
-	select {
-	case <-s.ready:
-	case <-ctx.Done():
-		m.release(s)
-		return nil, fmt.Errorf("server %q: gave up waiting for it to start: %w", cfg.Name, ctx.Err())
-	}
-	if s.startErr != nil {
-		m.release(s)
-		return nil, s.startErr
-	}
-	return &Conn{s: s}, nil
+	return s, nil
 }
 
 // release drops one reference; the last one closes the connection and
 // waits for its teardown.
 func (m *Manager) release(s *server) {
 	m.mu.Lock()
-	s.refs--
-	last := s.refs == 0
-	if last && m.servers[s.key] == s {
-		delete(m.servers, s.key)
-	}
+	last := m.drop(s)
 	m.mu.Unlock()
 	if last {
 		s.close()
 	}
 }
 
-// forget removes a server that failed to start, so the next Acquire tries
-// again rather than sharing the failure.
-func (m *Manager) forget(s *server) {
+// abandon drops a reference its holder never got to use (a failed or
+// given-up Acquire). The last one closes the connection without waiting:
+// tearing down a server that hangs takes seconds, which the caller should
+// not wait out. Close waits for it.
+func (m *Manager) abandon(s *server) {
 	m.mu.Lock()
-	if m.servers[s.key] == s {
+	defer m.mu.Unlock()
+	if m.drop(s) {
+		s.stop()
+		if !m.closed { // else Close is closing it already
+			m.abandoned.Go(s.close)
+		}
+	}
+}
+
+// drop removes one reference and reports whether it was the last; m.mu is
+// held.
+func (m *Manager) drop(s *server) bool {
+	s.refs--
+	last := s.refs == 0
+	if last && m.servers[s.key] == s {
 		delete(m.servers, s.key)
 	}
-	m.mu.Unlock()
+	return last
 }
 
 // Close closes every connection, whatever its references, and waits for
@@ -118,5 +170,6 @@ func (m *Manager) Close() error {
 		wg.Go(s.close)
 	}
 	wg.Wait()
+	m.abandoned.Wait()
 	return nil
 }

@@ -24,7 +24,8 @@ var (
 
 // process is a stdio server: the command runs in its own process group so
 // that teardown reaches every child it spawned (npx → node, sh → server),
-// and a reaper goroutine always Waits so no zombie is left behind.
+// a reaper goroutine always Waits so no zombie is left behind, and on Linux
+// the kernel kills it if the agent dies without a teardown (startChild).
 type process struct {
 	cmd     *exec.Cmd
 	stdin   *os.File // our end of the child's stdin
@@ -66,7 +67,8 @@ func startProcess(cfg *Config, onStderr func(line string)) (*process, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	reaped, err := startChild(cmd)
+	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, err
 	}
@@ -83,6 +85,7 @@ func startProcess(cfg *Config, onStderr func(line string)) (*process, error) {
 	}
 	go func() {
 		p.waitErr = cmd.Wait()
+		reaped()
 		close(p.exited)
 	}()
 	go p.readStderr(errR, onStderr)
@@ -114,6 +117,23 @@ func (p *process) readStderr(r *os.File, onStderr func(string)) {
 			onStderr(line)
 		}
 		if err != nil {
+			return
+		}
+	}
+}
+
+// settleMax bounds how long a failed start waits for its process to exit
+// and its stderr to drain, for the reason.
+const settleMax = 500 * time.Millisecond
+
+// settle waits up to d for the process to exit and its stderr to end.
+func (p *process) settle(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for _, ch := range []chan struct{}{p.exited, p.stderrDone} {
+		select {
+		case <-ch:
+		case <-t.C:
 			return
 		}
 	}

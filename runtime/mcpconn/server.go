@@ -35,8 +35,10 @@ type server struct {
 
 	refs int // guarded by m.mu
 
-	ready    chan struct{} // closed after the first connect attempt
-	startErr error         // set before ready closes
+	tried    chan struct{} // closed after the first attempt, whatever its outcome
+	cameUp   chan struct{} // closed when an attempt first connects
+	upOnce   sync.Once
+	failures sync.WaitGroup // teardowns of failed attempts, off the waiting path
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -68,7 +70,8 @@ func newServer(m *Manager, key string, cfg Config) *server {
 	return &server{
 		m: m, key: key, cfg: cfg,
 		log:      cfg.Logger.With("server", cfg.Name),
-		ready:    make(chan struct{}),
+		tried:    make(chan struct{}),
+		cameUp:   make(chan struct{}),
 		closing:  make(chan struct{}),
 		done:     make(chan struct{}),
 		lifeCtx:  ctx,
@@ -80,11 +83,27 @@ func newServer(m *Manager, key string, cfg Config) *server {
 
 // close stops the connection and waits until its process is reaped.
 func (s *server) close() {
+	s.stop()
+	<-s.done
+}
+
+// stop tells the supervisor to tear everything down.
+func (s *server) stop() {
 	s.closeOnce.Do(func() {
 		close(s.closing)
 		s.lifeStop()
 	})
-	<-s.done
+}
+
+// stillStarting gives a holder that stopped waiting before the first
+// attempt ended a reason to show until that attempt reports its own.
+func (s *server) stillStarting(timeout time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == errNotStarted {
+		s.err = fmt.Errorf("no answer within the startup timeout (%s) yet; still trying", timeout)
+		s.health = HealthRed
+	}
 }
 
 // attempt is one connected session and what must be released with it.
@@ -103,55 +122,64 @@ func (a *attempt) close() {
 
 func (s *server) run() {
 	defer close(s.done)
-	a, err := s.connect(0)
-	if err != nil {
-		if s.isClosing() {
-			s.log.Info("server.stop", "transport", s.cfg.transport(), "reason", "abandoned while starting")
-		}
-		s.startErr = err
-		s.m.forget(s)
-		close(s.ready)
+	defer s.failures.Wait()
+	a := s.connectLoop(0)
+	if a == nil {
+		s.down(ErrClosed, false)
+		s.log.Info("server.stop", "transport", s.cfg.transport(), "reason", "abandoned while starting")
 		return
 	}
-	s.up(a, 0)
-	close(s.ready)
 	for {
 		reason := s.watch(a)
 		a.close()
 		if s.isClosing() {
-			s.down(ErrClosed, false)
-			s.log.Info("server.stop", "transport", s.cfg.transport())
-			return
+			break
 		}
-		reason = s.withProcessState(reason, a.link)
-		s.down(reason, true)
-		if a = s.reconnect(); a == nil {
-			s.down(ErrClosed, false)
-			s.log.Info("server.stop", "transport", s.cfg.transport())
-			return
+		s.down(s.withProcessState(reason, a.link), true)
+		if a = s.connectLoop(1); a == nil {
+			break
 		}
 	}
+	s.down(ErrClosed, false)
+	s.log.Info("server.stop", "transport", s.cfg.transport())
 }
 
-// reconnect retries with exponential backoff until it connects or the
-// server is closed (nil).
-func (s *server) reconnect() *attempt {
-	delay := minBackoff
-	for n := 1; ; n++ {
-		if !s.sleep(delay) {
+// connectLoop makes attempts numbered from n on, with exponential backoff
+// between them, until one connects or the server is closed (nil). A
+// reconnect (n > 0) waits before its first attempt too. Each failure is a
+// server.fail event and leaves the server red with the reason; Acquire
+// waits for the outcome of attempt 0 only.
+func (s *server) connectLoop(n int) *attempt {
+	var delay time.Duration // the last wait
+	if n > 0 {
+		if delay = minBackoff; !s.sleep(delay) {
 			return nil
 		}
+	}
+	for ; ; n++ {
 		a, err := s.connect(n)
 		if err == nil {
 			s.up(a, n)
+		}
+		delay = min(max(delay*2, minBackoff), maxBackoff)
+		if err != nil && !s.isClosing() {
+			s.down(err, false)
+			level := slog.LevelWarn
+			if n == 0 {
+				level = slog.LevelError
+			}
+			s.log.Log(context.Background(), level, "server.fail", "transport", s.cfg.transport(), "reason", err.Error(),
+				"attempt", n, "retry_in_ms", delay.Milliseconds())
+		}
+		if n == 0 {
+			close(s.tried)
+		}
+		if err == nil {
 			return a
 		}
-		if s.isClosing() {
+		if !s.sleep(delay) {
 			return nil
 		}
-		delay = min(delay*2, maxBackoff)
-		s.log.Warn("server.fail", "transport", s.cfg.transport(), "reason", err.Error(),
-			"attempt", n, "retry_in_ms", delay.Milliseconds())
 	}
 }
 
@@ -188,7 +216,7 @@ func (s *server) connect(n int) (*attempt, error) {
 	if err != nil {
 		timer.Stop()
 		stop()
-		return nil, s.failStart(n, fmt.Errorf("start: %w", err), nil)
+		return nil, s.failStart(fmt.Errorf("start: %w", err), nil)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, &mcp.ClientOptions{
 		Capabilities:           &mcp.ClientCapabilities{},
@@ -206,34 +234,36 @@ func (s *server) connect(n int) (*attempt, error) {
 	}
 	if !timer.Stop() {
 		err = fmt.Errorf("no answer within the startup timeout (%s)", timeout)
+	} else if err != nil && l.proc != nil {
+		// Most often the process is exiting: its status and last words
+		// make the reason, and are worth part of the time left.
+		l.proc.settle(min(time.Until(start.Add(timeout)), settleMax))
 	}
 	if err != nil {
-		if cs != nil {
-			cs.Close()
-		}
-		l.release()
-		stop()
-		return nil, s.failStart(n, err, l)
+		err = s.failStart(err, l) // before the teardown: the process's state is the reason
+		// Tearing a hung server down takes seconds (stdin, SIGTERM, SIGKILL
+		// graces); nobody waiting for the outcome should wait for that.
+		s.failures.Go(func() {
+			if cs != nil {
+				cs.Close()
+			}
+			l.release()
+			stop()
+		})
+		return nil, err
 	}
 	s.log.Info("server.start", "transport", s.cfg.transport(), "tools", len(tools),
 		"protocol", cs.InitializeResult().ProtocolVersion, "latency_ms", time.Since(start).Milliseconds(), "attempt", n)
 	return &attempt{cs: cs, link: l, stop: stop, tools: tools}, nil
 }
 
-// failStart turns a failed attempt into the error callers see: named,
-// with how the process ended and what it said last, secrets redacted. The
-// first attempt's failure is the server.fail event; reconnect logs its own.
-func (s *server) failStart(n int, err error, l *link) error {
+// failStart turns a failed attempt into its reason: how the process ended
+// and what it said last, secrets redacted.
+func (s *server) failStart(err error, l *link) error {
 	if s.isClosing() { // every holder gave up or the Manager closed: not news
-		return fmt.Errorf("server %q: %w", s.cfg.Name, ErrClosed)
+		return ErrClosed
 	}
-	reason := s.withProcessState(err.Error(), l)
-	err = fmt.Errorf("server %q: %s", s.cfg.Name, reason)
-	if n == 0 {
-		s.down(errors.New(reason), false)
-		s.log.Error("server.fail", "transport", s.cfg.transport(), "reason", reason)
-	}
-	return err
+	return errors.New(s.withProcessState(err.Error(), l))
 }
 
 func (s *server) withProcessState(reason string, l *link) string {
@@ -363,13 +393,20 @@ func (s *server) refreshTools(a *attempt) {
 	go s.notify()
 }
 
-// up publishes a connected attempt.
+// up publishes a connected attempt. Holders hear of it when the tools
+// changed, and always when the server comes up for the first time after
+// failed attempts: its tools appear.
 func (s *server) up(a *attempt, n int) {
+	first := false
+	s.upOnce.Do(func() { first = true })
 	s.mu.Lock()
-	changed := n > 0 && !sameTools(s.tools, a.tools)
+	changed := n > 0 && (first || !sameTools(s.tools, a.tools))
 	s.mu.Unlock()
 	s.publish(a, a.tools)
 	s.setHealth(HealthGreen, "")
+	if first {
+		close(s.cameUp)
+	}
 	if changed {
 		s.log.Info("server.tools_changed", "tools", len(a.tools))
 		go s.notify()

@@ -69,8 +69,9 @@ func (c *Clients) Len() int {
 // Handler is the streamable HTTP endpoint, guarded against DNS rebinding.
 func (c *Clients) Handler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(c.serverFor, &mcp.StreamableHTTPOptions{
-		Logger:         quietLogger(c.opts.Logger),
-		SessionTimeout: clientIdle,
+		Logger:              quietLogger(c.opts.Logger),
+		SessionTimeout:      clientIdle,
+		MaxRequestBodyBytes: int64(c.opts.MaxMessageBytes), // as in Server.Handler
 	})
 	return rebindingGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Only an initialize POSTed without a session ID starts an MCP

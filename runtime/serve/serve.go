@@ -47,14 +47,19 @@ type Options struct {
 	Version string
 	// Logger receives serve events; nil discards them.
 	Logger *slog.Logger
+	// MaxMessageBytes caps one message from a client: a stdio line
+	// (default DefaultMaxStdioBytes, 16 MiB) and an HTTP request body
+	// (default go-sdk's, 4 MiB).
+	MaxMessageBytes int
 }
 
 // Server is one session served over MCP. Create it with New and release it
 // with Close; it may serve stdio and HTTP connections at the same time.
 type Server struct {
-	sess   Session
-	mcp    *mcp.Server
-	logger *slog.Logger
+	sess       Session
+	mcp        *mcp.Server
+	logger     *slog.Logger
+	maxMessage int
 
 	unsubscribe func()
 
@@ -96,12 +101,13 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 		version = "dev"
 	}
 	s := &Server{
-		sess:      sess,
-		logger:    logger,
-		listed:    map[string]listing{},
-		dirty:     make(chan struct{}, 1),
-		done:      make(chan struct{}),
-		onConnect: onConnect,
+		sess:       sess,
+		logger:     logger,
+		maxMessage: opts.MaxMessageBytes,
+		listed:     map[string]listing{},
+		dirty:      make(chan struct{}, 1),
+		done:       make(chan struct{}),
+		onConnect:  onConnect,
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, &mcp.ServerOptions{
 		Instructions: strings.Join(sess.Instructions(), "\n\n"),

@@ -17,9 +17,16 @@ import (
 
 // ServeIO serves one MCP connection of newline-delimited JSON-RPC over in
 // and out (stdin and stdout for an agent binary) until the client hangs up
-// or ctx is cancelled; both are a clean end (nil).
+// or ctx is cancelled; both are a clean end (nil). A line that is not a
+// JSON-RPC message, nests too deep or is over Options.MaxMessageBytes is
+// answered with a JSON-RPC error if its id can be found, dropped if not,
+// and the connection goes on.
 func (s *Server) ServeIO(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	max := s.maxMessage
+	if max <= 0 {
+		max = DefaultMaxStdioBytes
+	}
+	err := s.mcp.Run(ctx, &stdioTransport{in: in, out: out, max: max, logger: s.logger})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return nil
 	}
@@ -35,6 +42,9 @@ const shutdownGrace = 3 * time.Second
 func (s *Server) Handler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger: quietLogger(s.logger),
+		// go-sdk reads a body through http.MaxBytesReader (413 beyond) and
+		// refuses JSON nested over 1000 levels (400).
+		MaxRequestBodyBytes: int64(s.maxMessage),
 	})
 	return rebindingGuard(h)
 }
