@@ -101,11 +101,61 @@ func (r *resolver) buildCatalog(spec *ir.Spec) {
 			}
 		}
 	}
+	r.checkAllowedCollisions()
 	r.catalogList = keys(r.catalog)
 	for _, name := range r.catalogList {
 		r.catalogEntries = append(r.catalogEntries, r.catalog[name])
 		spec.Catalog = append(spec.Catalog, r.catalog[name].tool)
 	}
+}
+
+// checkAllowedCollisions reports declared tools that take the exposed name
+// of a server tool an allow list names exactly: the server's own
+// allow_tools or a bundle's. The server will expose that tool under the
+// same name, so the clash is certain without a lock entry; with one, the
+// catalog has already reported it.
+func (r *resolver) checkAllowedCollisions() {
+	reported := map[string]bool{}
+	check := func(s *serverBlock, list []str, owner string, ctx hcl.Range) {
+		for _, a := range list {
+			if isGlob(a.Val) || !serverExposes(s, a.Val) || r.locked(s.Name, a.Val) {
+				continue
+			}
+			exposed := runtime.ExposedName(s.Name, r.sep, a.Val)
+			t := r.tools[exposed]
+			if t == nil || reported[exposed] {
+				continue
+			}
+			reported[exposed] = true
+			r.errorf(a.Range, ctx, "Exposed name collision", "%q in %s is exposed as %q, the name of tool %q declared at %s, so one of them could never be called. Rename the declared tool, or remove %q from the list.", a.Val, owner, exposed, t.Name, shortPos(t.NameRange), a.Val)
+		}
+	}
+	for _, s := range r.cfg.servers {
+		if r.servers[s.Name] == s {
+			check(s, s.AllowTools, fmt.Sprintf("the allow_tools of server %q", s.Name), s.DeclRange)
+		}
+	}
+	for _, b := range r.cfg.bundles {
+		if b.Server == nil || r.bundles[b.Name] != b {
+			continue
+		}
+		if s := r.servers[b.Server.Name]; s != nil {
+			check(s, b.AllowTools, fmt.Sprintf("the allow_tools of bundle %q (server %q)", b.Name, s.Name), b.DeclRange)
+		}
+	}
+}
+
+// locked reports whether the lock file records tool for server.
+func (r *resolver) locked(server, tool string) bool {
+	if r.cfg.lock == nil || r.cfg.lock.Servers[server] == nil {
+		return false
+	}
+	for _, lt := range r.cfg.lock.Servers[server].Tools {
+		if lt.Name == tool {
+			return true
+		}
+	}
+	return false
 }
 
 // lockKeyRange points at "name" in the lock file, or at its start.
