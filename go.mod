@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/agext/levenshtein v1.2.1
+	github.com/apparentlymart/go-textseg/v15 v15.0.0
 	github.com/coder/websocket v1.8.15
 	github.com/dave/jennifer v1.7.1
 	github.com/google/go-cmp v0.7.0
@@ -18,7 +19,6 @@ require (
 )
 
 require (
-	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
 	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
