@@ -46,7 +46,7 @@ func ReadSpecFile(path string) ([]byte, hcl.Diagnostics) {
 	if err == nil {
 		defer root.Close()
 		var b []byte
-		if b, err = readRegular(rootFS{root.FS(), root}, filepath.Base(path), maxSpecFileBytes); err == nil {
+		if b, err = readRegular(rootFS{root}, filepath.Base(path), maxSpecFileBytes); err == nil {
 			return b, nil
 		}
 	}

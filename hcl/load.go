@@ -49,7 +49,7 @@ func LoadDir(dir string) (*ir.Spec, map[string]*hcl.File, hcl.Diagnostics) {
 		return nil, map[string]*hcl.File{}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Spec directory not found", Detail: fmt.Sprintf("Cannot read the spec directory: %s.", unwrapPathErr(err))}}
 	}
 	defer root.Close()
-	return LoadFS(dir, rootFS{root.FS(), root})
+	return LoadFS(dir, rootFS{root})
 }
 
 // LoadFiles loads a spec held in memory: file name (relative to dir) →

@@ -33,11 +33,12 @@ type TooLargeError struct{ Limit int64 }
 func (e *TooLargeError) Error() string { return "it is larger than " + sizeName(e.Limit) }
 
 // rootFS is the spec directory opened through os.Root: reads stay inside
-// it, and files are opened without blocking.
-type rootFS struct {
-	fs.FS
-	root *os.Root
-}
+// it, Stat does not open the file, and files are opened without blocking.
+type rootFS struct{ root *os.Root }
+
+func (r rootFS) Open(name string) (fs.File, error)          { return r.root.FS().Open(name) }
+func (r rootFS) Stat(name string) (fs.FileInfo, error)      { return r.root.Stat(name) }
+func (r rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(r.root.FS(), name) }
 
 // readRegular reads name if it is a regular file (after symlinks inside
 // fsys) of at most limit bytes. The type is checked before opening, since
