@@ -349,9 +349,10 @@ func singleton(kind string, rng, prev hcl.Range) *hcl.Diagnostic {
 // checkNesting reports a file that nests deeper than maxNesting, at the
 // byte where it does, or nil.
 func checkNesting(filename string, src []byte, isJSON bool) *hcl.Diagnostic {
-	at := -1
+	var at int
+	what := "brackets, blocks, templates or operators"
 	if isJSON {
-		at = jsonNesting(src, maxNesting)
+		at, what = jsonNesting(src, maxNesting), "objects, arrays and the templates in strings"
 	} else {
 		at = nativeNesting(src, maxNesting)
 	}
@@ -363,7 +364,7 @@ func checkNesting(filename string, src []byte, isJSON bool) *hcl.Diagnostic {
 	return &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  "Nesting too deep",
-		Detail:   fmt.Sprintf("%s nests brackets, blocks, templates or operators more than %d levels deep here. toolgen reads at most %d levels, far more than a spec needs, so that a hostile file cannot exhaust the parser's stack; flatten the expression.", filename, maxNesting, maxNesting),
+		Detail:   fmt.Sprintf("%s nests %s more than %d levels deep here. toolgen reads at most %d levels, far more than a spec needs, so that a hostile file cannot exhaust the parser's stack; flatten the expression.", filename, what, maxNesting, maxNesting),
 		Subject:  &rng,
 	}
 }

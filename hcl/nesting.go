@@ -19,7 +19,7 @@ const maxNesting = 256
 
 // The nesting scanners below read a file once, before it is parsed, and
 // return the byte offset at which nesting first exceeds the limit, or -1.
-// They follow the lexers exactly where it decides what is code and what
+// They follow the lexers exactly where those decide what is code and what
 // is text (strings, heredocs, comments, template sequences): text that a
 // lexer reads as code must never be skipped here, or a deep expression
 // could hide in it. Where the lexers give up on malformed input, the
