@@ -154,7 +154,7 @@ func (s *nestScanner) code(i int) (int, bool) {
 		return i + 1, true
 	case c == '{':
 		kind := byte(frameBrace)
-		if firstWord(src, i+1) == "for" {
+		if string(firstWord(src, i+1)) == "for" {
 			kind = frameFor
 		}
 		return advance(i, i+1, s.push(nestFrame{kind: kind}))
@@ -264,7 +264,7 @@ func (s *nestScanner) directive(f *nestFrame, i int) bool {
 	if i < len(s.src) && s.src[i] == '~' {
 		i++
 	}
-	switch firstWord(s.src, i) {
+	switch string(firstWord(s.src, i)) {
 	case "if", "for":
 		return s.addOp(f)
 	case "endif", "endfor":
@@ -329,8 +329,9 @@ func heredocStart(src []byte, i int) ([]byte, int) {
 }
 
 // firstWord is the identifier or keyword the parser reads first at i,
-// past spaces, newlines and comments; "" when something else comes first.
-func firstWord(src []byte, i int) string {
+// past spaces, newlines and comments; empty when something else comes
+// first.
+func firstWord(src []byte, i int) []byte {
 	for i < len(src) {
 		switch c := src[i]; {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
@@ -338,20 +339,20 @@ func firstWord(src []byte, i int) string {
 		case c == '#' || c == '/' && i+1 < len(src) && src[i+1] == '/':
 			j := bytes.IndexByte(src[i:], '\n')
 			if j < 0 {
-				return ""
+				return nil
 			}
 			i += j
 		case c == '/' && i+1 < len(src) && src[i+1] == '*':
 			j := bytes.Index(src[i+2:], []byte("*/"))
 			if j < 0 {
-				return ""
+				return nil
 			}
 			i += 2 + j + 2
 		default:
-			return string(src[i:identEnd(src, i)])
+			return src[i:identEnd(src, i)]
 		}
 	}
-	return ""
+	return nil
 }
 
 // identEnd is the end of the identifier (or keyword) starting at i, or i:

@@ -2,6 +2,7 @@ package hcl
 
 import (
 	"bytes"
+	"fmt"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -297,5 +298,20 @@ func TestDeepLock(t *testing.T) {
 	_, _, diags := LoadFiles("deep", files)
 	if len(diags) != 1 || diags[0].Summary != "Nesting too deep" || diags[0].Subject == nil || diags[0].Subject.Filename != "deep/"+LockFileName {
 		t.Fatalf("got %v, want one Nesting too deep in the lock file", diags)
+	}
+}
+
+// BenchmarkNativeNesting scans a 10,000-tool spec (about 3 MB), the size
+// of the synthetic generate benchmark: the scan runs before every parse.
+func BenchmarkNativeNesting(b *testing.B) {
+	var src bytes.Buffer
+	for i := range 10000 {
+		fmt.Fprintf(&src, "tool \"t%d\" {\n  description = \"Tool %d reads ${x} files (and more) from the workspace.\"\n  keywords    = [\"read\", \"file\", \"t%d\"]\n  input_schema = {\n    type       = \"object\"\n    properties = { path = { type = \"string\", minimum = -1 } }\n  }\n  policy = policy.read\n}\n\n", i, i, i)
+	}
+	b.SetBytes(int64(src.Len()))
+	for b.Loop() {
+		if at := nativeNesting(src.Bytes(), maxNesting); at >= 0 {
+			b.Fatalf("too deep at %d", at)
+		}
 	}
 }
