@@ -14,30 +14,35 @@ import (
 
 // The catalog is every tool known at generate time, by exposed name.
 
-// Tools the runtime provides itself; declared names must not take them.
-var runtimeTools = []string{
-	"list_available_agents", "mcp_call_tool", "mcp_get_tool_schema", "mcp_list_tools", "output_read",
-	"spawn_agents", "tool_active", "tool_describe", "tool_find", "tool_load",
-}
-
-// Namespaces of runtime tools: agent__<sub-agent>, agent__final_report, router__handoff-to.
-var runtimeNamespaces = []string{"agent", "router"}
-
+// checkReserved applies the runtime's one rule for its own tool names
+// (runtime.IsReservedToolName) to declared tools, and refuses a server all
+// of whose exposed names would fall under it. Locked server tools are
+// checked one by one in buildCatalog.
 func (r *resolver) checkReserved() {
 	for _, t := range r.cfg.tools {
-		reserved := contains(runtimeTools, t.Name)
-		for _, ns := range runtimeNamespaces {
-			reserved = reserved || strings.HasPrefix(t.Name, ns+r.sep)
-		}
-		if reserved {
-			r.errorf(t.NameRange, t.DeclRange, "Reserved tool name", "The tool name %q is provided by the toolgen runtime (discovery, meta, sub-agent and router tools use %s and the agent%s and router%s prefixes); pick another name.", t.Name, quoteList(runtimeTools), r.sep, r.sep)
+		if runtime.IsReservedToolName(t.Name) {
+			r.errorf(t.NameRange, t.DeclRange, "Reserved tool name", "The tool name %q is taken by the toolgen runtime's own tools (discovery, meta, coordination, router and output tools, and agent__ followed by any name, whatever the separator), so the runtime would never call this tool. Pick another name.", t.Name)
 		}
 	}
 	for _, s := range r.cfg.servers {
-		if contains(runtimeNamespaces, s.Name) {
-			r.errorf(s.NameRange, s.DeclRange, "Reserved server name", "A server named %q would expose tools as %s%s…, the namespace of the runtime's own tools; pick another name.", s.Name, s.Name, r.sep)
+		if reservedServer(s.Name, r.sep) {
+			example := runtime.ExposedName(s.Name, r.sep, "TOOL")
+			r.errorf(s.NameRange, s.DeclRange, "Reserved server name", "Server %q would expose its tools as %s, a name the toolgen runtime keeps for its own tools whatever the tool, so none of them could be called. Pick another server name.", s.Name, example)
 		}
 	}
+}
+
+// reservedServer reports whether every tool a server could expose would
+// take a runtime name. The rule reserves a few fixed names and a prefix,
+// so a server whose exposed names are reserved for two unrelated tool
+// names is covered by the prefix.
+func reservedServer(server, sep string) bool {
+	for _, probe := range []string{"x", "y"} {
+		if !runtime.IsReservedToolName(runtime.ExposedName(server, sep, probe)) {
+			return false
+		}
+	}
+	return true
 }
 
 // buildCatalog collects declared tools and locked server tools by exposed
@@ -78,6 +83,9 @@ func (r *resolver) buildCatalog(spec *ir.Spec) {
 				}
 				exposed := runtime.ExposedName(s.Name, r.sep, lt.Name)
 				if runtime.IsReservedToolName(exposed) {
+					if reservedServer(s.Name, r.sep) {
+						continue // reported once, at the server
+					}
 					r.errorf(s.NameRange, s.DeclRange, "Reserved tool name", "Server %q lists tool %q (%s), exposed as %q: a name the toolgen runtime provides itself, so the runtime would never call the server's tool. Filter it out with deny_tools, or rename the server.", s.Name, lt.Name, r.cfg.lockFile, exposed)
 					continue
 				}
@@ -93,11 +101,61 @@ func (r *resolver) buildCatalog(spec *ir.Spec) {
 			}
 		}
 	}
+	r.checkAllowedCollisions()
 	r.catalogList = keys(r.catalog)
 	for _, name := range r.catalogList {
 		r.catalogEntries = append(r.catalogEntries, r.catalog[name])
 		spec.Catalog = append(spec.Catalog, r.catalog[name].tool)
 	}
+}
+
+// checkAllowedCollisions reports declared tools that take the exposed name
+// of a server tool an allow list names exactly: the server's own
+// allow_tools or a bundle's. The server will expose that tool under the
+// same name, so the clash is certain without a lock entry; with one, the
+// catalog has already reported it.
+func (r *resolver) checkAllowedCollisions() {
+	reported := map[string]bool{}
+	check := func(s *serverBlock, list []str, owner string, ctx hcl.Range) {
+		for _, a := range list {
+			if isGlob(a.Val) || !serverExposes(s, a.Val) || r.locked(s.Name, a.Val) {
+				continue
+			}
+			exposed := runtime.ExposedName(s.Name, r.sep, a.Val)
+			t := r.tools[exposed]
+			if t == nil || reported[exposed] {
+				continue
+			}
+			reported[exposed] = true
+			r.errorf(a.Range, ctx, "Exposed name collision", "%q in %s is exposed as %q, the name of tool %q declared at %s, so one of them could never be called. Rename the declared tool, or remove %q from the list.", a.Val, owner, exposed, t.Name, shortPos(t.NameRange), a.Val)
+		}
+	}
+	for _, s := range r.cfg.servers {
+		if r.servers[s.Name] == s {
+			check(s, s.AllowTools, fmt.Sprintf("the allow_tools of server %q", s.Name), s.DeclRange)
+		}
+	}
+	for _, b := range r.cfg.bundles {
+		if b.Server == nil || r.bundles[b.Name] != b {
+			continue
+		}
+		if s := r.servers[b.Server.Name]; s != nil {
+			check(s, b.AllowTools, fmt.Sprintf("the allow_tools of bundle %q (server %q)", b.Name, s.Name), b.DeclRange)
+		}
+	}
+}
+
+// locked reports whether the lock file records tool for server.
+func (r *resolver) locked(server, tool string) bool {
+	if r.cfg.lock == nil || r.cfg.lock.Servers[server] == nil {
+		return false
+	}
+	for _, lt := range r.cfg.lock.Servers[server].Tools {
+		if lt.Name == tool {
+			return true
+		}
+	}
+	return false
 }
 
 // lockKeyRange points at "name" in the lock file, or at its start.

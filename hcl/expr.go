@@ -488,7 +488,7 @@ func irKeyValues(kvs []keyValue) []ir.KeyValue {
 func checkGlobs(list []str) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, s := range list {
-		if _, err := path.Match(s.Val, ""); err != nil || s.Val == "" {
+		if !validGlob(s.Val) {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid glob",
@@ -501,6 +501,12 @@ func checkGlobs(list []str) hcl.Diagnostics {
 }
 
 func isGlob(s string) bool { return strings.ContainsAny(s, `*?[\`) }
+
+// validGlob reports whether path.Match accepts pattern.
+func validGlob(pattern string) bool {
+	_, err := path.Match(pattern, "")
+	return err == nil && pattern != ""
+}
 
 func quoteList(list []string) string {
 	q := make([]string, len(list))

@@ -1,6 +1,7 @@
 package hcl
 
 import (
+	"errors"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -33,11 +34,17 @@ func fileFunc(fsys fs.FS) function.Function {
 			if !fs.ValidPath(clean) || p == "" {
 				return cty.NilVal, function.NewArgErrorf(0, "%q is outside the spec directory; file() reads paths relative to it, without \"..\"", p)
 			}
-			b, err := fs.ReadFile(fsys, clean)
-			if isEscape(err) {
+			b, err := readRegular(fsys, clean, maxSpecFileBytes)
+			var nr *NotRegularError
+			var tl *TooLargeError
+			switch {
+			case isEscape(err):
 				return cty.NilVal, function.NewArgErrorf(0, "%q leads outside the spec directory through a symlink; file() reads only files inside it", p)
-			}
-			if err != nil {
+			case errors.As(err, &nr):
+				return cty.NilVal, function.NewArgErrorf(0, "%q is %s; file() reads only regular files, so that reading can neither block nor go on without end", p, modeName(nr.Mode))
+			case errors.As(err, &tl):
+				return cty.NilVal, function.NewArgErrorf(0, "%q is larger than %s, the most file() reads", p, sizeName(tl.Limit))
+			case err != nil:
 				return cty.NilVal, function.NewArgErrorf(0, "cannot read %q: %s", p, unwrapPathErr(err))
 			}
 			return cty.StringVal(string(b)), nil

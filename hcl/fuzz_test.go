@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,10 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Add([]byte("tool \"x\" {\n  go = \"a/b.C\"\n}\n"), []byte(`{"version":1,"servers":{}}`), false)
+	// Inputs within the nesting limit need less than 4 MB of stack; an
+	// input that gets past the limit and recurses deeper crashes here
+	// instead of at Go's 1 GB.
+	defer debug.SetMaxStack(debug.SetMaxStack(16 << 20))
 	f.Fuzz(func(t *testing.T, src, lock []byte, asJSON bool) {
 		name := "spec.hcl"
 		if asJSON {

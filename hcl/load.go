@@ -49,7 +49,7 @@ func LoadDir(dir string) (*ir.Spec, map[string]*hcl.File, hcl.Diagnostics) {
 		return nil, map[string]*hcl.File{}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Spec directory not found", Detail: fmt.Sprintf("Cannot read the spec directory: %s.", unwrapPathErr(err))}}
 	}
 	defer root.Close()
-	return LoadFS(dir, root.FS())
+	return LoadFS(dir, rootFS{root})
 }
 
 // LoadFiles loads a spec held in memory: file name (relative to dir) →
@@ -81,19 +81,29 @@ func loadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnos
 	parser := hclparse.NewParser()
 	var files []*hcl.File
 	for _, name := range names {
-		src, err := fs.ReadFile(fsys, name)
+		display := displayName(dir, name)
+		src, err := readRegular(fsys, name, maxSpecFileBytes)
 		if err != nil {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read spec file", Detail: fmt.Sprintf("Reading %s: %s.", displayName(dir, name), unwrapPathErr(err))})
+			summary, detail := fileProblem("Spec file", display, err)
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: fileStart(display).Ptr()})
+			continue
+		}
+		isJSON := strings.HasSuffix(name, ".hcl.json")
+		if d := checkNesting(display, src, isJSON); d != nil {
+			// Kept for the snippet, but never parsed: the parser recurses
+			// once or more per level.
+			parser.AddFile(display, &hcl.File{Bytes: src})
+			diags = append(diags, d)
 			continue
 		}
 		var f *hcl.File
 		var d hcl.Diagnostics
-		if strings.HasSuffix(name, ".hcl.json") {
-			f, d = parser.ParseJSON(src, displayName(dir, name))
+		if isJSON {
+			f, d = parser.ParseJSON(src, display)
 		} else {
-			f, d = parseHCL(parser, src, displayName(dir, name))
+			f, d = parseHCL(parser, src, display)
 		}
-		diags = append(diags, capParseDiags(d, displayName(dir, name))...)
+		diags = append(diags, capParseDiags(d, display)...)
 		if f != nil && f.Body != nil {
 			files = append(files, f)
 		}
@@ -336,17 +346,53 @@ func singleton(kind string, rng, prev hcl.Range) *hcl.Diagnostic {
 	}
 }
 
+// checkNesting reports a file that nests deeper than maxNesting, at the
+// byte where it does, or nil.
+func checkNesting(filename string, src []byte, isJSON bool) *hcl.Diagnostic {
+	var at int
+	what := "brackets, blocks, templates or operators"
+	if isJSON {
+		at, what = jsonNesting(src, maxNesting), "objects, arrays and the templates in strings"
+	} else {
+		at = nativeNesting(src, maxNesting)
+	}
+	if at < 0 {
+		return nil
+	}
+	rng := posRange(filename, src, at)
+	rng.End = posRange(filename, src, at+1).End
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Nesting too deep",
+		Detail:   fmt.Sprintf("%s nests %s more than %d levels deep here. toolgen reads at most %d levels, far more than a spec needs, so that a hostile file cannot exhaust the parser's stack; flatten the expression.", filename, what, maxNesting, maxNesting),
+		Subject:  &rng,
+	}
+}
+
+// fileStart is the range naming a whole file, at its first character.
+func fileStart(filename string) hcl.Range {
+	end := hcl.InitialPos
+	end.Byte, end.Column = 1, 2
+	return hcl.Range{Filename: filename, Start: hcl.InitialPos, End: end}
+}
+
 // readLock reads DIR/toolgen.lock.json when it exists.
 func readLock(dir string, fsys fs.FS) (*Lock, string, []byte, hcl.Diagnostics) {
 	name := displayName(dir, LockFileName)
-	b, err := fs.ReadFile(fsys, LockFileName)
+	b, err := readRegular(fsys, LockFileName, maxLockFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, name, nil, nil
 	}
-	rng := hcl.Range{Filename: name, Start: hcl.InitialPos, End: hcl.InitialPos}
+	rng := fileStart(name)
 	if err != nil {
-		return nil, name, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read lock file", Detail: fmt.Sprintf("Reading %s: %s.", name, unwrapPathErr(err)), Subject: &rng}}
+		summary, detail := fileProblem("Lock file", name, err)
+		return nil, name, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &rng}}
 	}
+	if at := lockNesting(b, maxNesting); at >= 0 {
+		rng = posRange(name, b, at)
+		return nil, name, b, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Nesting too deep", Detail: fmt.Sprintf("%s nests objects and arrays more than %d levels deep here; toolgen reads at most %d. Run toolgen lock to rewrite it.", name, maxNesting, maxNesting), Subject: &rng}}
+	}
+	rng = hcl.Range{Filename: name, Start: hcl.InitialPos, End: hcl.InitialPos}
 	lock, err := ParseLock(b)
 	if err != nil {
 		// Point at the byte the decoder stopped on, not at 1:1.

@@ -3,6 +3,7 @@ package hcl
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
@@ -230,6 +231,11 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 		if s.Queue != nil && r.lookup(*s.Queue) {
 			srv.Queue = s.Queue.Name
 		}
+		allow := s.AllowTools
+		if !s.Trusted {
+			notDenied := func(tool string) bool { return listAllows(false, nil, s.DenyTools, tool) }
+			allow = r.checkExactNames(s, s.AllowTools, notDenied, "its allow_tools", s.DeclRange)
+		}
 		if r.cfg.lock != nil && r.cfg.lock.Servers[s.Name] != nil {
 			locked := r.cfg.lock.Servers[s.Name].Tools
 			srv.Locked = []*ir.LockedTool{}
@@ -238,9 +244,52 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 				srv.Locked = append(srv.Locked, &ir.LockedTool{Name: lt.Name, Description: lt.Description, InputSchema: lt.InputSchema, Hash: lt.Hash})
 				raw = append(raw, lt.Name)
 			}
-			r.checkListAgainst(s.AllowTools, raw, "allow_tools", s.Name, s.DeclRange)
+			r.checkListAgainst(allow, raw, "allow_tools", s.Name, s.DeclRange)
 		}
 		out = append(out, srv)
+	}
+	return out
+}
+
+// checkExactNames refuses globs in an allow list of an untrusted server
+// (its own, or a bundle's; owner says whose): a glob would let the server add tools the spec
+// never named. It suggests the locked tools the glob matches among those
+// exposes lets through, and returns the list without its globs.
+func (r *resolver) checkExactNames(s *serverBlock, list []str, exposes func(string) bool, owner string, ctx hcl.Range) []str {
+	var exact []str
+	for _, p := range list {
+		if !isGlob(p.Val) {
+			exact = append(exact, p)
+			continue
+		}
+		if !validGlob(p.Val) {
+			continue // already an Invalid glob
+		}
+		detail := fmt.Sprintf("Server %q is untrusted, so %s take exact tool names only: the glob %q would let the server add tools the spec never named.", s.Name, owner, p.Val)
+		if lock := r.cfg.lock; lock != nil && lock.Servers[s.Name] != nil {
+			var matched []string
+			for _, lt := range lock.Servers[s.Name].Tools {
+				if globMatch(p.Val, lt.Name) && exposes(lt.Name) {
+					matched = append(matched, lt.Name)
+				}
+			}
+			if len(matched) > 0 {
+				detail += fmt.Sprintf(" When toolgen lock ran, it matched these tools; list the ones you need instead: allow_tools = [%s].", strings.Join(quoteEach(matched), ", "))
+			} else {
+				detail += " It matches none of the tools the server had when toolgen lock ran; list the exact names of the tools you need."
+			}
+		} else {
+			detail += " List the exact names of the tools you need; toolgen lock records the names the server offers."
+		}
+		r.errorf(p.Range, ctx, "Untrusted server with glob", "%s", detail)
+	}
+	return exact
+}
+
+func quoteEach(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = fmt.Sprintf("%q", s)
 	}
 	return out
 }
@@ -326,6 +375,11 @@ func (r *resolver) resolveBundles() []*ir.Bundle {
 				}
 				r.errorf(subject, b.DeclRange, "Untrusted server in direct bundle", "Server %q is untrusted, so its tools are never exposed directly; set mode = \"meta\" on bundle %q to reach them through mcp_list_tools and mcp_call_tool.", s.Name, b.Name)
 			}
+			allow := b.AllowTools
+			if !s.Trusted {
+				exposes := func(tool string) bool { return serverExposes(s, tool) }
+				allow = r.checkExactNames(s, b.AllowTools, exposes, fmt.Sprintf("the allow_tools of bundle %q", b.Name), b.DeclRange)
+			}
 			if r.cfg.lock != nil && r.cfg.lock.Servers[s.Name] != nil {
 				var raw []string
 				for _, lt := range r.cfg.lock.Servers[s.Name].Tools {
@@ -333,7 +387,7 @@ func (r *resolver) resolveBundles() []*ir.Bundle {
 						raw = append(raw, lt.Name)
 					}
 				}
-				r.checkListAgainst(b.AllowTools, raw, "allow_tools", s.Name, b.DeclRange)
+				r.checkListAgainst(allow, raw, "allow_tools", s.Name, b.DeclRange)
 			}
 		}
 		for _, t := range b.Tools {

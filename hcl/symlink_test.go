@@ -45,3 +45,31 @@ func TestFileSymlinkEscape(t *testing.T) {
 		t.Errorf("diagnostic range = %v, want main.hcl:2:23 (the file() argument)", d.Subject)
 	}
 }
+
+// TestSpecFileSymlinkEscape: a spec file that is a symlink out of the
+// directory was reported without a position. The diagnostic now names the
+// file, at 1:1, and says why it was not read; a symlink that stays inside
+// is read as usual.
+func TestSpecFileSymlinkEscape(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "other.hcl"), []byte("tool \"secret\" {\n  go = \"x.Y\"\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "real.hcl"), []byte(minimalTool), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.txt"), []byte("tool \"b\" {\n  go = \"x.B\"\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"escape.hcl": filepath.Join(outside, "other.hcl"), "b.hcl": "b.txt"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Skipf("symlinks unavailable: %v", err)
+		}
+	}
+	_, _, diags := LoadDir(dir)
+	oneDiag(t, diags, "Cannot read spec file", "escape.hcl is a symlink that leads out of the spec directory", "escape.hcl", 1, 1)
+	if d := diags[0]; d.Subject.Filename != filepath.Join(dir, "escape.hcl") || strings.Contains(d.Detail, "secret") {
+		t.Errorf("diagnostic %q at %v", d.Detail, d.Subject)
+	}
+}

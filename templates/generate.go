@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/hashicorp/hcl/v2"
@@ -111,8 +113,13 @@ func render(f *jen.File) ([]byte, error) {
 // Source is the spec directory as the header names it: relative to the
 // root of the Go module holding it and slash-separated, so output does not
 // depend on the machine or the working directory. Outside a module it is
-// the directory as given when relative, else its base name.
+// the directory as given when relative, else its base name. A path that
+// could not stand in a line comment as it is is quoted.
 func Source(dir string) string {
+	return commentSafe(sourcePath(dir))
+}
+
+func sourcePath(dir string) string {
 	abs, err := filepath.Abs(dir)
 	if err == nil {
 		if root := moduleRoot(abs); root != "" {
@@ -127,6 +134,17 @@ func Source(dir string) string {
 		}
 	}
 	return filepath.Base(abs)
+}
+
+// commentSafe returns s as it is when every character is printable, or
+// else as a quoted Go string: a newline would end the header comment and
+// leave the rest of the path as code. A path starting with a quote is
+// quoted too, so that a quoted header is never ambiguous.
+func commentSafe(s string) string {
+	if !utf8.ValidString(s) || strings.HasPrefix(s, `"`) || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 func hasDotDot(p string) bool {

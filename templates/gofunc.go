@@ -69,14 +69,35 @@ func ResolveGoTools(spec *ir.Spec) hcl.Diagnostics {
 		byPath[p.PkgPath] = p
 	}
 	out := outputImportPath(spec)
+	r := &goResolver{docs: map[*packages.Package]map[token.Pos]string{}, catalog: map[string][]*ir.CatalogTool{}}
+	for _, c := range spec.Catalog {
+		r.catalog[c.Name] = append(r.catalog[c.Name], c)
+	}
 	for _, t := range tools {
 		if d := checkImportable(t, out, byPath[t.Go.ImportPath]); d != nil {
 			diags = append(diags, d)
 			continue
 		}
-		diags = append(diags, resolveGoTool(spec, t, byPath[t.Go.ImportPath], cfg.Fset)...)
+		diags = append(diags, r.resolve(t, byPath[t.Go.ImportPath])...)
 	}
 	return diags
+}
+
+// goResolver is what the Go tools of a spec share, built once: a
+// package's field docs (walking its syntax once per tool made thousands
+// of tools of one package quadratic) and the catalog by name.
+type goResolver struct {
+	docs    map[*packages.Package]map[token.Pos]string
+	catalog map[string][]*ir.CatalogTool
+}
+
+func (r *goResolver) fieldDocs(pkg *packages.Package) map[token.Pos]string {
+	d, ok := r.docs[pkg]
+	if !ok {
+		d = fieldDocs(pkg)
+		r.docs[pkg] = d
+	}
+	return d
 }
 
 // checkImportable reports a tool package the generated package cannot
@@ -167,7 +188,7 @@ func goDiag(t *ir.Tool, summary, detail string) *hcl.Diagnostic {
 
 const wantSignature = "func(context.Context, Args) (Result, error) with Args a struct type"
 
-func resolveGoTool(spec *ir.Spec, t *ir.Tool, pkg *packages.Package, fset *token.FileSet) hcl.Diagnostics {
+func (r *goResolver) resolve(t *ir.Tool, pkg *packages.Package) hcl.Diagnostics {
 	g := t.Go
 	if pkg == nil || len(pkg.Errors) > 0 || pkg.Types == nil {
 		var msgs []string
@@ -236,7 +257,7 @@ func resolveGoTool(spec *ir.Spec, t *ir.Tool, pkg *packages.Package, fset *token
 		return bad("Result " + why)
 	}
 
-	b := &schemaBuilder{docs: fieldDocs(pkg), visiting: map[*types.Named]bool{}}
+	b := &schemaBuilder{docs: r.fieldDocs(pkg), visiting: map[*types.Named]bool{}}
 	schema := b.schemaOf(args, args.Obj().Name())
 	if len(b.problems) > 0 {
 		return hcl.Diagnostics{goDiag(t, "Unsupported Go argument type",
@@ -251,7 +272,11 @@ func resolveGoTool(spec *ir.Spec, t *ir.Tool, pkg *packages.Package, fset *token
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = raw
 	}
-	setCatalogParams(spec, t.Name, schemaParams(t.InputSchema))
+	for _, c := range r.catalog[t.Name] {
+		if len(c.Params) == 0 {
+			c.Params = schemaParams(t.InputSchema)
+		}
+	}
 	return nil
 }
 
@@ -337,12 +362,4 @@ func schemaParams(schema json.RawMessage) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func setCatalogParams(spec *ir.Spec, name string, params []string) {
-	for _, c := range spec.Catalog {
-		if c.Name == name && len(c.Params) == 0 {
-			c.Params = params
-		}
-	}
 }

@@ -3,6 +3,8 @@ package templates
 import (
 	"encoding/json"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +14,8 @@ import (
 	"time"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/toolgen-dev/toolgen/hcl"
 )
 
 func TestValuePrinter(t *testing.T) {
@@ -57,5 +61,53 @@ func TestSource(t *testing.T) {
 	}
 	if got := Source("./spec/"); got != "spec" {
 		t.Errorf("relative with ./ and /: %q", got)
+	}
+}
+
+// TestSourceOddPaths: a spec directory whose name holds a newline made
+// the header comment end early, and generate failed with "This is a bug in
+// toolgen". Such a path is quoted; ordinary ones are left as they are.
+func TestSourceOddPaths(t *testing.T) {
+	for dir, want := range map[string]string{
+		"my spec":       "my spec",
+		"spéc":          "spéc",
+		"a\nb":          `"a\nb"`,
+		"a\rb":          `"a\rb"`,
+		"tab\there":     `"tab\there"`,
+		"\"quoted\"":    `"\"quoted\""`,
+		"bad\xffutf8":   `"bad\xffutf8"`,
+		"line\u2028end": `"line\u2028end"`,
+	} {
+		if got := commentSafe(dir); got != want {
+			t.Errorf("commentSafe(%q) = %s, want %s", dir, got, want)
+		}
+	}
+
+	outside := t.TempDir()
+	dir := filepath.Join(outside, "spec\nvar injected = 1")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("cannot make a directory with a newline in its name: %v", err)
+	}
+	src := "policy \"p\" {\n  builtin       = \"fs_read\"\n  allowed_paths = [\".\"]\n}\n\ntool \"read\" {\n  policy = policy.p\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, diags := hcl.Load(dir)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	spec.Package = "odd"
+	files, diags := Generate(spec)
+	if diags.HasErrors() {
+		t.Fatalf("generate: %v", diags)
+	}
+	for name, b := range files {
+		lines := strings.SplitN(string(b), "\n", 3)
+		if want := `// source: "spec\nvar injected = 1"`; lines[1] != want {
+			t.Errorf("%s: header line 2 is %q, want %q", name, lines[1], want)
+		}
+		if _, err := parser.ParseFile(token.NewFileSet(), name, b, parser.PackageClauseOnly); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -42,6 +42,8 @@ var cliCases = []cliCase{
 	{"validate-text-unknown-references", "validate testdata/specs/invalid/unknown_references"},
 	{"validate-text-alias-cycle", "validate testdata/specs/invalid/alias_cycle"},
 	{"validate-json-untrusted", "validate --format=json testdata/specs/invalid/untrusted_direct_bundle"},
+	{"validate-text-nesting", "validate testdata/specs/invalid/nesting_too_deep"},
+	{"fmt-nesting", "fmt --format=short testdata/specs/invalid/nesting_too_deep"},
 	{"validate-flag-after-dir", "validate testdata/specs/invalid/subagent_cycle --format=short"},
 	{"validate-missing-dir", "validate --format=short testdata/specs/no_such_dir"},
 	{"validate-no-args", "validate"},
@@ -237,4 +239,24 @@ var ignoreRanges = cmp.Options{
 	cmpopts.IgnoreTypes(hcl.Range{}),
 	cmpopts.IgnoreFields(ir.Spec{}, "Dir"),
 	cmpopts.EquateEmpty(),
+}
+
+// TestDeepNestingCLI: validate, generate and fmt on a file of 100,000
+// nested parentheses crashed with a stack overflow (exit 2); each now
+// reports "Nesting too deep" at the file and exits 1.
+func TestDeepNestingCLI(t *testing.T) {
+	dir := t.TempDir()
+	n := 100000
+	src := "tool \"a\" {\n  description = " + strings.Repeat("(", n) + "\"x\"" + strings.Repeat(")", n) + "\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"validate", "generate", "fmt"} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{cmd, "--format=short", dir}, &stdout, &stderr)
+		want := filepath.Join(dir, "main.hcl") + ":2:272: error: Nesting too deep"
+		if code != exitDiags || !strings.HasPrefix(stderr.String(), want) {
+			t.Errorf("%s: exit %d, stderr %.300s; want %s", cmd, code, stderr.String(), want)
+		}
+	}
 }

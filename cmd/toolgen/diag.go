@@ -16,17 +16,17 @@ var diagFormats = []string{"text", "short", "json"}
 
 // writeDiags renders diagnostics in one of diagFormats:
 //
-//	text   HCL's snippet writer: the source lines with the range marked
+//	text   HCL's snippet format: the source lines with the range marked
 //	short  FILE:LINE:COL: error: SUMMARY: DETAIL, one per line
 //	json   an array of {severity, summary, detail, range}
 //
 // File names are shown relative to the working directory. files maps the
 // names in ranges to parsed files, for snippets.
 func writeDiags(w io.Writer, format string, diags hcl.Diagnostics, files map[string]*hcl.File) error {
+	relPath := relativeTo(workingDir())
 	switch format {
 	case "", "text":
-		tw := hcl.NewDiagnosticTextWriter(w, relFiles(files), 100, false)
-		return tw.WriteDiagnostics(relDiags(diags))
+		return newSnippetWriter(w, relFiles(files, relPath), 100).WriteDiagnostics(relDiags(diags, relPath))
 	case "short":
 		var b strings.Builder
 		for _, d := range diags {
@@ -90,25 +90,29 @@ func severity(s hcl.DiagnosticSeverity) string {
 	return "error"
 }
 
-// relPath shows an absolute file name relative to the working directory;
-// names that are already relative are left as they are.
-func relPath(name string) string {
-	if !filepath.IsAbs(name) {
+func workingDir() string {
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// relativeTo shows an absolute file name relative to the working
+// directory wd (asked once per rendering, not once per diagnostic); names
+// that are already relative are left as they are.
+func relativeTo(wd string) func(string) string {
+	return func(name string) string {
+		if !filepath.IsAbs(name) || wd == "" {
+			return name
+		}
+		if rel, err := filepath.Rel(wd, name); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
 		return name
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return name
-	}
-	if rel, err := filepath.Rel(wd, name); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return name
 }
 
 // relFiles and relDiags rename files the same way for the snippet writer,
 // which finds a diagnostic's source by its range's file name.
-func relFiles(files map[string]*hcl.File) map[string]*hcl.File {
+func relFiles(files map[string]*hcl.File, relPath func(string) string) map[string]*hcl.File {
 	out := make(map[string]*hcl.File, len(files))
 	for name, f := range files {
 		out[relPath(name)] = f
@@ -116,7 +120,7 @@ func relFiles(files map[string]*hcl.File) map[string]*hcl.File {
 	return out
 }
 
-func relDiags(diags hcl.Diagnostics) hcl.Diagnostics {
+func relDiags(diags hcl.Diagnostics, relPath func(string) string) hcl.Diagnostics {
 	out := make(hcl.Diagnostics, len(diags))
 	for i, d := range diags {
 		c := *d

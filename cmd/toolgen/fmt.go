@@ -41,10 +41,10 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 	files := map[string]*hcl.File{}
 	changed := 0
 	for _, p := range paths {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			fmt.Fprintf(stderr, "toolgen fmt: %v\n", err)
-			return exitDiags
+		src, d := spechcl.ReadSpecFile(p)
+		if d.HasErrors() {
+			diags = append(diags, d...)
+			continue
 		}
 		out, d := spechcl.Format(p, src)
 		if d.HasErrors() {

@@ -117,7 +117,9 @@ func staleOutputs(dir string, gen map[string][]byte) []string {
 	var stale []string
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || gen[name] != nil {
+		// Only regular files: opening a named pipe would block, and a
+		// symlink may lead anywhere.
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".go") || gen[name] != nil {
 			continue
 		}
 		if isGenerated(filepath.Join(dir, name)) {
@@ -156,7 +158,7 @@ func writeGenerated(dir string, gen map[string][]byte) error {
 	}
 	for _, name := range sortedNames(gen) {
 		path := filepath.Join(dir, name)
-		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, gen[name]) {
+		if old, err := readOutput(path); err == nil && bytes.Equal(old, gen[name]) {
 			continue
 		}
 		if err := writeAtomic(path, gen[name]); err != nil {
@@ -169,6 +171,19 @@ func writeGenerated(dir string, gen map[string][]byte) error {
 		}
 	}
 	return nil
+}
+
+// readOutput reads a file generate may replace, refusing anything but a
+// regular file (a named pipe there would block generate).
+func readOutput(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file; remove it", path)
+	}
+	return os.ReadFile(path)
 }
 
 // writeAtomic replaces path through a temporary file in the same
@@ -202,7 +217,7 @@ func checkGenerated(stdout, stderr io.Writer, dir string, gen map[string][]byte)
 	removed := staleOutputs(dir, gen)
 	for _, name := range slices.Concat(names, removed) {
 		path := filepath.Join(dir, name)
-		old, err := os.ReadFile(path)
+		old, err := readOutput(path)
 		if err != nil && !os.IsNotExist(err) {
 			fmt.Fprintf(stderr, "toolgen generate: %v\n", err)
 			return exitDiags

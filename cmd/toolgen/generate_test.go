@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -225,5 +226,68 @@ func TestUnifiedDiffMinimal(t *testing.T) {
 	want := "--- a\n+++ b\n@@ -498,7 +498,7 @@\n line 497\n line 498\n line 499\n-line 500\n+changed\n line 501\n line 502\n line 503\n"
 	if d != want {
 		t.Errorf("diff =\n%s\nwant\n%s", d, want)
+	}
+}
+
+// TestNamedPipes: a named pipe among the spec files or the outputs made
+// fmt and generate block forever opening it. Spec files must be regular
+// files (a diagnostic at the file); outputs that are not are replaced,
+// never read, and pipes among older outputs are left alone.
+func TestNamedPipes(t *testing.T) {
+	fifo := func(path string) {
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Skipf("named pipes unavailable: %v", err)
+		}
+	}
+	done := make(chan struct{})
+	defer close(done)
+	watch := func(pipes ...string) {
+		go func() {
+			for reported := false; ; reported = true {
+				select {
+				case <-done:
+					return
+				case <-time.After(20 * time.Second):
+				}
+				if !reported {
+					t.Errorf("blocked on a named pipe")
+				}
+				for _, p := range pipes {
+					if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+						w.Close()
+					}
+				}
+			}
+		}()
+	}
+
+	spec := writeSpec(t, smallSpec)
+	pipe := filepath.Join(spec, "pipe.hcl")
+	fifo(pipe)
+	watch(pipe)
+	for _, cmd := range [][]string{{"fmt", spec}, {"validate", "--format=short", spec}} {
+		code, _, stderr := runCLI(t, append(cmd, "--format=short")...)
+		if want := filepath.ToSlash(pipe) + ":1:1: error: Not a regular file: Spec file " + pipe + " is a named pipe (FIFO)"; code != exitDiags || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant %s", cmd[0], code, stderr, want)
+		}
+	}
+	os.Remove(pipe)
+
+	out := t.TempDir()
+	reg, old := filepath.Join(out, "registry_gen.go"), filepath.Join(out, "old_gen.go")
+	fifo(reg)
+	fifo(old)
+	watch(reg, old)
+	if code, _, stderr := runCLI(t, "generate", "--check", "-o", out, spec); code != exitDiags || !strings.Contains(stderr, "registry_gen.go is not a regular file") {
+		t.Errorf("generate --check: exit %d, stderr:\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "generate", "-o", out, spec); code != exitOK {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	if info, err := os.Lstat(reg); err != nil || !info.Mode().IsRegular() {
+		t.Errorf("registry_gen.go was not replaced by the generated file: %v", err)
+	}
+	if info, err := os.Lstat(old); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("a named pipe among the outputs was touched: %v", err)
 	}
 }

@@ -5,7 +5,7 @@ server "tool" { # ERROR: Reserved tool name
   command = "npx"
 }
 
-server "agent_" { # ERROR: Reserved tool name
+server "agent_" { # ERROR: Reserved server name
   command = "npx"
 }
 
