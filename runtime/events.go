@@ -13,6 +13,7 @@ const (
 	EventToolCall           = "tool.call"
 	EventToolBlocked        = "tool.blocked"
 	EventToolUnknown        = "tool.unknown"
+	EventToolLateResult     = "tool.late_result" // a result that arrived after a forced teardown, discarded
 	EventServerStart        = "server.start"
 	EventServerFail         = "server.fail"
 	EventServerHealth       = "server.health"
