@@ -2,10 +2,10 @@ package runtime
 
 import (
 	"context"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // agentLinked is the context every tool of an agent context runs with: the
@@ -24,21 +24,20 @@ type agentLinked struct {
 // linkContext returns ctx linked to the agent context, reusing the last
 // link made for the same caller context.
 func (st *agentState) linkContext(ctx context.Context) context.Context {
-	if c := st.linked.Load(); c != nil && c.parent == ctx {
+	if c := st.linked.Load(); c != nil && sameContext(c.parent, ctx) {
 		return c
 	}
 	c := &agentLinked{parent: ctx, agent: st.ctx}
-	if comparableContext(ctx) {
-		st.linked.Store(c)
-	}
+	st.linked.Store(c)
 	return c
 }
 
-// comparableContext reports whether ctx may be kept for the == test in
-// linkContext. Comparing two interfaces panics when both hold the same
-// non-comparable type; pointers and the empty contexts never do.
-func comparableContext(ctx context.Context) bool {
-	return ctx == context.Background() || ctx == context.TODO() || reflect.TypeOf(ctx).Kind() == reflect.Pointer
+// sameContext reports whether a and b are one interface value: the same
+// dynamic type and the same data word. That is == for pointers (every
+// cancellable context), costs two word compares, and cannot panic the way
+// == does on a non-comparable type; equal values boxed apart merely miss.
+func sameContext(a, b context.Context) bool {
+	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
 }
 
 func (c *agentLinked) Deadline() (time.Time, bool) { return c.parent.Deadline() }
