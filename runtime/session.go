@@ -257,8 +257,12 @@ func (s *Session) Servers() []ServerStatus {
 }
 
 // ToolsForStep routes a workflow step to its bundles (deny by default),
-// connects only the servers those bundles reference, and makes the step's
-// tools callable until the next ToolsForStep.
+// connects only the servers those bundles reference, and returns the
+// step's tools. Until the next ToolsForStep, LeaveStep or Switch the step
+// is the agent's whole policy: Tools() is the step's bundles (cut to
+// tools.allowed when the agent wrote it) plus the runtime tools the agent
+// declares (sub-agents, router, internal, discovery, output_read); its
+// own tools.use and meta bundles are not in force.
 func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string) ([]ToolInfo, error) {
 	st, err := s.enter(ctx, s.st.Load())
 	if err != nil {
@@ -280,6 +284,26 @@ func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string)
 		s.notify()
 	}
 	return list, nil
+}
+
+// LeaveStep ends the step ToolsForStep entered: the agent's own tools are
+// in force again. Outside a step it does nothing.
+func (s *Session) LeaveStep() {
+	st := s.st.Load()
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	if st.step == nil {
+		st.mu.Unlock()
+		return
+	}
+	st.step = nil
+	changed := st.rebuildSurfaceLocked()
+	st.mu.Unlock()
+	if changed {
+		s.notify()
+	}
 }
 
 func (s *Session) unknownAgent(name string) error {
@@ -369,7 +393,7 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	st.spill = newSpillStore(s.opts.SpillDir)
 	st.ctx, st.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	st.connect(ctx, s.pool.serversFor(s.pool.snap.Load(), a))
-	st.res = s.pool.resolveAgent(s.pool.snap.Load(), a, s.opts.Depth, nil)
+	st.res = s.pool.resolveAgent(s.pool.snap.Load(), a, s.opts.Depth, s.opts.depthLimit, nil)
 	st.emitWarnings(st.res.warnings)
 	st.mu.Lock()
 	st.rebuildSurfaceLocked()
@@ -450,6 +474,11 @@ func (st *agentState) lateResult(name string, r Result) Result {
 type surface struct {
 	byName map[string]*entry // callable names, aliases included
 	list   []ToolInfo        // visible tools, sorted by name
+
+	// What the agent's policy lets it reach now: outside a step its own
+	// resolution, inside a step only the step's bundles.
+	loadable map[string]bool // pool tools it may call or load
+	meta     metaScopes      // servers the meta tools reach
 }
 
 // active reports whether a pool tool is activated for the agent.
@@ -462,9 +491,16 @@ func (st *agentState) activeLocked(name string) bool {
 
 // rebuildSurfaceLocked recomputes the surface; it reports whether the
 // visible list changed. st.mu is held.
+//
+// While a workflow step is active the surface is the step's bundles (cut
+// to tools.allowed when the agent wrote it) plus the runtime tools the
+// agent declares; its own tools.use and meta bundles are not in force.
 func (st *agentState) rebuildSurfaceLocked() bool {
 	snap := st.s.pool.snap.Load()
-	sf := &surface{byName: map[string]*entry{}}
+	sf := &surface{byName: map[string]*entry{}, loadable: st.res.allowed, meta: st.res.meta}
+	if st.step != nil {
+		sf.loadable, sf.meta = st.step.direct, st.step.meta
+	}
 	add := func(e *entry, visible bool) {
 		if _, dup := sf.byName[e.info.Name]; dup {
 			return
@@ -475,14 +511,15 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 		}
 	}
 	names := map[string]bool{}
-	for n := range st.res.allowed {
-		if st.activeLocked(n) {
-			names[n] = true
-		}
-	}
 	if st.step != nil {
 		for n := range st.step.direct {
 			names[n] = true
+		}
+	} else {
+		for n := range st.res.allowed {
+			if st.activeLocked(n) {
+				names[n] = true
+			}
 		}
 	}
 	entries := make(map[*PoolTool]*entry, len(names))
@@ -499,7 +536,7 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 		add(e, st.serverUp(pt.Server))
 	}
 	st.entries = entries
-	st.addRuntimeTools(add)
+	st.addRuntimeTools(sf.meta, add)
 	for _, al := range st.agent.Aliases {
 		if e := sf.byName[al.Target]; e != nil {
 			if _, taken := sf.byName[al.Name]; !taken {
