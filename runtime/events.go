@@ -19,6 +19,7 @@ const (
 	EventServerHealth       = "server.health"
 	EventLockDrift          = "lock.drift"
 	EventSubagentMaxDepth   = "subagent.max_depth"
+	EventUntrustedGlob      = "server.untrusted_glob" // a glob in an untrusted server's allow list: it matches nothing
 )
 
 // emit logs one event if the logger wants it; attrs are built by the

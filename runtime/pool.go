@@ -35,6 +35,8 @@ type Pool struct {
 	agents  map[string]*Agent
 	queues  map[string]*queue
 
+	warned sync.Map // keys of warnings logged once per pool
+
 	mu       sync.Mutex
 	live     map[string][]UpstreamTool // server → its current tools/list
 	snap     atomic.Pointer[poolSnapshot]
@@ -213,10 +215,21 @@ func serverExposes(srv *Server, tool string) bool {
 	if srv == nil {
 		return true
 	}
-	if len(srv.AllowTools) > 0 && !matchAny(srv.AllowTools, tool) {
+	if len(srv.AllowTools) > 0 && !allowMatch(srv, srv.AllowTools, tool) {
 		return false
 	}
 	return !matchAny(srv.DenyTools, tool)
+}
+
+// allowMatch applies an allow list (the server's or a bundle's) to one of
+// a server's tools: names and globs for a trusted server, exact names only
+// for an untrusted one, whose glob entries match nothing. Deny lists keep
+// their globs: they can only take away.
+func allowMatch(srv *Server, allow []string, tool string) bool {
+	if srv != nil && !srv.Trusted {
+		return slices.Contains(allow, tool)
+	}
+	return matchAny(allow, tool)
 }
 
 // rebuild makes a new snapshot; p.mu is held (or p is not shared yet).

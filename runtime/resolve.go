@@ -52,6 +52,7 @@ type warning struct {
 	event string
 	msg   string
 	attrs []slog.Attr
+	once  string // non-empty: logged once per pool under this key
 }
 
 // trace records why each tool is in or out, for explain.
@@ -110,7 +111,7 @@ func (m *metaScope) permits(srv *Server, tool string) bool {
 		return false
 	}
 	for _, a := range m.allows {
-		if !matchAny(a, tool) {
+		if !allowMatch(srv, a, tool) {
 			return false
 		}
 	}
@@ -127,6 +128,32 @@ func (m *metaScope) merge(b *Bundle) {
 
 func (r *resolution) warn(event, msg string, attrs ...slog.Attr) {
 	r.warnings = append(r.warnings, warning{event: event, msg: msg, attrs: attrs})
+}
+
+// warnUntrustedGlobs reports the glob entries of an untrusted server's
+// allow lists, which match nothing at run time: untrusted servers take
+// exact tool names. Each is logged once per pool.
+func (r *resolution) warnUntrustedGlobs(srv *Server, b *Bundle) {
+	if srv == nil || srv.Trusted {
+		return
+	}
+	lists := []struct {
+		where string
+		allow []string
+	}{{"server." + srv.Name + " allow_tools", srv.AllowTools}, {"bundle." + b.Name + " allow_tools", b.AllowTools}}
+	for _, l := range lists {
+		for _, p := range l.allow {
+			if !isGlob(p) {
+				continue
+			}
+			r.warnings = append(r.warnings, warning{
+				event: EventUntrustedGlob, msg: "untrusted servers take exact tool names: this glob matches nothing",
+				attrs: []slog.Attr{slog.String("server", srv.Name), slog.String("pattern", p), slog.String("list", l.where)},
+				once:  l.where + "\x00" + p,
+			})
+			r.tr.note(ToolMCPCall, "%s %q: a glob, which matches nothing for untrusted server %s", l.where, p, srv.Name)
+		}
+	}
 }
 
 func (p *Pool) agentMaxDepth(a *Agent) int {
@@ -267,6 +294,7 @@ func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *Bundle, where 
 			r.warn(EventToolBlocked, "untrusted server needs allow_tools; bundle skipped", slog.String("bundle", b.Name), slog.String("server", b.Server))
 			return
 		}
+		r.warnUntrustedGlobs(srv, b)
 		m := r.meta[b.Server]
 		if m == nil {
 			m = &metaScope{}

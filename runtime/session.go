@@ -409,6 +409,11 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 
 func (st *agentState) emitWarnings(ws []warning) {
 	for _, w := range ws {
+		if w.once != "" {
+			if _, logged := st.s.pool.warned.LoadOrStore(w.once, true); logged {
+				continue
+			}
+		}
 		attrs := append([]slog.Attr{slog.String("reason", w.msg)}, w.attrs...)
 		emit(st.log, slog.LevelWarn, w.event, attrs...)
 	}
