@@ -14,6 +14,7 @@ const (
 	EventToolBlocked        = "tool.blocked"
 	EventToolUnknown        = "tool.unknown"
 	EventToolLateResult     = "tool.late_result" // a result that arrived after a forced teardown, discarded
+	EventToolCollision      = "tool.collision"   // two tools wanted one exposed name; the loser is not offered
 	EventServerStart        = "server.start"
 	EventServerFail         = "server.fail"
 	EventServerHealth       = "server.health"

@@ -64,6 +64,9 @@ func (r *Registry) Explain(o ExplainOptions) (*Explanation, error) {
 	pool := newPool(r)
 	snap := pool.snap.Load()
 	x := &Explanation{Agent: o.Agent, Step: o.Step, Depth: o.Depth}
+	for _, c := range snap.collisions {
+		x.Warnings = append(x.Warnings, fmt.Sprintf("%s: %s is taken by %s; %s is not offered", EventToolCollision, c.name, c.winner, c.loser))
+	}
 	tools := map[string]*ExplainedTool{}
 	put := func(name string, kind ToolKind, status ToolStatus, reasons ...string) {
 		t := tools[name]

@@ -395,6 +395,7 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	st.connect(ctx, s.pool.serversFor(s.pool.snap.Load(), a))
 	st.res = s.pool.resolveAgent(s.pool.snap.Load(), a, s.opts.Depth, s.opts.depthLimit, nil)
 	st.emitWarnings(st.res.warnings)
+	st.reportCollisions() // those of the lock file and declared tools, which no server start reports
 	st.mu.Lock()
 	st.rebuildSurfaceLocked()
 	st.mu.Unlock()
