@@ -27,6 +27,11 @@ func (st *agentState) linkContext(ctx context.Context) context.Context {
 	if c := st.linked.Load(); c != nil && sameContext(c.parent, ctx) {
 		return c
 	}
+	return st.newLink(ctx)
+}
+
+// newLink is linkContext's slow path, kept apart so that the fast one inlines.
+func (st *agentState) newLink(ctx context.Context) context.Context {
 	c := &agentLinked{parent: ctx, agent: st.ctx}
 	st.linked.Store(c)
 	return c
@@ -37,7 +42,8 @@ func (st *agentState) linkContext(ctx context.Context) context.Context {
 // cancellable context), costs two word compares, and cannot panic the way
 // == does on a non-comparable type; equal values boxed apart merely miss.
 func sameContext(a, b context.Context) bool {
-	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
+	wa, wb := (*[2]unsafe.Pointer)(unsafe.Pointer(&a)), (*[2]unsafe.Pointer)(unsafe.Pointer(&b))
+	return wa[0] == wb[0] && wa[1] == wb[1] // word by word: an array == calls memequal
 }
 
 func (c *agentLinked) Deadline() (time.Time, bool) { return c.parent.Deadline() }
