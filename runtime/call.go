@@ -275,9 +275,8 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 	snap := st.s.pool.snap.Load()
 	agent := st.agent.Name
 	var msg, reason string
-	st.mu.Lock()
-	loadable := st.res.allowed[name] || st.res.allowed[st.res.aliases[name]]
-	st.mu.Unlock()
+	sf := st.surf.Load()
+	loadable := sf.loadable[name] || sf.loadable[st.res.aliases[name]]
 	switch to, renamed := snap.renamed[name]; {
 	case renamed:
 		msg = fmt.Sprintf("tool %q not found: it was renamed to %s", name, to)
@@ -285,7 +284,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 	case loadable && st.agent.Discovery:
 		msg = fmt.Sprintf("tool %q not allowed for agent %q: it is not loaded; call %s first", name, agent, ToolLoad)
 		reason = "not_loaded"
-	case snap.byName[name] != nil || isRuntimeToolName(name) || st.res.aliases[name] != "":
+	case snap.byName[name] != nil || IsReservedToolName(name) || st.res.aliases[name] != "":
 		msg = fmt.Sprintf("tool %q not allowed for agent %q", name, agent)
 		reason = "not_allowed"
 	default:
@@ -318,11 +317,9 @@ func (st *agentState) knownNames() []string {
 	for n := range sf.byName {
 		seen[n] = true
 	}
-	st.mu.Lock()
-	for n := range st.res.allowed {
+	for n := range sf.loadable {
 		seen[n] = true
 	}
-	st.mu.Unlock()
 	return sortedKeys(seen)
 }
 
@@ -340,9 +337,7 @@ func quoteList(names []string) string {
 // change with the spec's separator. It is the one rule: toolgen refuses a
 // declared or server tool that takes such a name, the pool never exposes
 // one, and nothing else is reserved.
-func IsReservedToolName(name string) bool { return isRuntimeToolName(name) }
-
-func isRuntimeToolName(name string) bool {
+func IsReservedToolName(name string) bool {
 	switch name {
 	case ToolSpawnAgents, ToolListAgents, ToolHandoff, ToolFinalReport, ToolTaskStatus, ToolBatch,
 		ToolFind, ToolDescribe, ToolLoad, ToolActive, ToolMCPList, ToolMCPSchema, ToolMCPCall, ToolOutputRead:

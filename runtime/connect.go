@@ -185,7 +185,17 @@ func (st *agentState) recordTools(name string, up Upstream) bool {
 		emit(st.log, slog.LevelWarn, EventLockDrift, slog.String("server", name),
 			slog.Any("added", d.Added), slog.Any("removed", d.Removed), slog.Any("changed", d.Changed))
 	}
+	st.reportCollisions()
 	return changed
+}
+
+// reportCollisions logs the pool's name clashes this session is the first
+// to see (tool.collision, with the winner and the loser).
+func (st *agentState) reportCollisions() {
+	for _, c := range st.s.pool.newCollisions() {
+		emit(st.log, slog.LevelWarn, EventToolCollision, slog.String("tool", c.name),
+			slog.String("winner", c.winner), slog.String("loser", c.loser))
+	}
 }
 
 // toolsChanged follows an upstream tools/list_changed: the pool is

@@ -13,13 +13,16 @@ const (
 	EventToolCall           = "tool.call"
 	EventToolBlocked        = "tool.blocked"
 	EventToolUnknown        = "tool.unknown"
+	EventToolLateResult     = "tool.late_result" // a result that arrived after a forced teardown, discarded
+	EventToolCollision      = "tool.collision"   // two tools wanted one exposed name; the loser is not offered
 	EventServerStart        = "server.start"
 	EventServerFail         = "server.fail"
 	EventServerHealth       = "server.health"
 	EventLockDrift          = "lock.drift"
 	EventSubagentMaxDepth   = "subagent.max_depth"
-	EventSecretShort        = "secret.short"        // an env() value too short to scrub
-	EventToolSchemaInvalid  = "tool.schema_invalid" // a tool's input schema cannot be used: its arguments go unchecked
+	EventSecretShort        = "secret.short"          // an env() value too short to scrub
+	EventToolSchemaInvalid  = "tool.schema_invalid"   // a tool's input schema cannot be used: its arguments go unchecked
+	EventUntrustedGlob      = "server.untrusted_glob" // a glob in an untrusted server's allow list: it matches nothing
 )
 
 // emit logs one event if the logger wants it; attrs are built by the

@@ -19,6 +19,7 @@ type Explanation struct {
 	MaxDepth  int
 	Discovery bool
 	Bundles   []string // the step's bundles
+	Routed    string   // where the step's bundles come from: "route override" or "" (the registry)
 	Servers   []string // servers a session would connect
 	Aliases   []Alias
 	Tools     []ExplainedTool // sorted by name
@@ -42,12 +43,30 @@ type ExplainedTool struct {
 	Reasons []string
 }
 
-// Explain resolves an agent (at depth 0), a step ("WF/ROLE/STEP"), or an
-// agent within a step, without connecting anything.
-func (r *Registry) Explain(agent, step string) (*Explanation, error) {
+// ExplainOptions say what to explain: an agent, a step ("WF/ROLE/STEP"),
+// or an agent within a step, at a sub-agent depth, with the step routes a
+// session would get through Options.Routes.
+type ExplainOptions struct {
+	Agent  string
+	Step   string
+	Depth  int
+	Routes map[string][]string
+}
+
+// Explain resolves what a session would expose, without connecting
+// anything. For an agent within a step it is the agent's surface while
+// that step is active: the step's bundles, cut to tools.allowed, plus the
+// runtime tools the agent declares.
+func (r *Registry) Explain(o ExplainOptions) (*Explanation, error) {
+	if o.Agent == "" && o.Step == "" {
+		return nil, fmt.Errorf("explain needs an agent or a step")
+	}
 	pool := newPool(r)
 	snap := pool.snap.Load()
-	x := &Explanation{Agent: agent, Step: step}
+	x := &Explanation{Agent: o.Agent, Step: o.Step, Depth: o.Depth}
+	for _, c := range snap.collisions {
+		x.Warnings = append(x.Warnings, fmt.Sprintf("%s: %s is taken by %s; %s is not offered", EventToolCollision, c.name, c.winner, c.loser))
+	}
 	tools := map[string]*ExplainedTool{}
 	put := func(name string, kind ToolKind, status ToolStatus, reasons ...string) {
 		t := tools[name]
@@ -65,24 +84,59 @@ func (r *Registry) Explain(agent, step string) (*Explanation, error) {
 		}
 		return ""
 	}
+
 	var a *Agent
-	if agent != "" {
-		a = pool.agents[agent]
-		if a == nil {
-			return nil, (&Session{reg: r}).unknownAgent(agent)
+	if o.Agent != "" {
+		if a = pool.agents[o.Agent]; a == nil {
+			return nil, (&Session{reg: r}).unknownAgent(o.Agent)
 		}
-		tr := &trace{reasons: map[string][]string{}, excluded: map[string]bool{}}
-		res := pool.resolveAgent(snap, a, 0, tr)
+	}
+	var ss *stepSurface
+	stepTr := newTrace()
+	if o.Step != "" {
+		wf, role, name, ok := splitStepAddr(o.Step)
+		if !ok {
+			return nil, fmt.Errorf("step %q: want WF/ROLE/STEP", o.Step)
+		}
+		var overridden bool
+		x.Bundles, overridden = newRouter(r, o.Routes).bundles(wf, role, name)
+		if overridden {
+			x.Routed = "route override"
+		}
+		if x.Bundles == nil && !overridden {
+			x.Notes = append(x.Notes, fmt.Sprintf("step %s has no route: deny by default, no step tools", o.Step))
+		}
+		var warns []warning
+		ss, warns = pool.resolveStep(snap, a, o.Step, x.Bundles, stepTr)
+		x.Warnings = append(x.Warnings, warningTexts(warns)...)
+		x.Servers = append(x.Servers, ss.servers...)
+	}
+
+	if a != nil {
+		tr := newTrace()
+		res := pool.resolveAgent(snap, a, o.Depth, 0, tr)
 		x.MaxDepth, x.Discovery, x.Aliases = res.maxDepth, a.Discovery, a.Aliases
-		x.Servers = pool.serversFor(snap, a)
+		for _, s := range pool.serversFor(snap, a) {
+			if !slices.Contains(x.Servers, s) {
+				x.Servers = append(x.Servers, s)
+			}
+		}
 		x.Warnings = append(x.Warnings, warningTexts(res.warnings)...)
 		x.Notes = append(x.Notes, tr.reasons[""]...)
 		for name, reasons := range tr.reasons {
-			if name == "" || name == ToolMCPCall || name == ToolSpawnAgents || name == ToolListAgents {
+			if name == "" || name == ToolMCPCall || name == ToolSpawnAgents || name == ToolListAgents || tr.runtime[name] {
 				continue
 			}
 			status := StatusExcluded
-			if res.allowed[name] {
+			switch {
+			case ss != nil:
+				if ss.direct[name] {
+					continue // the step's reasons say why
+				}
+				if res.allowed[name] {
+					reasons = append(slices.Clone(reasons), fmt.Sprintf("not in the bundles of step %s: a step narrows the surface to its bundles", o.Step))
+				}
+			case res.allowed[name]:
 				status = StatusCallable
 				if a.Discovery {
 					status = StatusLoadable
@@ -91,29 +145,31 @@ func (r *Registry) Explain(agent, step string) (*Explanation, error) {
 			}
 			put(name, kindOf(name), status, reasons...)
 		}
+		meta, metaTr := res.meta, tr
+		if ss != nil {
+			meta, metaTr = ss.meta, stepTr
+			if len(res.meta) > 0 && len(ss.meta) == 0 {
+				reason := fmt.Sprintf("the agent's meta bundles are not in force at step %s, which selects none", o.Step)
+				put(ToolMCPList, KindMeta, StatusExcluded, reason)
+				put(ToolMCPSchema, KindMeta, StatusExcluded, reason)
+				if !a.Discovery {
+					put(ToolMCPCall, KindMeta, StatusExcluded, reason)
+				}
+			}
+		}
 		st := &agentState{s: &Session{reg: r, pool: pool}, agent: a, res: res, maxBytes: r.Defaults.ResponseMaxBytes}
-		st.addRuntimeTools(func(e *entry, _ bool) {
-			put(e.info.Name, e.info.Kind, StatusCallable, runtimeReason(e, a, tr)...)
+		st.addRuntimeTools(meta, func(e *entry, _ bool) {
+			put(e.info.Name, e.info.Kind, StatusCallable, runtimeReason(e, a, tr, metaTr)...)
 		})
-		for _, n := range []string{ToolSpawnAgents, ToolListAgents} {
-			if !res.spawn {
-				put(n, KindAgent, StatusExcluded, tr.reasons[n]...)
+		for n, reasons := range tr.reasons {
+			if tr.runtime[n] && tr.excluded[n] {
+				put(n, KindAgent, StatusExcluded, reasons...)
 			}
 		}
 	}
-	if step != "" {
-		wf, role, name, ok := splitStepAddr(step)
-		if !ok {
-			return nil, fmt.Errorf("step %q: want WF/ROLE/STEP", step)
-		}
-		x.Bundles = r.StepBundles(wf, role, name)
-		if x.Bundles == nil {
-			x.Notes = append(x.Notes, fmt.Sprintf("step %s has no route: deny by default, no step tools", step))
-		}
-		tr := &trace{reasons: map[string][]string{}, excluded: map[string]bool{}}
-		ss, warns := pool.resolveStep(snap, a, step, x.Bundles, tr)
-		x.Warnings = append(x.Warnings, warningTexts(warns)...)
-		for n, reasons := range tr.reasons {
+
+	if ss != nil {
+		for n, reasons := range stepTr.reasons {
 			if n == "" || n == ToolMCPCall {
 				continue
 			}
@@ -123,21 +179,13 @@ func (r *Registry) Explain(agent, step string) (*Explanation, error) {
 			}
 			put(n, kindOf(n), status, reasons...)
 		}
-		if len(ss.meta) > 0 {
+		if a == nil && len(ss.meta) > 0 {
 			for _, n := range []string{ToolMCPCall, ToolMCPList, ToolMCPSchema} {
-				put(n, KindMeta, StatusCallable, tr.reasons[ToolMCPCall]...)
+				put(n, KindMeta, StatusCallable, stepTr.reasons[ToolMCPCall]...)
 			}
 		}
-		for _, s := range ss.servers {
-			if !slices.Contains(x.Servers, s) {
-				x.Servers = append(x.Servers, s)
-			}
-		}
-		slices.Sort(x.Servers)
 	}
-	if agent == "" && step == "" {
-		return nil, fmt.Errorf("explain needs an agent or a step")
-	}
+	slices.Sort(x.Servers)
 	for _, n := range sortedKeys(tools) {
 		t := tools[n]
 		t.Reasons = dedupe(t.Reasons)
@@ -146,7 +194,7 @@ func (r *Registry) Explain(agent, step string) (*Explanation, error) {
 	return x, nil
 }
 
-func runtimeReason(e *entry, a *Agent, tr *trace) []string {
+func runtimeReason(e *entry, a *Agent, tr, metaTr *trace) []string {
 	switch e.info.Kind {
 	case KindInternal:
 		return []string{"internal tool: always available"}
@@ -157,14 +205,11 @@ func runtimeReason(e *entry, a *Agent, tr *trace) []string {
 	case KindOutput:
 		return []string{"defaults.response_max_bytes: pages through spilled outputs"}
 	case KindMeta:
-		if r := tr.reasons[ToolMCPCall]; len(r) > 0 {
+		if r := metaTr.reasons[ToolMCPCall]; len(r) > 0 {
 			return r
 		}
 		return []string{"discovery = true: calls loaded tools"}
 	case KindAgent:
-		if strings.HasPrefix(e.info.Name, subagentPrefix) {
-			return []string{"subagents: " + strings.TrimPrefix(e.info.Name, subagentPrefix)}
-		}
 		return tr.reasons[e.info.Name]
 	}
 	return nil
@@ -205,10 +250,17 @@ func (x *Explanation) WriteTo(w io.Writer) (int64, error) {
 		fmt.Fprintf(&b, "step %s\n", x.Step)
 	}
 	if x.Agent != "" {
-		fmt.Fprintf(&b, "  depth 0, max_depth %d, discovery %v\n", x.MaxDepth, x.Discovery)
+		fmt.Fprintf(&b, "  depth %d, max_depth %d, discovery %v\n", x.Depth, x.MaxDepth, x.Discovery)
 	}
 	if x.Step != "" {
-		fmt.Fprintf(&b, "  bundles: %s\n", orNone(x.Bundles))
+		routed := ""
+		if x.Routed != "" {
+			routed = " (" + x.Routed + ")"
+		}
+		fmt.Fprintf(&b, "  bundles: %s%s\n", orNone(x.Bundles), routed)
+		if x.Agent != "" {
+			fmt.Fprintf(&b, "  while the step is active: its bundles, cut to tools.allowed, plus the agent's runtime tools\n")
+		}
 	}
 	fmt.Fprintf(&b, "  servers: %s\n", orNone(x.Servers))
 	for _, al := range x.Aliases {

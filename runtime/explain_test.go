@@ -34,7 +34,7 @@ func TestExplainAgent(t *testing.T) {
 			Subagents: []string{"researcher"}, Router: []string{"researcher"}},
 		Agent{Name: "researcher"},
 	)
-	x, err := f.reg.Explain("coder", "")
+	x, err := f.reg.Explain(ExplainOptions{Agent: "coder"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestExplainMatchesSession(t *testing.T) {
 	}
 	f := newFixture(agents...)
 	for _, a := range agents {
-		x, err := f.reg.Explain(a.Name, "")
+		x, err := f.reg.Explain(ExplainOptions{Agent: a.Name})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestExplainMatchesSession(t *testing.T) {
 
 func TestExplainStep(t *testing.T) {
 	f := newFixture(Agent{Name: "a", Use: useTools("summarize"), Allowed: []string{"summarize", "github__search_code"}})
-	x, err := f.reg.Explain("", "release/planner/review")
+	x, err := f.reg.Explain(ExplainOptions{Step: "release/planner/review"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,22 +113,22 @@ func TestExplainStep(t *testing.T) {
 		t.Errorf("reason %q", got)
 	}
 	// with an agent whose tools.allowed is written, the step is cut to it
-	x, _ = f.reg.Explain("a", "release/planner/review")
+	x, _ = f.reg.Explain(ExplainOptions{Agent: "a", Step: "release/planner/review"})
 	if got := reasonsOf(x, "github__get_file_contents"); !strings.Contains(got, "not matched by tools.allowed") {
 		t.Errorf("reason %q", got)
 	}
-	x, _ = f.reg.Explain("", "release/planner/nope")
+	x, _ = f.reg.Explain(ExplainOptions{Step: "release/planner/nope"})
 	if len(explained(x, StatusCallable)) != 0 || !strings.Contains(strings.Join(x.Notes, "\n"), "deny by default") {
 		t.Errorf("unrouted step: %+v", x)
 	}
-	x, _ = f.reg.Explain("", "release/planner/untrusted")
+	x, _ = f.reg.Explain(ExplainOptions{Step: "release/planner/untrusted"})
 	if len(explained(x, StatusCallable)) != 0 || !strings.Contains(strings.Join(x.Warnings, "\n"), "direct bundle of an untrusted server rejected") {
 		t.Errorf("untrusted step: %+v", x)
 	}
-	if _, err := f.reg.Explain("", "bad"); err == nil {
+	if _, err := f.reg.Explain(ExplainOptions{Step: "bad"}); err == nil {
 		t.Error("malformed step accepted")
 	}
-	if _, err := f.reg.Explain("nobody", ""); err == nil || !strings.Contains(err.Error(), "unknown agent") {
+	if _, err := f.reg.Explain(ExplainOptions{Agent: "nobody"}); err == nil || !strings.Contains(err.Error(), "unknown agent") {
 		t.Errorf("unknown agent: %v", err)
 	}
 }
@@ -136,8 +136,8 @@ func TestExplainStep(t *testing.T) {
 func TestExplainDepthRestrictions(t *testing.T) {
 	f := newFixture(Agent{Name: "a", Spawn: true, MaxDepth: 1})
 	p := newPool(f.reg)
-	tr := &trace{reasons: map[string][]string{}, excluded: map[string]bool{}}
-	r := p.resolveAgent(p.snap.Load(), &f.reg.Agents[0], 1, tr)
+	tr := newTrace()
+	r := p.resolveAgent(p.snap.Load(), &f.reg.Agents[0], 1, 0, tr)
 	if r.spawn || !strings.Contains(strings.Join(tr.reasons[ToolSpawnAgents], ";"), "reached max_depth 1") {
 		t.Errorf("spawn %v reasons %q", r.spawn, tr.reasons[ToolSpawnAgents])
 	}

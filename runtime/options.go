@@ -23,6 +23,10 @@ type Options struct {
 	// Routes overrides Registry.Route for some step addresses
 	// ("WF/ROLE/STEP" → bundle names); an empty list denies the step.
 	Routes map[string][]string
+
+	// depthLimit is the max_depth in force above a sub-agent's session
+	// (set by the runtime when it opens one; 0 at the top).
+	depthLimit int
 }
 
 // Runner runs a sub-agent: the host's LLM loop over the child session's

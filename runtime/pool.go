@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -37,18 +38,22 @@ type Pool struct {
 	agents  map[string]*Agent
 	queues  map[string]*queue
 
+	warned sync.Map // keys of warnings logged once per pool
+
 	mu       sync.Mutex
 	live     map[string][]UpstreamTool // server → its current tools/list
 	snap     atomic.Pointer[poolSnapshot]
 	watchers map[int]func()
 	nextW    int
+	reported map[collision]bool // collisions already logged
 }
 
 type poolSnapshot struct {
-	tools   []*PoolTool // sorted by name
-	byName  map[string]*PoolTool
-	renamed map[string]string // old name → current name
-	finder  *finder
+	tools      []*PoolTool // sorted by name
+	byName     map[string]*PoolTool
+	renamed    map[string]string // old name → current name
+	finder     *finder
+	collisions []collision // names two tools wanted; see rebuild
 }
 
 var pools sync.Map // *Registry → *Pool
@@ -215,21 +220,45 @@ func serverExposes(srv *Server, tool string) bool {
 	if srv == nil {
 		return true
 	}
-	if len(srv.AllowTools) > 0 && !matchAny(srv.AllowTools, tool) {
+	if len(srv.AllowTools) > 0 && !allowMatch(srv, srv.AllowTools, tool) {
 		return false
 	}
 	return !matchAny(srv.DenyTools, tool)
 }
 
+// allowMatch applies an allow list (the server's or a bundle's) to one of
+// a server's tools: names and globs for a trusted server, exact names only
+// for an untrusted one, whose glob entries match nothing. Deny lists keep
+// their globs: they can only take away.
+func allowMatch(srv *Server, allow []string, tool string) bool {
+	if srv != nil && !srv.Trusted {
+		return slices.Contains(allow, tool)
+	}
+	return matchAny(allow, tool)
+}
+
 // rebuild makes a new snapshot; p.mu is held (or p is not shared yet).
+//
+// Exposed names are unique. When two tools want one name the winner is
+// fixed: the runtime's own tools over everything (IsReservedToolName),
+// declared tools over server tools, and between server tools the server
+// whose name sorts first, then the tool name that sorts first. Each such
+// clash is kept in the snapshot for newCollisions to report.
 func (p *Pool) rebuild() {
 	reg := p.reg
 	prev := p.snap.Load()
 	snap := &poolSnapshot{byName: map[string]*PoolTool{}, renamed: map[string]string{}}
-	add := func(t *PoolTool) {
-		if _, dup := snap.byName[t.Name]; dup {
-			return // declared tools win over server tools of the same name
+	holder := map[string]string{} // exposed name → who has it, for reports
+	add := func(t *PoolTool, who string) {
+		if IsReservedToolName(t.Name) {
+			snap.collisions = append(snap.collisions, collision{t.Name, "the runtime's own tool", who})
+			return
 		}
+		if h, taken := holder[t.Name]; taken {
+			snap.collisions = append(snap.collisions, collision{t.Name, h, who})
+			return
+		}
+		holder[t.Name] = who
 		// keep the previous pointer for an unchanged tool, so that what
 		// sessions built for it (builtin roots, entries) stays valid
 		if prev != nil {
@@ -243,56 +272,59 @@ func (p *Pool) rebuild() {
 		snap.byName[t.Name] = t
 		snap.tools = append(snap.tools, t)
 	}
+	locked := map[string][]*Tool{} // server → its locked tools, by the server's names
 	for i := range reg.Tools {
 		t := &reg.Tools[i]
-		if t.Kind == KindMCP {
-			if _, ok := p.live[t.Server]; ok {
-				continue // replaced by the live list below
-			}
-		}
-		pt := &PoolTool{
-			Name: t.Name, Description: t.Description, InputSchema: p.declaredSchema(t), Kind: t.Kind,
-			Server: t.Server, Original: t.Original, Category: t.Category, Keywords: t.Keywords, Decl: t,
-		}
-		if t.Kind == KindMCP {
-			srv := p.servers[t.Server]
-			pt.Untrusted = srv != nil && !srv.Trusted
-		}
-		add(pt)
 		for _, old := range t.RenamedFrom {
 			snap.renamed[old] = t.Name
 		}
-	}
-	servers := make([]string, 0, len(p.live))
-	for s := range p.live {
-		servers = append(servers, s)
-	}
-	slices.Sort(servers)
-	for _, s := range servers {
-		srv := p.servers[s]
-		declared := map[string]*Tool{}
-		for i := range reg.Tools {
-			if t := &reg.Tools[i]; t.Kind == KindMCP && t.Server == s {
-				declared[t.Original] = t
-			}
+		if t.Kind == KindMCP {
+			locked[t.Server] = append(locked[t.Server], t)
+			continue
 		}
-		for _, lt := range p.live[s] {
+		add(&PoolTool{
+			Name: t.Name, Description: t.Description, InputSchema: p.declaredSchema(t), Kind: t.Kind,
+			Category: t.Category, Keywords: t.Keywords, Decl: t,
+		}, "declared tool "+t.Name)
+	}
+	servers := map[string]bool{}
+	for s := range locked {
+		servers[s] = true
+	}
+	for s := range p.live {
+		servers[s] = true
+	}
+	for _, s := range sortedKeys(servers) {
+		srv := p.servers[s]
+		untrusted := srv != nil && !srv.Trusted
+		declared := map[string]*Tool{}
+		for _, t := range locked[s] {
+			declared[t.Original] = t
+		}
+		live, isLive := p.live[s]
+		if !isLive { // not connected (yet): the lock file's tools stand in
+			slices.SortFunc(locked[s], func(a, b *Tool) int { return strings.Compare(a.Original, b.Original) })
+			for _, t := range locked[s] {
+				add(&PoolTool{
+					Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Kind: KindMCP,
+					Server: s, Original: t.Original, Category: t.Category, Keywords: t.Keywords, Untrusted: untrusted, Decl: t,
+				}, fmt.Sprintf("server %s tool %q", s, t.Original))
+			}
+			continue
+		}
+		for _, lt := range live {
 			if !serverExposes(srv, lt.Name) {
 				continue
 			}
-			name := ExposedName(s, reg.separator(), lt.Name)
-			if IsReservedToolName(name) {
-				continue // a server cannot stand in for the runtime's own tools
-			}
 			pt := &PoolTool{
-				Name: name, Description: lt.Description,
+				Name: ExposedName(s, reg.separator(), lt.Name), Description: lt.Description,
 				InputSchema: normalizeSchema(lt.InputSchema), Kind: KindMCP, Server: s, Original: lt.Name,
-				Untrusted: srv != nil && !srv.Trusted,
+				Untrusted: untrusted,
 			}
 			if d := declared[lt.Name]; d != nil {
 				pt.Category, pt.Keywords, pt.Decl = d.Category, d.Keywords, d
 			}
-			add(pt)
+			add(pt, fmt.Sprintf("server %s tool %q", s, lt.Name))
 		}
 	}
 	slices.SortFunc(snap.tools, func(a, b *PoolTool) int { return strings.Compare(a.Name, b.Name) })
@@ -302,6 +334,30 @@ func (p *Pool) rebuild() {
 	}
 	snap.finder = newFinder(reg, snap.tools, prevFinder)
 	p.snap.Store(snap)
+}
+
+// collision is one exposed name two tools wanted; the loser is not in the
+// pool.
+type collision struct {
+	name, winner, loser string
+}
+
+// newCollisions returns the current snapshot's collisions not reported
+// yet, and marks them reported: each clash is logged once, by the session
+// that first sees it, and again only if it goes away and comes back.
+func (p *Pool) newCollisions() []collision {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cur := map[collision]bool{}
+	var out []collision
+	for _, c := range p.snap.Load().collisions {
+		cur[c] = true
+		if !p.reported[c] {
+			out = append(out, c)
+		}
+	}
+	p.reported = cur
+	return out
 }
 
 func samePoolTool(a, b *PoolTool) bool {

@@ -34,28 +34,51 @@ var switchGrace = 5 * time.Second
 // resolution is an agent's tool surface computed from a pool snapshot. The
 // same code serves Open, ToolsForStep and Explain.
 type resolution struct {
-	agent    *Agent
-	depth    int
-	maxDepth int
-	use      map[string]bool // pool tools put in use
-	allowed  map[string]bool // use ∩ tools.allowed: callable (or loadable with discovery)
-	aliases  map[string]string
-	meta     metaScopes
-	spawn    bool // spawn_agents and list_available_agents kept
-	warnings []warning
-	tr       *trace // nil unless explaining
+	agent     *Agent
+	step      string // "WF/ROLE/STEP" when resolving a step's bundles for the agent
+	depth     int
+	maxDepth  int
+	use       map[string]bool // pool tools put in use
+	allowed   map[string]bool // use ∩ tools.allowed: callable (or loadable with discovery)
+	aliases   map[string]string
+	meta      metaScopes
+	spawn     bool     // spawn_agents and list_available_agents kept
+	subagents []string // sub-agents whose agent__<name> tool is kept
+	warnings  []warning
+	tr        *trace // nil unless explaining
 }
 
 type warning struct {
 	event string
 	msg   string
 	attrs []slog.Attr
+	once  string // non-empty: logged once per pool under this key
 }
 
 // trace records why each tool is in or out, for explain.
 type trace struct {
 	reasons  map[string][]string
 	excluded map[string]bool
+	runtime  map[string]bool // runtime tools it speaks of (spawn_agents, agent__<name>)
+}
+
+func newTrace() *trace {
+	return &trace{reasons: map[string][]string{}, excluded: map[string]bool{}, runtime: map[string]bool{}}
+}
+
+// noteRuntime and excludeRuntime speak of one of the runtime's own tools.
+func (t *trace) noteRuntime(name, format string, args ...any) {
+	if t != nil {
+		t.runtime[name] = true
+		t.note(name, format, args...)
+	}
+}
+
+func (t *trace) excludeRuntime(name, format string, args ...any) {
+	if t != nil {
+		t.runtime[name] = true
+		t.exclude(name, format, args...)
+	}
 }
 
 func (t *trace) note(name, format string, args ...any) {
@@ -88,7 +111,7 @@ func (m *metaScope) permits(srv *Server, tool string) bool {
 		return false
 	}
 	for _, a := range m.allows {
-		if !matchAny(a, tool) {
+		if !allowMatch(srv, a, tool) {
 			return false
 		}
 	}
@@ -104,7 +127,33 @@ func (m *metaScope) merge(b *Bundle) {
 }
 
 func (r *resolution) warn(event, msg string, attrs ...slog.Attr) {
-	r.warnings = append(r.warnings, warning{event, msg, attrs})
+	r.warnings = append(r.warnings, warning{event: event, msg: msg, attrs: attrs})
+}
+
+// warnUntrustedGlobs reports the glob entries of an untrusted server's
+// allow lists, which match nothing at run time: untrusted servers take
+// exact tool names. Each is logged once per pool.
+func (r *resolution) warnUntrustedGlobs(srv *Server, b *Bundle) {
+	if srv == nil || srv.Trusted {
+		return
+	}
+	lists := []struct {
+		where string
+		allow []string
+	}{{"server." + srv.Name + " allow_tools", srv.AllowTools}, {"bundle." + b.Name + " allow_tools", b.AllowTools}}
+	for _, l := range lists {
+		for _, p := range l.allow {
+			if !isGlob(p) {
+				continue
+			}
+			r.warnings = append(r.warnings, warning{
+				event: EventUntrustedGlob, msg: "untrusted servers take exact tool names: this glob matches nothing",
+				attrs: []slog.Attr{slog.String("server", srv.Name), slog.String("pattern", p), slog.String("list", l.where)},
+				once:  l.where + "\x00" + p,
+			})
+			r.tr.note(ToolMCPCall, "%s %q: a glob, which matches nothing for untrusted server %s", l.where, p, srv.Name)
+		}
+	}
 }
 
 func (p *Pool) agentMaxDepth(a *Agent) int {
@@ -117,12 +166,17 @@ func (p *Pool) agentMaxDepth(a *Agent) int {
 	return defaultMaxDepth
 }
 
-// resolveAgent computes what an agent can call at a spawn depth.
-func (p *Pool) resolveAgent(snap *poolSnapshot, a *Agent, depth int, tr *trace) *resolution {
+// resolveAgent computes what an agent can call at a spawn depth. limit is
+// the max_depth in force above a sub-agent (0 at the top): a sub-agent
+// never goes deeper than the smallest max_depth on its way down.
+func (p *Pool) resolveAgent(snap *poolSnapshot, a *Agent, depth, limit int, tr *trace) *resolution {
 	r := &resolution{
 		agent: a, depth: depth, maxDepth: p.agentMaxDepth(a),
 		use: map[string]bool{}, allowed: map[string]bool{}, aliases: map[string]string{},
 		meta: metaScopes{}, tr: tr,
+	}
+	if limit > 0 && limit < r.maxDepth {
+		r.maxDepth = limit
 	}
 	for _, al := range a.Aliases {
 		r.aliases[al.Name] = al.Target
@@ -136,7 +190,7 @@ func (p *Pool) resolveAgent(snap *poolSnapshot, a *Agent, depth int, tr *trace) 
 		case UseTool:
 			if u.Name == ToolSpawnAgents || u.Name == ToolListAgents {
 				spawnOptIn = true
-				tr.note(ToolSpawnAgents, "%s names %s: opts in to coordination tools", where, u.Name)
+				tr.noteRuntime(ToolSpawnAgents, "%s names %s: opts in to coordination tools", where, u.Name)
 				continue
 			}
 			r.useTool(snap, u.Name, where+" tool."+u.Name)
@@ -188,6 +242,7 @@ func (p *Pool) resolveAgent(snap *poolSnapshot, a *Agent, depth int, tr *trace) 
 	p.mergeDirect(snap, r, direct, directOrder)
 	r.applyAllowed(snap)
 	r.restrictSpawn(spawnOptIn)
+	r.restrictSubagents()
 	return r
 }
 
@@ -239,6 +294,7 @@ func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *Bundle, where 
 			r.warn(EventToolBlocked, "untrusted server needs allow_tools; bundle skipped", slog.String("bundle", b.Name), slog.String("server", b.Server))
 			return
 		}
+		r.warnUntrustedGlobs(srv, b)
 		m := r.meta[b.Server]
 		if m == nil {
 			m = &metaScope{}
@@ -271,8 +327,10 @@ func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *Bundle, where 
 	}
 }
 
-// mergeDirect exposes the tools of direct server bundles: across bundles
-// of one server allow lists intersect and deny lists union.
+// mergeDirect exposes the tools of direct server bundles: across every
+// bundle selected for one server, direct and meta alike, allow lists
+// intersect and deny lists union, so a meta bundle narrows the direct
+// tools of its server and the direct bundles narrow its meta scope.
 func (p *Pool) mergeDirect(snap *poolSnapshot, r *resolution, direct map[string][]selected, order []string) {
 	for _, server := range order {
 		var m metaScope
@@ -280,6 +338,14 @@ func (p *Pool) mergeDirect(snap *poolSnapshot, r *resolution, direct map[string]
 		for _, sel := range direct[server] {
 			m.merge(sel.b)
 			wheres = append(wheres, sel.where+" bundle."+sel.b.Name)
+		}
+		if ms := r.meta[server]; ms != nil {
+			m.allows = append(m.allows, ms.allows...)
+			m.deny = append(m.deny, ms.deny...)
+			wheres = append(wheres, "meta bundle."+strings.Join(ms.bundles, " + bundle."))
+			for _, sel := range direct[server] {
+				ms.merge(sel.b)
+			}
 		}
 		srv := p.servers[server]
 		why := strings.Join(wheres, " + ")
@@ -309,7 +375,9 @@ func (r *resolution) applyAllowed(snap *poolSnapshot) {
 	if a.Allowed == nil {
 		for _, n := range names {
 			r.allowed[n] = true
-			r.tr.note(n, "tools.allowed omitted: everything in use is allowed")
+			if r.step == "" {
+				r.tr.note(n, "tools.allowed omitted: everything in use is allowed")
+			}
 		}
 		return
 	}
@@ -321,9 +389,14 @@ func (r *resolution) applyAllowed(snap *poolSnapshot) {
 		if r.allowedBy(n, reverse[n]) {
 			r.allowed[n] = true
 			r.tr.note(n, "%s", r.allowReason(n, reverse[n]))
+		} else if r.step != "" {
+			r.tr.exclude(n, "selected by the step, but not matched by tools.allowed")
 		} else {
 			r.tr.exclude(n, "in use but not matched by tools.allowed")
 		}
+	}
+	if r.step != "" {
+		return // the entries themselves were checked when the agent was resolved
 	}
 	for i, p := range a.Allowed {
 		if isGlob(p) {
@@ -390,22 +463,46 @@ func (r *resolution) allowReason(name string, aliasesOf []string) string {
 // an opt-in, and are removed at depth >= max_depth whatever the agent says.
 func (r *resolution) restrictSpawn(optIn bool) {
 	a := r.agent
+	both := func(mark func(string, string, ...any), format string, args ...any) {
+		mark(ToolSpawnAgents, format, args...)
+		mark(ToolListAgents, format, args...)
+	}
 	switch {
 	case !optIn && r.depth > 0:
-		r.tr.exclude(ToolSpawnAgents, "removed: sub-agent at depth %d without opt-in (spawn = true)", r.depth)
-		r.tr.exclude(ToolListAgents, "removed: sub-agent at depth %d without opt-in (spawn = true)", r.depth)
+		both(r.tr.excludeRuntime, "removed: sub-agent at depth %d without opt-in (spawn = true)", r.depth)
 	case !optIn:
-		r.tr.exclude(ToolSpawnAgents, "not enabled: agent has spawn = false")
-		r.tr.exclude(ToolListAgents, "not enabled: agent has spawn = false")
+		both(r.tr.excludeRuntime, "not enabled: agent has spawn = false")
 	case r.depth >= r.maxDepth:
 		r.warn(EventSubagentMaxDepth, "max depth reached: spawn_agents and list_available_agents removed",
 			slog.String("agent", a.Name), slog.Int("depth", r.depth), slog.Int("max_depth", r.maxDepth))
-		r.tr.exclude(ToolSpawnAgents, "removed: depth %d reached max_depth %d", r.depth, r.maxDepth)
-		r.tr.exclude(ToolListAgents, "removed: depth %d reached max_depth %d", r.depth, r.maxDepth)
+		both(r.tr.excludeRuntime, "removed: depth %d reached max_depth %d", r.depth, r.maxDepth)
 	default:
 		r.spawn = true
-		r.tr.note(ToolSpawnAgents, "spawn = true and depth %d < max_depth %d", r.depth, r.maxDepth)
-		r.tr.note(ToolListAgents, "spawn = true and depth %d < max_depth %d", r.depth, r.maxDepth)
+		both(r.tr.noteRuntime, "spawn = true and depth %d < max_depth %d", r.depth, r.maxDepth)
+	}
+}
+
+// restrictSubagents bounds the other way down: agent__<name> opens a
+// session one level deeper, so at depth >= max_depth it is removed, with
+// the same warning event as spawn_agents.
+func (r *resolution) restrictSubagents() {
+	a := r.agent
+	if len(a.Subagents) == 0 {
+		return
+	}
+	if r.depth >= r.maxDepth {
+		tools := make([]string, len(a.Subagents))
+		for i, sub := range a.Subagents {
+			tools[i] = subagentPrefix + sub
+			r.tr.excludeRuntime(tools[i], "removed: depth %d reached max_depth %d", r.depth, r.maxDepth)
+		}
+		r.warn(EventSubagentMaxDepth, "max depth reached: sub-agent tools removed",
+			slog.String("agent", a.Name), slog.Int("depth", r.depth), slog.Int("max_depth", r.maxDepth), slog.Any("tools", tools))
+		return
+	}
+	r.subagents = a.Subagents
+	for _, sub := range a.Subagents {
+		r.tr.noteRuntime(subagentPrefix+sub, "subagents: %s (depth %d < max_depth %d)", sub, r.depth, r.maxDepth)
 	}
 }
 
@@ -474,10 +571,13 @@ type stepSurface struct {
 	servers []string
 }
 
-// resolveStep computes the tools a step's bundles select. With an agent
-// whose tools.allowed is set, direct tools outside it stay out.
+// resolveStep computes the tools a step's bundles select: across the
+// bundles of one server allow lists intersect and deny lists unite, for
+// direct and meta bundles alike. With an agent whose tools.allowed is set,
+// direct tools outside it stay out (meta tools check it per call). While
+// the step is active this is the agent's whole tool policy.
 func (p *Pool) resolveStep(snap *poolSnapshot, a *Agent, addr string, bundles []string, tr *trace) (*stepSurface, []warning) {
-	r := &resolution{agent: a, use: map[string]bool{}, allowed: map[string]bool{}, aliases: map[string]string{}, meta: metaScopes{}, tr: tr}
+	r := &resolution{agent: a, step: addr, use: map[string]bool{}, allowed: map[string]bool{}, aliases: map[string]string{}, meta: metaScopes{}, tr: tr}
 	if a == nil {
 		r.agent = &Agent{}
 	} else {
@@ -496,13 +596,7 @@ func (p *Pool) resolveStep(snap *poolSnapshot, a *Agent, addr string, bundles []
 		p.selectBundle(snap, r, b, fmt.Sprintf("step %s bundles[%d]", addr, i), direct, &order)
 	}
 	p.mergeDirect(snap, r, direct, order)
-	if a != nil && a.Allowed != nil {
-		r.applyAllowed(snap)
-	} else {
-		for n := range r.use {
-			r.allowed[n] = true
-		}
-	}
+	r.applyAllowed(snap)
 	s := &stepSurface{addr: addr, bundles: bundles, direct: r.allowed, meta: r.meta}
 	need := map[string]bool{}
 	for _, b := range bundles {

@@ -87,7 +87,8 @@ func TestSeed_DynamicToolLoading_AllowIntersectDenyUnion(t *testing.T) {
 	}
 	// meta scopes merge the same way
 	p := PoolFor(f.reg)
-	f.reg.Bundles = append(f.reg.Bundles, Bundle{Name: "web2", Mode: "meta", Server: "scraper", AllowTools: []string{"fetch_*"}, DenyTools: []string{"fetch_secret"}})
+	// (scraper is untrusted: exact names, no globs)
+	f.reg.Bundles = append(f.reg.Bundles, Bundle{Name: "web2", Mode: "meta", Server: "scraper", AllowTools: []string{"fetch_page", "fetch_secret"}, DenyTools: []string{"fetch_secret"}})
 	p.bundles["web2"] = &f.reg.Bundles[len(f.reg.Bundles)-1]
 	ss, _ := p.resolveStep(p.snap.Load(), nil, "x/y/z", []string{"web", "web2"}, nil)
 	m := ss.meta["scraper"]

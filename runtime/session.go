@@ -69,33 +69,74 @@ func (s *Session) Tools() []ToolInfo {
 
 // Call runs one tool call through the pipeline. It never panics and never
 // blocks past ctx: every failure is an error Result.
+//
+// A call runs on the agent context current when it starts and completes
+// there. A call that meets a context already being torn down by Switch has
+// not started: it runs on the new agent if that agent has the tool, and
+// fails with "agent switched to …" otherwise. A call still running when a
+// forced teardown (the switch timeout) ends its context has its context
+// cancelled and its late result discarded (an error Result and a
+// tool.late_result event).
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) Result {
-	st := s.enter()
-	if st == nil {
-		return Result{Error: "session closed"}
+	st := s.st.Load()
+	if st == nil || !st.enter() {
+		return s.callAfterSwitch(ctx, st, name, args)
 	}
-	r := st.call(ctx, name, args)
+	r := st.call(st.linkContext(ctx), name, args)
+	if st.abandoned.Load() {
+		r = st.lateResult(name, r)
+	}
 	st.exit()
 	return r
 }
 
-// enter pins the current agent context for one call; during Switch it
-// waits for the new context.
-func (s *Session) enter() *agentState {
-	if st := s.st.Load(); st != nil && st.enter() {
-		return st
+// callAfterSwitch is Call for a call whose agent context was torn down
+// before the call could start.
+func (s *Session) callAfterSwitch(ctx context.Context, old *agentState, name string, args json.RawMessage) Result {
+	st, err := s.enter(ctx, old)
+	if err != nil {
+		return Result{Error: err.Error()}
 	}
-	s.swMu.Lock() // a Switch is under way: wait for it
-	s.swMu.Unlock()
-	if st := s.st.Load(); st != nil && st.enter() {
-		return st
+	defer st.exit()
+	if old != nil && old.agent != st.agent && st.surf.Load().byName[name] == nil {
+		emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", old.agent.Name),
+			slog.String("reason", "agent_switched"), slog.String("switched_to", st.agent.Name))
+		return Result{Error: fmt.Sprintf("agent switched to %q before the call started; %q is not one of its tools", st.agent.Name, name)}
 	}
-	return nil
+	r := st.call(st.linkContext(ctx), name, args)
+	if st.abandoned.Load() {
+		r = st.lateResult(name, r)
+	}
+	return r
 }
 
-// Switch waits up to 5 s for in-flight calls, tears the current agent
-// context down (forcing it after the wait, with an agent.switch_timeout
-// event), then builds the new agent's context.
+// enter pins an agent context for a call, starting from st (the one last
+// seen). A context being torn down has its successor stored already
+// (Switch stores the new one first), so this follows the chain; only
+// after Close is there none.
+func (s *Session) enter(ctx context.Context, st *agentState) (*agentState, error) {
+	for {
+		if st == nil {
+			return nil, errClosed
+		}
+		if st.enter() {
+			return st, nil
+		}
+		select {
+		case <-st.replaced:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+		st = s.st.Load()
+	}
+}
+
+var errClosed = errors.New("session closed")
+
+// Switch builds the new agent's context, makes it current, then tears the
+// old one down: it waits up to 5 s for the old context's in-flight calls,
+// then forces the teardown (an agent.switch_timeout event), cancelling what
+// still runs. A failed build leaves the session on its current agent.
 func (s *Session) Switch(ctx context.Context, agent string) error {
 	if s.pool.agents[agent] == nil {
 		return s.unknownAgent(agent)
@@ -103,16 +144,15 @@ func (s *Session) Switch(ctx context.Context, agent string) error {
 	s.swMu.Lock()
 	defer s.swMu.Unlock()
 	if s.closed.Load() {
-		return errors.New("session closed")
+		return errClosed
 	}
-	old := s.st.Load()
-	old.teardown(true)
 	st, err := s.build(ctx, agent)
 	if err != nil {
-		s.st.Store(nil)
 		return err
 	}
-	s.st.Store(st)
+	old := s.st.Swap(st)
+	close(old.replaced)
+	old.teardown(true)
 	s.notify()
 	return nil
 }
@@ -125,10 +165,10 @@ func (s *Session) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	if st := s.st.Load(); st != nil {
+	if st := s.st.Swap(nil); st != nil {
+		close(st.replaced)
 		st.teardown(false)
 	}
-	s.st.Store(nil)
 	return nil
 }
 
@@ -220,12 +260,16 @@ func (s *Session) Servers() []ServerStatus {
 }
 
 // ToolsForStep routes a workflow step to its bundles (deny by default),
-// connects only the servers those bundles reference, and makes the step's
-// tools callable until the next ToolsForStep.
+// connects only the servers those bundles reference, and returns the
+// step's tools. Until the next ToolsForStep, LeaveStep or Switch the step
+// is the agent's whole policy: Tools() is the step's bundles (cut to
+// tools.allowed when the agent wrote it) plus the runtime tools the agent
+// declares (sub-agents, router, internal, discovery, output_read); its
+// own tools.use and meta bundles are not in force.
 func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string) ([]ToolInfo, error) {
-	st := s.enter()
-	if st == nil {
-		return nil, errors.New("session closed")
+	st, err := s.enter(ctx, s.st.Load())
+	if err != nil {
+		return nil, err
 	}
 	defer st.exit()
 	bundles, _ := s.router.bundles(workflow, role, step)
@@ -243,6 +287,26 @@ func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string)
 		s.notify()
 	}
 	return list, nil
+}
+
+// LeaveStep ends the step ToolsForStep entered: the agent's own tools are
+// in force again. Outside a step it does nothing.
+func (s *Session) LeaveStep() {
+	st := s.st.Load()
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	if st.step == nil {
+		st.mu.Unlock()
+		return
+	}
+	st.step = nil
+	changed := st.rebuildSurfaceLocked()
+	st.mu.Unlock()
+	if changed {
+		s.notify()
+	}
 }
 
 func (s *Session) unknownAgent(name string) error {
@@ -268,10 +332,14 @@ type agentState struct {
 	ctx    context.Context // lives until teardown; cancels queue waiters and linked calls
 	cancel context.CancelFunc
 
-	inflight atomic.Int64 // calls running; closedBit set once teardown began
-	drained  chan struct{}
-	drainMu  sync.Once
-	stopWait chan struct{} // closed when teardown begins: queue waiters give up
+	inflight  atomic.Int64 // calls running; closedBit set once teardown began
+	drained   chan struct{}
+	drainMu   sync.Once
+	stopWait  chan struct{} // closed when teardown begins: queue waiters give up
+	replaced  chan struct{} // closed once the session no longer points here (Switch, Close)
+	abandoned atomic.Bool   // set by a forced teardown: results arriving later are discarded
+
+	linked atomic.Pointer[agentLinked] // the last caller context linked to ctx
 
 	surf atomic.Pointer[surface]
 
@@ -317,7 +385,7 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	start := time.Now()
 	st := &agentState{
 		s: s, agent: a, log: s.opts.Logger, memory: s.opts.Memory,
-		drained: make(chan struct{}), stopWait: make(chan struct{}), ups: map[string]*upstreamConn{},
+		drained: make(chan struct{}), stopWait: make(chan struct{}), replaced: make(chan struct{}), ups: map[string]*upstreamConn{},
 		loaded: map[string]bool{}, entries: map[*PoolTool]*entry{}, builtins: map[string]builtInstance{},
 		maxBytes: s.reg.Defaults.ResponseMaxBytes, budget: int64(s.reg.Defaults.ContextBudget),
 		cache: newResponseCache(),
@@ -328,8 +396,9 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	st.spill = newSpillStore(s.opts.SpillDir)
 	st.ctx, st.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	st.connect(ctx, s.pool.serversFor(s.pool.snap.Load(), a))
-	st.res = s.pool.resolveAgent(s.pool.snap.Load(), a, s.opts.Depth, nil)
+	st.res = s.pool.resolveAgent(s.pool.snap.Load(), a, s.opts.Depth, s.opts.depthLimit, nil)
 	st.emitWarnings(st.res.warnings)
+	st.reportCollisions() // those of the lock file and declared tools, which no server start reports
 	st.mu.Lock()
 	st.rebuildSurfaceLocked()
 	st.mu.Unlock()
@@ -344,6 +413,11 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 
 func (st *agentState) emitWarnings(ws []warning) {
 	for _, w := range ws {
+		if w.once != "" {
+			if _, logged := st.s.pool.warned.LoadOrStore(w.once, true); logged {
+				continue
+			}
+		}
 		attrs := append([]slog.Attr{slog.String("reason", w.msg)}, w.attrs...)
 		emit(st.log, slog.LevelWarn, w.event, attrs...)
 	}
@@ -365,12 +439,13 @@ func (st *agentState) teardown(switching bool) {
 	}
 	timer.Stop()
 	if forced {
+		st.abandoned.Store(true) // before cancel: a call ending on the cancel is late
 		event := EventAgentSwitchTimeout
 		if !switching {
 			event = EventAgentTeardown
 		}
 		emit(st.log, slog.LevelWarn, event, slog.String("agent", st.agent.Name),
-			slog.Int64("in_flight", st.inflight.Load()&^closedBit), slog.String("reason", "in-flight calls exceeded 5s; forcing teardown"))
+			slog.Int64("in_flight", st.inflight.Load()&^closedBit), slog.String("reason", fmt.Sprintf("in-flight calls exceeded %s; forcing teardown", switchGrace)))
 	}
 	st.cancel()
 	st.mu.Lock()
@@ -390,11 +465,29 @@ func (st *agentState) teardown(switching bool) {
 		slog.Bool("forced", forced), slog.Int("servers", len(ups)))
 }
 
+// lateResult replaces the result of a call that outlived a forced
+// teardown: the agent it ran for is gone, so its answer is not delivered.
+func (st *agentState) lateResult(name string, r Result) Result {
+	status := "ok"
+	if !r.OK {
+		status = "failed"
+	}
+	emit(st.log, slog.LevelWarn, EventToolLateResult, slog.String("tool", name), slog.String("agent", st.agent.Name),
+		slog.String("status", status), slog.Float64("latency_ms", ms(r.Latency)), slog.Int("chars_out", len(r.Result)))
+	return Result{Kind: r.Kind, Namespace: r.Namespace, Latency: r.Latency,
+		Error: fmt.Sprintf("agent %q was torn down while the call ran (forced after %s); its result was discarded", st.agent.Name, switchGrace)}
+}
+
 // surface is an immutable view of what the agent can call, swapped whole
 // on every change so that Call reads it without locks.
 type surface struct {
 	byName map[string]*entry // callable names, aliases included
 	list   []ToolInfo        // visible tools, sorted by name
+
+	// What the agent's policy lets it reach now: outside a step its own
+	// resolution, inside a step only the step's bundles.
+	loadable map[string]bool // pool tools it may call or load
+	meta     metaScopes      // servers the meta tools reach
 }
 
 // active reports whether a pool tool is activated for the agent.
@@ -407,9 +500,16 @@ func (st *agentState) activeLocked(name string) bool {
 
 // rebuildSurfaceLocked recomputes the surface; it reports whether the
 // visible list changed. st.mu is held.
+//
+// While a workflow step is active the surface is the step's bundles (cut
+// to tools.allowed when the agent wrote it) plus the runtime tools the
+// agent declares; its own tools.use and meta bundles are not in force.
 func (st *agentState) rebuildSurfaceLocked() bool {
 	snap := st.s.pool.snap.Load()
-	sf := &surface{byName: map[string]*entry{}}
+	sf := &surface{byName: map[string]*entry{}, loadable: st.res.allowed, meta: st.res.meta}
+	if st.step != nil {
+		sf.loadable, sf.meta = st.step.direct, st.step.meta
+	}
 	add := func(e *entry, visible bool) {
 		if _, dup := sf.byName[e.info.Name]; dup {
 			return
@@ -420,14 +520,15 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 		}
 	}
 	names := map[string]bool{}
-	for n := range st.res.allowed {
-		if st.activeLocked(n) {
-			names[n] = true
-		}
-	}
 	if st.step != nil {
 		for n := range st.step.direct {
 			names[n] = true
+		}
+	} else {
+		for n := range st.res.allowed {
+			if st.activeLocked(n) {
+				names[n] = true
+			}
 		}
 	}
 	entries := make(map[*PoolTool]*entry, len(names))
@@ -444,7 +545,7 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 		add(e, st.serverUp(pt.Server))
 	}
 	st.entries = entries
-	st.addRuntimeTools(add)
+	st.addRuntimeTools(sf.meta, add)
 	for _, al := range st.agent.Aliases {
 		if e := sf.byName[al.Target]; e != nil {
 			if _, taken := sf.byName[al.Name]; !taken {

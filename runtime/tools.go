@@ -29,8 +29,9 @@ func runtimeEntry(name, desc string, kind ToolKind, ns string, schema json.RawMe
 }
 
 // addRuntimeTools adds the tools the agent gets from its declaration
-// rather than from tools.use. st.mu is held.
-func (st *agentState) addRuntimeTools(add func(*entry, bool)) {
+// rather than from tools.use, with the meta tools for the scopes in force.
+// st.mu is held.
+func (st *agentState) addRuntimeTools(meta metaScopes, add func(*entry, bool)) {
 	a := st.agent
 	add(runtimeEntry(ToolFinalReport, "Deliver the final answer of this task.", KindInternal, "agent", schemaFinalReport, finalReport), true)
 	add(runtimeEntry(ToolTaskStatus, "Record task progress: what is done, pending and next.", KindInternal, "agent", schemaTaskStatus, taskStatus), true)
@@ -38,7 +39,7 @@ func (st *agentState) addRuntimeTools(add func(*entry, bool)) {
 	batch.noBudget = true
 	add(batch, true)
 	pool := st.s.pool
-	for _, sub := range a.Subagents {
+	for _, sub := range st.res.subagents {
 		desc := "Run the sub-agent " + sub
 		if sa := pool.agents[sub]; sa != nil && sa.Description != "" {
 			desc += ": " + sa.Description
@@ -63,7 +64,7 @@ func (st *agentState) addRuntimeTools(add func(*entry, bool)) {
 		add(runtimeEntry(ToolLoad, "Activate tools by name (all or none); returns their schemas.", KindDiscovery, "discovery", schemaLoad, toolLoad), true)
 		add(runtimeEntry(ToolActive, "List the tools loaded so far.", KindDiscovery, "discovery", schemaNone, toolActive), true)
 	}
-	servers := st.metaServers()
+	servers := sortedKeys(meta)
 	if len(servers) > 0 {
 		scope := " Servers: " + strings.Join(servers, ", ") + "."
 		add(runtimeEntry(ToolMCPList, "List the tools of an MCP server (paged)."+scope, KindMeta, "mcp", schemaMCPList, mcpListTools), true)
@@ -79,20 +80,6 @@ func (st *agentState) addRuntimeTools(add func(*entry, bool)) {
 		e.noCap = true
 		add(e, true)
 	}
-}
-
-// metaServers lists the servers meta tools reach now; st.mu is held.
-func (st *agentState) metaServers() []string {
-	seen := map[string]bool{}
-	for s := range st.res.meta {
-		seen[s] = true
-	}
-	if st.step != nil {
-		for s := range st.step.meta {
-			seen[s] = true
-		}
-	}
-	return sortedKeys(seen)
 }
 
 // decode unmarshals tool arguments with an error the model can act on.

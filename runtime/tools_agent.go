@@ -130,7 +130,8 @@ func (st *agentState) runChild(ctx context.Context, name, prompt string) (string
 		return "", fmt.Errorf("cannot run sub-agent %q: no Runner configured in this host", name)
 	}
 	opts.Depth++
-	opts.Memory = nil // the child has its own memory
+	opts.depthLimit = st.res.maxDepth // the parent's bound holds all the way down
+	opts.Memory = nil                 // the child has its own memory
 	child, err := Open(ctx, st.s.reg, name, opts)
 	if err != nil {
 		return "", fmt.Errorf("sub-agent %q: %v", name, err)

@@ -26,7 +26,7 @@ func (st *agentState) find(query string, limit int) []FindHit {
 		limit = 10
 	}
 	snap := st.s.pool.snap.Load()
-	loadable := st.res.allowed
+	loadable := st.surf.Load().loadable
 	hits := snap.finder.search(query, limit, func(name string) bool { return loadable[name] && snap.byName[name] != nil })
 	sf := st.surf.Load()
 	out := make([]FindHit, len(hits))
@@ -66,7 +66,7 @@ func (st *agentState) describable(name string) (ToolInfo, *PoolTool, bool) {
 	if t := st.res.aliases[name]; t != "" {
 		name = t
 	}
-	if st.res.allowed[name] {
+	if sf.loadable[name] {
 		if pt := snap.byName[name]; pt != nil {
 			return ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: normalizeSchema(pt.InputSchema), Kind: pt.Kind}, pt, true
 		}
@@ -129,6 +129,7 @@ func toolLoad(_ context.Context, st *agentState, _ *entry, args json.RawMessage)
 		return "", errors.New("names is empty")
 	}
 	snap := st.s.pool.snap.Load()
+	loadable := st.surf.Load().loadable
 	var names []string
 	for _, n := range a.Names {
 		canon := n
@@ -136,7 +137,7 @@ func toolLoad(_ context.Context, st *agentState, _ *entry, args json.RawMessage)
 			canon = t
 		}
 		switch {
-		case st.res.allowed[canon] && snap.byName[canon] != nil:
+		case loadable[canon] && snap.byName[canon] != nil:
 			names = append(names, canon)
 		case snap.byName[canon] != nil:
 			return "", fmt.Errorf("tool %q not allowed for agent %q; nothing was loaded", n, st.agent.Name)

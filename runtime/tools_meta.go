@@ -7,28 +7,17 @@ import (
 	"strings"
 )
 
-// metaScope returns the merged scope of a server for meta tools: the
-// agent's meta bundles and the current step's, each restrictive inside.
-func (st *agentState) metaScopeFor(server string) (agent, step *metaScope) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	agent = st.res.meta[server]
-	if st.step != nil {
-		step = st.step.meta[server]
-	}
-	return agent, step
-}
-
-// metaPermits checks a server tool against the meta scopes and, when the
+// metaPermits checks a server tool against the meta scope in force (the
+// agent's meta bundles, or the current step's: never both) and, when the
 // agent wrote tools.allowed, against that list too: a meta bundle is not a
 // way around the agent's policy.
 func (st *agentState) metaPermits(server, tool string) (inScope, ok bool) {
-	a, s := st.metaScopeFor(server)
-	if a == nil && s == nil {
+	m := st.surf.Load().meta[server]
+	if m == nil {
 		return false, false
 	}
 	srv := st.s.pool.servers[server]
-	ok = (a != nil && a.permits(srv, tool)) || (s != nil && s.permits(srv, tool))
+	ok = m.permits(srv, tool)
 	if ok && tool != "" && st.agent.Allowed != nil {
 		name := ExposedName(server, st.s.reg.separator(), tool)
 		st.mu.Lock()
@@ -39,9 +28,7 @@ func (st *agentState) metaPermits(server, tool string) (inScope, ok bool) {
 }
 
 func (st *agentState) scopeError(server string) error {
-	st.mu.Lock()
-	servers := st.metaServers()
-	st.mu.Unlock()
+	servers := sortedKeys(st.surf.Load().meta)
 	if len(servers) == 0 {
 		return fmt.Errorf("server %q is not reachable through meta tools for agent %q", server, st.agent.Name)
 	}
@@ -140,7 +127,7 @@ func mcpCallTool(ctx context.Context, st *agentState, _ *entry, args json.RawMes
 			name = a.Server + sep + a.Tool
 		}
 		e := st.surf.Load().byName[name]
-		if e == nil || e.info.Kind == KindMeta || isRuntimeToolName(e.info.Name) {
+		if e == nil || e.info.Kind == KindMeta || IsReservedToolName(e.info.Name) {
 			return "", fmt.Errorf("tool %q is not active for agent %q; load it with %s first", name, st.agent.Name, ToolLoad)
 		}
 		return st.invoke(ctx, e, a.Args)

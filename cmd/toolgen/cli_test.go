@@ -54,6 +54,10 @@ var cliCases = []cliCase{
 	{"fmt-syntax-error", "fmt --format=short testdata/specs/invalid/syntax_error"},
 	{"fmt-no-args", "fmt"},
 	{"schema", "schema"},
+	{"explain-agent-at-step", "explain examples/full/spec --agent coder --step release/planner/review"},
+	{"explain-step-route", "explain examples/full/spec --agent researcher --step release/writer/draft --route release/writer/draft=files,web --route release/planner/plan="},
+	{"explain-subagent-depth", "explain examples/full/spec --agent coder --depth 2"},
+	{"explain-route-unknown-bundle", "explain examples/full/spec --step release/planner/plan --route release/planner/plan=fils"},
 	{"schema-extra-arg", "schema x"},
 }
 

@@ -115,6 +115,47 @@ func TestExplainErrorsCLI(t *testing.T) {
 	}
 }
 
+// --route overrides a step's bundles as Options.Routes does, also for an
+// address the spec does not declare; an empty list denies the step.
+func TestExplainRouteCLI(t *testing.T) {
+	dir := explainDir(t)
+	code, out, stderr := explainRun(t, dir, "--agent", "coder", "--step", "other/role/step", "--route", "other/role/step=files", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var x struct {
+		Bundles []string
+		Routed  string
+		Tools   []struct{ Name, Status string }
+	}
+	if err := json.Unmarshal([]byte(out), &x); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	status := map[string]string{}
+	for _, tl := range x.Tools {
+		status[tl.Name] = tl.Status
+	}
+	if x.Routed != "route override" || len(x.Bundles) != 1 || status["read_file"] != "callable" || status["entities_get"] != "excluded" {
+		t.Errorf("explanation %+v", x)
+	}
+	code, out, _ = explainRun(t, dir, "--agent", "coder", "--step", "release/planner/plan", "--route", "release/planner/plan=")
+	_, callable, _ := strings.Cut(out, "callable (")
+	callable, _, _ = strings.Cut(callable, "excluded (")
+	if code != exitOK || !strings.Contains(out, "bundles: (none) (route override)") || strings.Contains(callable, "read_file") {
+		t.Errorf("denied step: exit %d\n%s", code, out)
+	}
+	for _, bad := range [][]string{
+		{"--route", "release/planner=files"},
+		{"--route", "release/planner/plan"},
+		{"--route", "a/b/c=files", "--route", "a/b/c=files"},
+		{"--depth", "-1"},
+	} {
+		if code, _, _ := explainRun(t, append([]string{dir, "--agent", "coder"}, bad...)...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", bad, code, exitUsage)
+		}
+	}
+}
+
 // An unknown step on the command line is a typo, not an empty surface.
 func TestExplainUnknownStep(t *testing.T) {
 	var stdout, stderr bytes.Buffer

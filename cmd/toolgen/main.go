@@ -27,7 +27,7 @@ var commands = []command{
 	{"schema", "schema", runSchema},
 	{"lock", "lock DIR", runLock},
 	{"find", "find [--spec DIR | --catalog FILE] [--limit N] [--json] [--batch] QUERY...", runFind},
-	{"explain", "explain DIR [--agent A] [--step WF/ROLE/STEP]", runExplain},
+	{"explain", "explain DIR [--agent A] [--step WF/ROLE/STEP] [--route WF/ROLE/STEP=B,...] [--depth N]", runExplain},
 }
 
 func main() {

@@ -1,7 +1,7 @@
 // Package agentcli is the command line every toolgen agent binary shares:
 //
 //	serve  [--stdio | --http ADDR] [--agent A]   run as an MCP server
-//	tools  [--agent A] [--step WF/ROLE/STEP]     list the tool surface
+//	tools  [--agent A] [--step WF/ROLE/STEP]     list the tool surface (at a step)
 //	call   [--agent A] TOOL [JSON]                call one tool, print the result
 //	find   [--agent A] [--limit N] QUERY...      search the agent's tools
 //	agents                                        list the agents
@@ -124,7 +124,7 @@ type command struct{ name, args, help string }
 // commands in the order usage lists them; Run dispatches on the names.
 var commands = []command{
 	{"serve", "[--stdio | --http ADDR] [--agent A]", "run as an MCP server (stdio by default)"},
-	{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent (or a workflow step) exposes"},
+	{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent exposes (while a workflow step is active)"},
 	{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result"},
 	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
 	{"agents", "[--json]", "list the agents in this binary"},

@@ -209,8 +209,9 @@ func TestToolsForStep(t *testing.T) {
 	for _, tl := range tools {
 		names[tl.Name] = true
 	}
-	if !names["read_file"] || names["shout"] {
-		t.Errorf("step plan tools = %v, want read_file (bundle files) and not shout", names)
+	// the step's bundles, not the agent's own tools, plus its runtime tools
+	if !names["read_file"] || names["shout"] || names["everything__echo"] || !names["agent__batch"] || !names["agent__final_report"] {
+		t.Errorf("step plan tools = %v, want read_file (bundle files) and the runtime tools, not shout or everything__echo", names)
 	}
 	o = agent(t, "tools", "--step", "release/planner/announce")
 	o.want(t, 0)

@@ -141,7 +141,7 @@ type toolJSON struct {
 func (c *cli) tools(args []string) int {
 	fs := c.flags("tools")
 	agent := fs.String("agent", "", "the agent (default: the first)")
-	step := fs.String("step", "", "list the tools of workflow step `WF/ROLE/STEP` instead")
+	step := fs.String("step", "", "list what the agent can call while workflow step `WF/ROLE/STEP` is active")
 	asJSON := fs.Bool("json", false, "print a JSON array")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -166,12 +166,14 @@ func (c *cli) tools(args []string) int {
 		return c.fail(exitFail, err)
 	}
 	defer sess.Close()
-	tools := sess.Tools()
 	if *step != "" {
-		if tools, err = sess.ToolsForStep(c.ctx, wf, role, st); err != nil {
+		// The step's bundles become the agent's whole policy: print the
+		// surface it has then, as toolgen explain --step does.
+		if _, err = sess.ToolsForStep(c.ctx, wf, role, st); err != nil {
 			return c.fail(exitFail, err)
 		}
 	}
+	tools := sess.Tools()
 	if *asJSON {
 		out := make([]toolJSON, len(tools))
 		for i, t := range tools {
