@@ -1,0 +1,151 @@
+package model
+
+import (
+	"bytes"
+	"sync/atomic"
+)
+
+// A conversation grows by a message or two per turn, and the whole of it
+// goes to the model every turn. So each message's wire form (made by the
+// SDK's own types) is kept with the message and reused, and a request body
+// is those bytes joined: a turn encodes only what is new.
+
+// wire holds a message's encoded forms, one per provider. Copies of a
+// Message share it; the atomic slots make sharing across goroutines safe.
+type wire struct {
+	openai    atomic.Pointer[encoded]
+	anthropic atomic.Pointer[encoded]
+}
+
+type encoded struct {
+	from msgKey
+	json []byte
+}
+
+// msgKey is what an encoding was made from: a message whose fields were
+// reassigned since then is encoded again.
+type msgKey struct {
+	role    Role
+	text    string
+	callID  string
+	isError bool
+	calls   *ToolCall
+	ncalls  int
+}
+
+func keyOf(m *Message) msgKey {
+	k := msgKey{role: m.Role, text: m.Text, callID: m.ToolCallID, isError: m.IsError, ncalls: len(m.ToolCalls)}
+	if len(m.ToolCalls) > 0 {
+		k.calls = &m.ToolCalls[0]
+	}
+	return k
+}
+
+// encodeOnce returns m's encoding from slot when it is still m's, else
+// makes it with enc (and keeps it when m has a wire).
+func encodeOnce(m *Message, slot func(*wire) *atomic.Pointer[encoded], enc func() ([]byte, error)) ([]byte, error) {
+	if m.wire == nil {
+		return enc()
+	}
+	p := slot(m.wire)
+	k := keyOf(m)
+	if e := p.Load(); e != nil && e.from == k {
+		return e.json, nil
+	}
+	b, err := enc()
+	if err != nil {
+		return nil, err
+	}
+	p.Store(&encoded{from: k, json: b})
+	return b, nil
+}
+
+func openAISlot(w *wire) *atomic.Pointer[encoded]    { return &w.openai }
+func anthropicSlot(w *wire) *atomic.Pointer[encoded] { return &w.anthropic }
+
+// textCache keeps the last encoding of one text, such as a system prompt,
+// which is the same on every turn of an agent.
+type textCache struct {
+	last atomic.Pointer[encodedText]
+}
+
+type encodedText struct {
+	text string
+	json []byte
+}
+
+func (c *textCache) get(text string, enc func() ([]byte, error)) ([]byte, error) {
+	if e := c.last.Load(); e != nil && e.text == text {
+		return e.json, nil
+	}
+	b, err := enc()
+	if err != nil {
+		return nil, err
+	}
+	c.last.Store(&encodedText{text: text, json: b})
+	return b, nil
+}
+
+// jsonArray joins encoded values into a JSON array.
+func jsonArray(parts [][]byte) []byte {
+	n := 2
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, p := range parts {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, p...)
+	}
+	return append(out, ']')
+}
+
+// field is one member that joinObject adds: value as it is, or, when
+// items is set, the JSON array of items.
+type field struct {
+	key   string
+	value []byte
+	items [][]byte
+}
+
+// joinObject adds fields to the JSON object head, which the SDK marshalled
+// without them, in one allocation. The values are sent as they are: no
+// re-encoding or compaction.
+func joinObject(head []byte, fields ...field) []byte {
+	head = bytes.TrimRight(head, " \n")
+	n := len(head)
+	for _, f := range fields {
+		n += len(f.key) + len(f.value) + 6
+		for _, it := range f.items {
+			n += len(it) + 1
+		}
+	}
+	out := make([]byte, 0, n)
+	out = append(out, head[:len(head)-1]...)
+	sep := len(bytes.TrimSpace(head[1:len(head)-1])) > 0
+	for _, f := range fields {
+		if sep {
+			out = append(out, ',')
+		}
+		sep = true
+		out = append(out, '"')
+		out = append(out, f.key...)
+		out = append(out, '"', ':')
+		if f.items == nil {
+			out = append(out, f.value...)
+			continue
+		}
+		out = append(out, '[')
+		for i, it := range f.items {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, it...)
+		}
+		out = append(out, ']')
+	}
+	return append(out, '}')
+}
