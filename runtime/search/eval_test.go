@@ -2,7 +2,12 @@ package search_test
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolgen-dev/toolgen/runtime/search"
@@ -45,7 +50,7 @@ func TestRetrievalVariants(t *testing.T) {
 		C = 3
 		P = 4
 	)
-	w := func(n, d, k, c, p float64) [6]float64 { return [6]float64{n, d, k, c, p, 0} }
+	w := func(n, d, k, c, p float64) [7]float64 { return [7]float64{n, d, k, c, p, 0, 0} }
 	variants := []struct {
 		name string
 		v    search.Variant
@@ -131,4 +136,100 @@ func TestRetrievalVariants(t *testing.T) {
 		fmt.Println(line)
 	}
 	_ = []int{N, D, K, C, P}
+}
+
+// TestWithMatchesBuild adds the servers of the toolret catalog one by one to
+// an index of the others, as the runtime does for servers without a lock
+// entry, and compares the quality with an index built from all at once.
+func TestWithMatchesBuild(t *testing.T) {
+	set := loadToolret(t)
+	byServer := map[string][]search.Doc{}
+	var base []search.Doc
+	for i, d := range set.Docs {
+		server, _, ok := strings.Cut(d.Name, "__")
+		if !ok || i%2 == 0 && len(byServer) > 40 {
+			base = append(base, d)
+			continue
+		}
+		byServer[server] = append(byServer[server], d)
+	}
+	x := search.Build(base)
+	for _, s := range slices.Sorted(maps.Keys(byServer)) {
+		x = x.With(byServer[s]...)
+	}
+	if x.Len() != len(set.Docs) {
+		t.Fatalf("Len = %d, want %d", x.Len(), len(set.Docs))
+	}
+	want, _ := eval.Run(set.Queries, eval.IndexRanker(search.Build(set.Docs)))
+	got, _ := eval.Run(set.Queries, eval.IndexRanker(x))
+	t.Logf("built: %v\nadded: %v", want, got)
+	if math.Abs(got.R1-want.R1) > 0.01 || math.Abs(got.R5-want.R5) > 0.01 || math.Abs(got.MRR10-want.MRR10) > 0.01 {
+		t.Errorf("incremental index differs from a full build: %v, want %v", got, want)
+	}
+}
+
+// paraphraseDir holds the paraphrase queries over the toolret catalog.
+const paraphraseDir = "../../testdata/search/paraphrase"
+
+// loadEnriched returns the toolret catalog with its enrichment, the toolret
+// queries and the paraphrase queries.
+func loadEnriched(t testing.TB) (*eval.Set, []eval.Query) {
+	t.Helper()
+	set := loadToolret(t).Clone()
+	dir := toolretDir
+	if d := os.Getenv("TOOLRET_DIR"); d != "" {
+		dir = d
+	}
+	if err := set.LoadEnrichment(filepath.Join(dir, "enrichment.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	para, err := eval.LoadQueries(filepath.Join(paraphraseDir, "queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, para
+}
+
+// TestEnrichmentVariants prints the metrics of the enrichment field's
+// weight and length normalisation on the toolret queries and the
+// paraphrase set, the two sets they were chosen on:
+//
+//	SEARCH_VARIANTS=1 go test -run EnrichmentVariants -v ./runtime/search
+func TestEnrichmentVariants(t *testing.T) {
+	if os.Getenv("SEARCH_VARIANTS") == "" {
+		t.Skip("set SEARCH_VARIANTS=1 to compare enrichment variants")
+	}
+	set, para := loadEnriched(t)
+	const Q = 6 // the enrichment field, as in build.go
+	fmt.Printf("%-24s %21s   %21s\n", "variant", "toolret R@1 R@5 MRR", "paraphrase R@1 R@5 MRR")
+	row := func(name string, v search.Variant) {
+		x, restore := search.BuildVariant(set.Docs, v)
+		a, _ := eval.Run(set.Queries, eval.IndexRanker(x))
+		p, _ := eval.Run(para, eval.IndexRanker(x))
+		restore()
+		fmt.Printf("%-24s %6.3f %6.3f %6.3f   %6.3f %6.3f %6.3f\n", name, a.R1, a.R5, a.MRR10, p.R1, p.R5, p.MRR10)
+	}
+	row("default", search.DefaultVariant())
+	for _, w := range []float64{0, 0.5, 1, 1.5, 2, 3} {
+		for _, b := range []float64{0.25, 0.5, 0.75, 1} {
+			v := search.DefaultVariant()
+			v.Weight[Q], v.B[Q] = w, b
+			row(fmt.Sprintf("weight %.1f, b %.2f", w, b), v)
+		}
+	}
+	for _, k1 := range []float64{0.9, 1.2, 1.6, 2.0} {
+		v := search.DefaultVariant()
+		v.K1 = k1
+		row(fmt.Sprintf("k1 %.1f", k1), v)
+	}
+	for _, s := range []float64{0.25, 0.5, 1} {
+		v := search.DefaultVariant()
+		v.Dual = s
+		row(fmt.Sprintf("stem weight %.2f", s), v)
+	}
+	for _, p := range []float64{0, 0.1, 0.2, 0.3} {
+		v := search.DefaultVariant()
+		v.Penalty = p
+		row(fmt.Sprintf("name penalty %.1f", p), v)
+	}
 }
