@@ -459,3 +459,14 @@ func (tr *tier) weight(id int32, i int) float32 {
 	}
 	return 0
 }
+
+// Has reports whether the index holds a tool of this name and description,
+// without building its Doc.
+func (x *Index) Has(name, description string) bool {
+	d, ok := x.find(name)
+	if !ok {
+		return false
+	}
+	tr := x.tierOf(d)
+	return packed(tr.t.Descriptions, tr.t.DescriptionIndex, d-tr.first) == description
+}

@@ -352,3 +352,49 @@ func TestNameSpecificity(t *testing.T) {
 		t.Errorf("got %v, want acr_registry_list first", hits)
 	}
 }
+
+func TestRelated(t *testing.T) {
+	x := search.Build(seedDocs).With(search.Doc{Name: "calendar_event_create", Description: "Create a calendar event."})
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{"regis", []string{"registry"}},                      // a word it begins
+		{"weathers forecast", []string{"weather"}},           // a word that begins it
+		{"calender", []string{"calendar"}},                   // one edit, in an added tier
+		{"recomended", []string{"recommended"}},              // one edit
+		{"regsitry", []string{"registry"}},                   // two edits for 8+ letters
+		{"reg", []string{"registry"}},                        // 3 letters are enough to begin a word
+		{"zzzzzz nothing here", nil},                         // no word comes near
+		{"the a of", nil},                                    // stop words only
+		{"file", []string{"file", "files"}},                  // the word itself, and longer ones
+		{"tasks", []string{"task", "tasks"}},                 // task(s) starts it
+		{"upd", []string{"update"}},                          //
+		{"ca", nil},                                          // too short to begin anything
+		{"weathr citty", []string{"city", "weather"}},        // several words, sorted
+		{"Registry REGISTRY registry", []string{"registry"}}, // no repeats
+	}
+	for _, c := range cases {
+		if got := x.Related(c.query); !slices.Equal(got, c.want) {
+			t.Errorf("Related(%q) = %q, want %q", c.query, got, c.want)
+		}
+	}
+}
+
+func TestHas(t *testing.T) {
+	x := search.Build(seedDocs[:2]).With(search.Doc{Name: "registry_next", Description: "Pop the next job."})
+	for _, c := range []struct {
+		name, desc string
+		want       bool
+	}{
+		{"registry_list", seedDocs[0].Description, true},
+		{"registry_list", "other", false},
+		{"registry_next", "Pop the next job.", true},
+		{"registry_next", seedDocs[1].Description, false}, // replaced
+		{"nope", "", false},
+	} {
+		if got := x.Has(c.name, c.desc); got != c.want {
+			t.Errorf("Has(%q, %q) = %v", c.name, c.desc, got)
+		}
+	}
+}
