@@ -233,3 +233,43 @@ func TestEnrichmentVariants(t *testing.T) {
 		row(fmt.Sprintf("name penalty %.1f", p), v)
 	}
 }
+
+// TestTopKMatchesAll: the top k of a query (which skips docs that cannot
+// enter the top k, and visits accumulators densely or through a list) are
+// the first k of all its matches, with and without a keep filter, over one
+// tier and over several with a replaced doc, on the enriched toolret
+// catalog and both query sets.
+func TestTopKMatchesAll(t *testing.T) {
+	set, para := loadEnriched(t)
+	var queries []string
+	for _, q := range append(set.Queries, para...) {
+		queries = append(queries, q.Text)
+	}
+	queries = append(queries, "acr_registry_list", "memory__create_entities") // exact names
+	one := search.Build(set.Docs)
+	var base, late []search.Doc
+	for i, d := range set.Docs {
+		if i%7 == 3 {
+			late = append(late, d)
+		} else {
+			base = append(base, d)
+		}
+	}
+	tiered := search.Build(base).With(late[:len(late)/2]...).With(late[len(late)/2:]...)
+	tiered = tiered.With(search.Doc{Name: set.Docs[10].Name, Description: "replaced: show me my files"})
+	odd := func(name string) bool { return len(name)%2 == 1 }
+	for name, x := range map[string]*search.Index{"one tier": one, "tiers": tiered} {
+		for _, keep := range []func(string) bool{nil, odd} {
+			for _, q := range queries {
+				all := x.SearchFunc(q, 0, keep)
+				for _, k := range []int{1, 3, 10} {
+					got := x.SearchFunc(q, k, keep)
+					want := all[:min(k, len(all))]
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s, keep %v, %q, k %d:\n got %v\nwant %v", name, keep != nil, q, k, got, want)
+					}
+				}
+			}
+		}
+	}
+}

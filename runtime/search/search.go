@@ -277,7 +277,19 @@ func (x *Index) search(st *searchState, exact string, limit int, keep func(strin
 	}
 
 	// Accumulate term weights. Terms are visited in query order and docs in
-	// posting order, so the float sums are the same on every run.
+	// posting order, so the float sums are the same on every run. When the
+	// postings outnumber half the docs, every doc's accumulator is visited
+	// at the end instead of a list of the touched ones: appending to that
+	// list is a branch the processor cannot predict, per posting.
+	postings := 0
+	for i := range st.idf {
+		for k, tr := range x.tiers {
+			if id := st.ids[i*nt+k]; id >= 0 {
+				postings += tr.postings(id)
+			}
+		}
+	}
+	dense := postings >= x.size
 	st.touched = st.touched[:0]
 	for i, idf := range st.idf {
 		for k, tr := range x.tiers {
@@ -291,6 +303,14 @@ func (x *Index) search(st *searchState, exact string, limit int, keep func(strin
 			docs, weights, named := t.PostingDocs[4*lo:4*hi], t.PostingWeights[4*lo:4*hi], t.PostingNameWords[lo:hi]
 			weights = weights[:len(docs)]
 			acc := st.acc[tr.first : tr.first+tr.n]
+			if dense {
+				for j := 0; j < len(named); j++ {
+					a := &acc[u32(docs, j)]
+					a.score += idf * f32(weights, j)
+					a.named += uint32(named[j])
+				}
+				continue
+			}
 			for j := 0; j < len(named); j++ {
 				d := u32(docs, j)
 				a := &acc[d]
@@ -309,33 +329,34 @@ func (x *Index) search(st *searchState, exact string, limit int, keep func(strin
 	}
 	k := limit
 	if k <= 0 {
-		k = len(st.touched) + 1
+		k = x.size + 1
 	}
 	if hasExact {
 		k--
 	}
 
 	// Keep the k best candidates in a min-heap whose root is the worst.
+	// The name factor is at most 1, so a doc whose score is already below
+	// the worst of a full heap stays out: most docs stop at that test.
 	top := st.top[:0]
-	for _, d := range st.touched {
-		a := &st.acc[d]
-		c := cand{doc: d, score: a.score * x.specificity(int(d), a.named)}
-		*a = accum{}
-		if k <= 0 || (hasExact && int(d) == exactDoc) || x.isDead(int(d)) {
-			continue
+	if k > 0 && dense {
+		for d := range st.acc {
+			if a := &st.acc[d]; !(len(top) == k && a.score < top[0].score || a.score == 0) {
+				top = x.offer(top, k, int32(d), a, exactDoc, hasExact, keep)
+			}
 		}
-		if len(top) == k && !x.above(c, top[0]) {
-			continue
+	} else if k > 0 {
+		for _, d := range st.touched {
+			if a := &st.acc[d]; !(len(top) == k && a.score < top[0].score) {
+				top = x.offer(top, k, d, a, exactDoc, hasExact, keep)
+			}
 		}
-		if keep != nil && !keep(x.name(int(d))) {
-			continue
-		}
-		if len(top) < k {
-			top = append(top, c)
-			x.siftUp(top, len(top)-1)
-		} else {
-			top[0] = c
-			x.siftDown(top, 0)
+	}
+	if dense {
+		clear(st.acc)
+	} else {
+		for _, d := range st.touched {
+			st.acc[d] = accum{}
 		}
 	}
 	st.top = top
@@ -376,6 +397,29 @@ func (x *Index) search(st *searchState, exact string, limit int, keep func(strin
 	return hits
 }
 
+// offer puts doc d with accumulator a into the heap top of at most k
+// candidates if it ranks there.
+func (x *Index) offer(top []cand, k int, d int32, a *accum, exactDoc int, hasExact bool, keep func(string) bool) []cand {
+	c := cand{doc: d, score: a.score * x.specificity(int(d), a.named)}
+	if (hasExact && int(d) == exactDoc) || x.isDead(int(d)) {
+		return top
+	}
+	if len(top) == k && !x.above(c, top[0]) {
+		return top
+	}
+	if keep != nil && !keep(x.name(int(d))) {
+		return top
+	}
+	if len(top) < k {
+		top = append(top, c)
+		x.siftUp(top, len(top)-1)
+	} else {
+		top[0] = c
+		x.siftDown(top, 0)
+	}
+	return top
+}
+
 // namePenalty discounts a tool per word of its name the query does not
 // mention: of "acr_registry_list" and "acr_registry_repository_list", the
 // query "list my container registries" means the first. Names are short
@@ -386,11 +430,12 @@ var namePenalty float32 = 0.2
 // specificity is the factor for doc d whose name words the query matched
 // named times.
 func (x *Index) specificity(d int, named uint32) float32 {
-	tr := x.tiers[0]
-	if d >= tr.n {
-		tr = x.tierOf(d)
+	words := x.tiers[0].t.NameWords
+	if d >= len(words) {
+		tr := x.tierOf(d)
+		words, d = tr.t.NameWords, d-tr.first
 	}
-	missing := int(tr.t.NameWords[d-tr.first]) - int(named)
+	missing := int(words[d]) - int(named)
 	if missing <= 0 {
 		return 1
 	}
