@@ -170,7 +170,7 @@ func (x *Index) Search(query string, limit int) []Hit {
 // keep is nil), such as the tools an agent may load.
 func (x *Index) SearchFunc(query string, limit int, keep func(name string) bool) []Hit {
 	st := x.state()
-	st.queryTerms(query)
+	x.lookUp(st, query)
 	hits := x.search(st, strings.TrimSpace(query), limit, keep)
 	x.scratch.Put(st)
 	return hits
@@ -187,44 +187,64 @@ func (x *Index) state() *searchState {
 // searchState is the per-query scratch space, pooled so that a query does
 // not allocate an accumulator per document.
 type searchState struct {
-	tk      tokenizer
-	acc     []accum   // per doc, zero between queries
-	touched []int32   // docs with a non-zero score
-	terms   []byte    // the distinct query terms, concatenated
-	ends    []int     // end of each term in terms
-	ids     []int32   // per term and tier: the term's id in the tier, -1 if absent
-	idf     []float32 // per term
-	top     []cand    // min-heap of the best candidates
+	tk       tokenizer
+	acc      []accum   // per doc, zero between queries
+	touched  []int32   // docs with a non-zero score
+	ids      []int32   // per distinct query term and tier: the term's id in the tier, -1 if absent
+	idf      []float32 // per distinct query term
+	postings int       // of all the terms
+	top      []cand    // min-heap of the best candidates
 }
 
 // maxQueryTerms bounds the distinct terms of a query that are scored.
 const maxQueryTerms = 255
 
-// queryTerms collects the distinct terms of query, in query order.
-func (st *searchState) queryTerms(query string) {
-	st.terms, st.ends = st.terms[:0], st.ends[:0]
-	st.tk.each(query, func(term []byte, _ int) { st.addTerm(term) })
-}
-
-func (st *searchState) addTerm(term []byte) {
-	if len(st.ends) == maxQueryTerms {
-		return
-	}
-	for i := range st.ends {
-		if string(st.term(i)) == string(term) {
+// lookUp finds the distinct terms of query in every tier, in query order,
+// and weighs each by its IDF over all tiers. Terms no tier has are left
+// out; two terms are the same when they have the same ids.
+func (x *Index) lookUp(st *searchState, query string) {
+	nt := len(x.tiers)
+	st.ids, st.idf, st.postings = st.ids[:0], st.idf[:0], 0
+	st.tk.each(query, func(term []byte, _ int) {
+		if len(st.idf) == maxQueryTerms {
 			return
 		}
-	}
-	st.terms = append(st.terms, term...)
-	st.ends = append(st.ends, len(st.terms))
+		n := len(st.ids)
+		df := 0
+		for _, tr := range x.tiers {
+			id, ok := tr.term(term)
+			if !ok {
+				id = -1
+			} else {
+				df += tr.postings(id)
+			}
+			st.ids = append(st.ids, id)
+		}
+		if df == 0 || st.seen(n, nt) {
+			st.ids = st.ids[:n]
+			return
+		}
+		idf := float32(1)
+		if !x.bakedIDF {
+			idf = bm25IDF(x.size, df)
+		}
+		st.idf = append(st.idf, idf)
+		st.postings += df
+	})
 }
 
-func (st *searchState) term(i int) []byte {
-	start := 0
-	if i > 0 {
-		start = st.ends[i-1]
+// seen reports whether the ids from n on, one per tier, are those of an
+// earlier term.
+func (st *searchState) seen(n, nt int) bool {
+	if nt == 1 {
+		return slices.Contains(st.ids[:n], st.ids[n])
 	}
-	return st.terms[start:st.ends[i]]
+	for i := 0; i < n; i += nt {
+		if slices.Equal(st.ids[i:i+nt], st.ids[n:]) {
+			return true
+		}
+	}
+	return false
 }
 
 // accum is one doc's running score and the number of its name words the
@@ -254,42 +274,14 @@ func (x *Index) above(a, b cand) bool {
 // search ranks the docs matching st's terms; exact is the trimmed query,
 // which ranks first when it is a tool's name.
 func (x *Index) search(st *searchState, exact string, limit int, keep func(string) bool) []Hit {
-	// Look every term up in every tier, then weigh it by its IDF over all.
 	nt := len(x.tiers)
-	st.ids, st.idf = st.ids[:0], st.idf[:0]
-	for i := range st.ends {
-		term := st.term(i)
-		df := 0
-		for _, tr := range x.tiers {
-			id, ok := tr.term(term)
-			if !ok {
-				id = -1
-			} else {
-				df += tr.postings(id)
-			}
-			st.ids = append(st.ids, id)
-		}
-		idf := float32(1)
-		if !x.bakedIDF {
-			idf = bm25IDF(x.size, df)
-		}
-		st.idf = append(st.idf, idf)
-	}
 
 	// Accumulate term weights. Terms are visited in query order and docs in
 	// posting order, so the float sums are the same on every run. When the
-	// postings outnumber half the docs, every doc's accumulator is visited
-	// at the end instead of a list of the touched ones: appending to that
-	// list is a branch the processor cannot predict, per posting.
-	postings := 0
-	for i := range st.idf {
-		for k, tr := range x.tiers {
-			if id := st.ids[i*nt+k]; id >= 0 {
-				postings += tr.postings(id)
-			}
-		}
-	}
-	dense := postings >= x.size
+	// postings outnumber the docs, every doc's accumulator is visited at
+	// the end instead of a list of the touched ones: appending to that list
+	// is a branch the processor cannot predict, per posting.
+	dense := st.postings >= x.size
 	st.touched = st.touched[:0]
 	for i, idf := range st.idf {
 		for k, tr := range x.tiers {
@@ -432,14 +424,19 @@ var namePenalty float32 = 0.2
 func (x *Index) specificity(d int, named uint32) float32 {
 	words := x.tiers[0].t.NameWords
 	if d >= len(words) {
-		tr := x.tierOf(d)
-		words, d = tr.t.NameWords, d-tr.first
+		words, d = x.nameWords(d)
 	}
 	missing := int(words[d]) - int(named)
 	if missing <= 0 {
 		return 1
 	}
 	return 1 / (1 + namePenalty*float32(missing))
+}
+
+// nameWords is the NameWords table of doc id d's tier and d's index in it.
+func (x *Index) nameWords(d int) (string, int) {
+	tr := x.tierOf(d)
+	return tr.t.NameWords, d - tr.first
 }
 
 func (x *Index) siftUp(h []cand, i int) {
