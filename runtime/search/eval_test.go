@@ -138,20 +138,27 @@ func TestRetrievalVariants(t *testing.T) {
 	_ = []int{N, D, K, C, P}
 }
 
-// TestWithMatchesBuild adds the servers of the toolret catalog one by one to
-// an index of the others, as the runtime does for servers without a lock
-// entry, and compares the quality with an index built from all at once.
+// TestWithMatchesBuild adds most servers of the enriched toolret catalog
+// one by one to an index of the rest, as the runtime does for servers
+// without a lock entry, and compares the quality on both query sets with
+// an index built from all at once.
 func TestWithMatchesBuild(t *testing.T) {
-	set := loadToolret(t)
+	set, para := loadEnriched(t)
 	byServer := map[string][]search.Doc{}
 	var base []search.Doc
-	for i, d := range set.Docs {
+	for _, d := range set.Docs {
 		server, _, ok := strings.Cut(d.Name, "__")
-		if !ok || i%2 == 0 && len(byServer) > 40 {
-			base = append(base, d)
-			continue
+		if !ok { // Azure tools: group by service
+			server, _, _ = strings.Cut(d.Name, "_")
 		}
 		byServer[server] = append(byServer[server], d)
+	}
+	servers := slices.Sorted(maps.Keys(byServer))
+	for i, s := range servers {
+		if i%4 == 0 {
+			base = append(base, byServer[s]...)
+			delete(byServer, s)
+		}
 	}
 	x := search.Build(base)
 	for _, s := range slices.Sorted(maps.Keys(byServer)) {
@@ -160,11 +167,26 @@ func TestWithMatchesBuild(t *testing.T) {
 	if x.Len() != len(set.Docs) {
 		t.Fatalf("Len = %d, want %d", x.Len(), len(set.Docs))
 	}
-	want, _ := eval.Run(set.Queries, eval.IndexRanker(search.Build(set.Docs)))
-	got, _ := eval.Run(set.Queries, eval.IndexRanker(x))
-	t.Logf("built: %v\nadded: %v", want, got)
-	if math.Abs(got.R1-want.R1) > 0.01 || math.Abs(got.R5-want.R5) > 0.01 || math.Abs(got.MRR10-want.MRR10) > 0.01 {
-		t.Errorf("incremental index differs from a full build: %v, want %v", got, want)
+	built := search.Build(set.Docs)
+	for name, queries := range map[string][]eval.Query{"toolret": set.Queries, "paraphrase": para} {
+		want, _ := eval.Run(queries, eval.IndexRanker(built))
+		got, _ := eval.Run(queries, eval.IndexRanker(x))
+		t.Logf("%s: built %v\n  added %v", name, want, got)
+		if math.Abs(got.R1-want.R1) > 0.01 || math.Abs(got.R5-want.R5) > 0.01 || math.Abs(got.MRR10-want.MRR10) > 0.01 {
+			t.Errorf("%s: incremental index differs from a full build: %v, want %v", name, got, want)
+		}
+		// Query by query, the first tool is the same almost always.
+		same := 0
+		for _, q := range queries {
+			a, b := built.Search(q.Text, 1), x.Search(q.Text, 1)
+			if len(a) == len(b) && (len(a) == 0 || a[0].Name == b[0].Name) {
+				same++
+			}
+		}
+		t.Logf("%s: same first tool for %d of %d queries", name, same, len(queries))
+		if float64(same) < 0.97*float64(len(queries)) {
+			t.Errorf("%s: the first tool differs from a full build's for %d of %d queries", name, len(queries)-same, len(queries))
+		}
 	}
 }
 
