@@ -49,8 +49,12 @@ update:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... ./templates/testdata/bench | tee bench.out
 
+# Tool-search quality without and with the shared enrichment, on the shared
+# dev set and on the paraphrase set over the same catalog.
+TOOLRET ?= ../shared/data/toolret
 eval: build
-	./$(BIN)/toolgen find --eval ../shared/data/toolret
+	./$(BIN)/toolgen find --eval $(TOOLRET) --enrich $(TOOLRET)/enrichment.jsonl
+	./$(BIN)/toolgen find --eval testdata/search/paraphrase --catalog $(TOOLRET)/catalog.json --enrich $(TOOLRET)/enrichment.jsonl
 
 fuzz:
 	$(GO) test ./hcl -run '^$$' -fuzz FuzzLoad -fuzztime 60s

@@ -120,6 +120,8 @@ func loadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnos
 	}
 	cfg.lock, cfg.lockFile, cfg.lockSrc, d = readLock(dir, fsys)
 	diags = append(diags, d...)
+	cfg.enrich, d = readEnrichment(dir, fsys)
+	diags = append(diags, d...)
 	if diags.HasErrors() {
 		return nil, parser.Files(), diags
 	}
@@ -130,6 +132,7 @@ func loadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnos
 	if diags.HasErrors() {
 		return nil, parser.Files(), diags
 	}
+	applyEnrichment(spec, cfg.enrich)
 	spec.Dir = dir
 	spec.Files = names
 	if spec.Package == "" {
@@ -216,6 +219,7 @@ type config struct {
 	lock      *Lock
 	lockFile  string // display name of the lock file
 	lockSrc   []byte
+	enrich    *enrichment // toolgen.enrich.json, if any
 }
 
 var rootSchema = &hcl.BodySchema{

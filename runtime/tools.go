@@ -15,7 +15,7 @@ var (
 	schemaFinalReport = json.RawMessage(`{"type":"object","properties":{"status":{"type":"string","enum":["success","failure","partial"]},"format":{"type":"string"},"content":{"type":"string"},"content_json":{"type":"object"},"metadata":{"type":"object"}},"required":["status"]}`)
 	schemaTaskStatus  = json.RawMessage(`{"type":"object","properties":{"status":{"type":"string","enum":["starting","in-progress","completed"]},"done":{"type":"string"},"pending":{"type":"string"},"now":{"type":"string"},"ready_for_final_report":{"type":"boolean"},"need_to_run_more_tools":{"type":"boolean"}},"required":["status"]}`)
 	schemaBatch       = json.RawMessage(`{"type":"object","properties":{"calls":{"type":"array","items":{"type":"object","properties":{"tool":{"type":"string"},"args":{"type":"object"}},"required":["tool"]}}},"required":["calls"]}`)
-	schemaFind        = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Keywords describing the tool you need."},"limit":{"type":"integer","minimum":1,"description":"Maximum results (default 10)."}},"required":["query"]}`)
+	schemaFind        = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What you want to do: the action and the object, in plain words."},"limit":{"type":"integer","minimum":1,"description":"Maximum results (default 10)."}},"required":["query"]}`)
 	schemaDescribe    = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
 	schemaLoad        = json.RawMessage(`{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["names"]}`)
 	schemaMCPList     = json.RawMessage(`{"type":"object","properties":{"server":{"type":"string"},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1}},"required":["server"]}`)
@@ -59,7 +59,7 @@ func (st *agentState) addRuntimeTools(meta metaScopes, add func(*entry, bool)) {
 		add(runtimeEntry(ToolListAgents, "List the agents spawn_agents can run.", KindAgent, "agent", schemaNone, listAgents), true)
 	}
 	if a.Discovery {
-		add(runtimeEntry(ToolFind, "Search the tools you can load by keywords; marks the active ones.", KindDiscovery, "discovery", schemaFind, toolFind), true)
+		add(runtimeEntry(ToolFind, "Search the tools you can load; marks the active ones. Describe the action and the object in plain words (\"delete a calendar event\", \"remember a fact about a person\").", KindDiscovery, "discovery", schemaFind, toolFind), true)
 		add(runtimeEntry(ToolDescribe, "Describe one tool: description, input schema, category, keywords, active status.", KindDiscovery, "discovery", schemaDescribe, toolDescribe), true)
 		add(runtimeEntry(ToolLoad, "Activate tools by name (all or none); returns their schemas.", KindDiscovery, "discovery", schemaLoad, toolLoad), true)
 		add(runtimeEntry(ToolActive, "List the tools loaded so far.", KindDiscovery, "discovery", schemaNone, toolActive), true)

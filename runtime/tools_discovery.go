@@ -14,27 +14,43 @@ import (
 // Find ranks the tools the agent may load (or call) for a query, best
 // first, marking the active ones. It is what tool_find returns.
 func (s *Session) Find(query string, limit int) []FindHit {
+	hits, _ := s.FindWithHint(query, limit)
+	return hits
+}
+
+// FindWithHint is Find with the hint tool_find adds when no tool matched
+// the query's words and the hits are a fallback (see finder.find).
+func (s *Session) FindWithHint(query string, limit int) ([]FindHit, string) {
 	st := s.st.Load()
 	if st == nil {
-		return nil
+		return nil, ""
 	}
 	return st.find(query, limit)
 }
 
-func (st *agentState) find(query string, limit int) []FindHit {
+func (st *agentState) find(query string, limit int) ([]FindHit, string) {
 	if limit <= 0 {
 		limit = 10
 	}
 	snap := st.s.pool.snap.Load()
-	loadable := st.surf.Load().loadable
-	hits := snap.finder.search(query, limit, func(name string) bool { return loadable[name] && snap.byName[name] != nil })
+	loadableSet := st.surf.Load().loadable
+	loadable := func(name string) bool { return loadableSet[name] && snap.byName[name] != nil }
+	hits, hint := snap.finder.find(query, limit, loadable, func() []*PoolTool {
+		var out []*PoolTool
+		for _, t := range snap.tools {
+			if loadableSet[t.Name] {
+				out = append(out, t)
+			}
+		}
+		return out
+	})
 	sf := st.surf.Load()
 	out := make([]FindHit, len(hits))
 	for i, h := range hits {
 		_, active := sf.byName[h.Name]
 		out[i] = FindHit{Name: h.Name, Description: snap.byName[h.Name].Description, Score: h.Score, Active: active}
 	}
-	return out
+	return out, hint
 }
 
 func toolFind(_ context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
@@ -48,11 +64,15 @@ func toolFind(_ context.Context, st *agentState, _ *entry, args json.RawMessage)
 	if a.Query == "" {
 		return "", errors.New("query is empty")
 	}
-	hits := st.find(a.Query, a.Limit)
+	hits, hint := st.find(a.Query, a.Limit)
 	if hits == nil {
 		hits = []FindHit{}
 	}
-	return marshal(map[string]any{"query": a.Query, "results": hits, "count": len(hits)})
+	res := map[string]any{"query": a.Query, "results": hits, "count": len(hits)}
+	if hint != "" {
+		res["hint"] = hint
+	}
+	return marshal(res)
 }
 
 // describable resolves a name (or alias) the agent may know about: a

@@ -64,6 +64,7 @@ func EmitIndex(pkg string, source string, t search.Tables) ([]byte, error) {
 		{"PostingWeights", quoteBytes(t.PostingWeights)},
 		{"NameWords", quoteBytes(t.NameWords)},
 		{"PostingNameWords", quoteBytes(t.PostingNameWords)},
+		{"FieldLengths", quoteBytes(t.FieldLengths)},
 	}
 	var value strings.Builder
 	value.WriteString("search.Tables")

@@ -21,10 +21,13 @@ var indexDocs = []search.Doc{
 	{Name: "registry_next", Description: "Return the next ready task from the registry.", Category: "registry", Keywords: []string{"task", "queue"}},
 	{Name: "read_file", Description: "Read a UTF-8 text file inside the workspace.", Category: "files", Keywords: []string{"open", "cat", "contents"}, Params: []string{"path"}},
 	{Name: "github__search_code", Description: "Search code across GitHub repositories \"quoted\" `backticks` \\ and ünïcode.", Params: []string{"q"}},
-	{Name: "weather", Description: "Current weather for a city.", Params: []string{"city"}},
+	{Name: "weather", Description: "Current weather for a city.", Params: []string{"city"}, Queries: []string{"do I need an umbrella tomorrow"}},
 }
 
-var indexQueries = []string{"registry list tasks", "read a file", "weather", "github search code", "ünïcode", "nothing matches this"}
+// enrichedQuery finds the weather tool only through its enrichment.
+const enrichedQuery = "umbrella"
+
+var indexQueries = []string{"registry list tasks", "read a file", "weather", "github search code", "ünïcode", "nothing matches this", enrichedQuery}
 
 func TestEmitIndexFormat(t *testing.T) {
 	tables := search.Build(indexDocs).Tables()
@@ -124,6 +127,9 @@ func main() {
 			res := map[string]any{}
 			for _, q := range indexQueries {
 				res[q] = built.Search(q, 10)
+			}
+			if hits := built.Search(enrichedQuery, 10); tc.docs != nil && (len(hits) != 1 || hits[0].Name != "weather") {
+				t.Fatalf("Search(%q) = %v, want the weather tool through its enrichment", enrichedQuery, hits)
 			}
 			want, _ := json.Marshal(map[string]any{"len": built.Len(), "docs": built.Docs(), "results": res})
 			var g, w any

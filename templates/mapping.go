@@ -259,6 +259,7 @@ func searchDocs(spec *ir.Spec) []search.Doc {
 			Category:    c.Category,
 			Keywords:    c.Keywords,
 			Params:      c.Params,
+			Queries:     c.Queries,
 		}
 	}
 	return docs

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -18,16 +19,20 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/search/eval"
 )
 
-const findUsage = `usage: toolgen find [--spec DIR | --catalog FILE] [--limit N] [--json] QUERY...
-       toolgen find --batch [--spec DIR | --catalog FILE] [--limit N]
-       toolgen find --eval DIR
+const findUsage = `usage: toolgen find [--spec DIR | --catalog FILE] [--enrich FILE] [--limit N] [--json] QUERY...
+       toolgen find --batch [--spec DIR | --catalog FILE] [--enrich FILE] [--limit N]
+       toolgen find --eval DIR [--catalog FILE] [--enrich FILE]
 
 Ranks the tools of a spec (default: the spec in the current directory) or
-of an MCP tools/list result with the search index tool_find uses.
+of an MCP tools/list result with the search index tool_find uses. A spec's
+stored enrichment (toolgen.enrich.json) is searched with its tools.
+--enrich adds enrichment from JSON lines {"name": "...", "queries": [...]},
+one tool a line.
 --batch reads JSON lines {"query": "...", "limit": N} from stdin and writes
 one line {"query", "results": [{"name", "score"}]} per input line.
 --eval runs the labelled queries of a toolret-format directory
-(catalog.json, queries.jsonl) and prints recall@1, recall@5 and MRR@10.`
+(queries.jsonl, over DIR/catalog.json or --catalog) and prints recall@1,
+recall@5 and MRR@10; with --enrich, without and with the enrichment.`
 
 // stdin is where --batch reads; tests replace it.
 var stdin io.Reader = os.Stdin
@@ -42,6 +47,7 @@ func runFind(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print results as JSON")
 	batch := fs.Bool("batch", false, "read JSON-line queries from stdin")
 	evalDir := fs.String("eval", "", "evaluate on a toolret-format `dir`ectory")
+	enrich := fs.String("enrich", "", "enrichment JSON lines {\"name\", \"queries\"} (`file`)")
 	usageErr := func(format string, a ...any) int {
 		if format != "" {
 			fmt.Fprintf(stderr, "toolgen find: "+format+"\n", a...)
@@ -79,10 +85,10 @@ func runFind(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--spec and --catalog are exclusive")
 	case *limit < 1:
 		return usageErr("--limit must be at least 1, got %d", *limit)
-	case *evalDir != "" && (*batch || *specDir != "" || *catalog != "" || len(words) > 0):
-		return usageErr("--eval takes only its directory")
+	case *evalDir != "" && (*batch || *specDir != "" || len(words) > 0):
+		return usageErr("--eval takes its directory, --catalog and --enrich only")
 	case *evalDir != "":
-		return findEval(*evalDir, *asJSON, stdout, stderr)
+		return findEval(*evalDir, *catalog, *enrich, *asJSON, stdout, stderr)
 	case *batch && len(words) > 0:
 		return usageErr("--batch reads queries from stdin, not arguments")
 	case !*batch && len(words) == 0:
@@ -92,6 +98,12 @@ func runFind(args []string, stdout, stderr io.Writer) int {
 	docs, code := findDocs(*specDir, *catalog, stderr)
 	if code != exitOK {
 		return code
+	}
+	if *enrich != "" {
+		if err := enrichDocs(docs, *enrich); err != nil {
+			fmt.Fprintf(stderr, "toolgen find: %v\n", err)
+			return exitDiags
+		}
 	}
 	index := search.Build(docs)
 	if *batch {
@@ -159,9 +171,28 @@ func findDocs(specDir, catalog string, stderr io.Writer) ([]search.Doc, int) {
 	}
 	docs := make([]search.Doc, len(spec.Catalog))
 	for i, t := range spec.Catalog {
-		docs[i] = search.Doc{Name: t.Name, Description: t.Description, Category: t.Category, Keywords: t.Keywords, Params: t.Params}
+		docs[i] = search.Doc{Name: t.Name, Description: t.Description, Category: t.Category, Keywords: t.Keywords, Params: t.Params, Queries: t.Queries}
 	}
 	return docs, exitOK
+}
+
+// enrichDocs sets the Queries of docs from an enrichment file in JSON
+// lines. A tool the docs do not have is an error: the file is for another
+// catalog.
+func enrichDocs(docs []search.Doc, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	queries, err := search.ParseQueryLines(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if unknown := search.EnrichDocs(docs, queries); len(unknown) > 0 {
+		return fmt.Errorf("%s: %d tools are not among the tools searched, such as %q", path, len(unknown), unknown[0])
+	}
+	return nil
 }
 
 type findResult struct {
@@ -233,36 +264,65 @@ func findBatch(index *search.Index, limit int, in io.Reader, stdout, stderr io.W
 	return code
 }
 
-// findEval prints the retrieval metrics of the index on a labelled set.
-func findEval(dir string, asJSON bool, stdout, stderr io.Writer) int {
-	set, err := eval.Load(dir)
+// findEval prints the retrieval metrics of the index on a labelled set;
+// with an enrichment file, without and then with it.
+func findEval(dir, catalog, enrich string, asJSON bool, stdout, stderr io.Writer) int {
+	if catalog == "" {
+		catalog = filepath.Join(dir, "catalog.json")
+	}
+	set, err := eval.LoadFiles(catalog, filepath.Join(dir, "queries.jsonl"))
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgen find: %v\n", err)
 		return exitDiags
 	}
+	type run struct {
+		name     string
+		all      eval.Result
+		bySource map[string]eval.Result
+	}
+	var runs []run
 	all, by := eval.Run(set.Queries, eval.IndexRanker(search.Build(set.Docs)))
+	runs = append(runs, run{"", all, by})
+	if enrich != "" {
+		if err := enrichDocs(set.Docs, enrich); err != nil {
+			fmt.Fprintf(stderr, "toolgen find: %v\n", err)
+			return exitDiags
+		}
+		all, by := eval.Run(set.Queries, eval.IndexRanker(search.Build(set.Docs)))
+		runs[0].name = "without enrichment"
+		runs = append(runs, run{"with enrichment", all, by})
+	}
 	if asJSON {
 		type row struct {
-			Source  string  `json:"source"`
-			Queries int     `json:"queries"`
-			R1      float64 `json:"recall_at_1"`
-			R5      float64 `json:"recall_at_5"`
-			MRR10   float64 `json:"mrr_at_10"`
+			Source   string  `json:"source"`
+			Enriched bool    `json:"enriched"`
+			Queries  int     `json:"queries"`
+			R1       float64 `json:"recall_at_1"`
+			R5       float64 `json:"recall_at_5"`
+			MRR10    float64 `json:"mrr_at_10"`
 		}
-		rows := []row{{"all", all.Queries, all.R1, all.R5, all.MRR10}}
-		for _, src := range sortedKeys(by) {
-			r := by[src]
-			rows = append(rows, row{src, r.Queries, r.R1, r.R5, r.MRR10})
+		var rows []row
+		for i, r := range runs {
+			rows = append(rows, row{"all", i > 0, r.all.Queries, r.all.R1, r.all.R5, r.all.MRR10})
+			for _, src := range sortedKeys(r.bySource) {
+				s := r.bySource[src]
+				rows = append(rows, row{src, i > 0, s.Queries, s.R1, s.R5, s.MRR10})
+			}
 		}
 		json.NewEncoder(stdout).Encode(rows)
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "%d tools, %d queries\n", len(set.Docs), len(set.Queries))
-	fmt.Fprintf(stdout, "%-12s %7s %6s %6s %7s\n", "source", "queries", "R@1", "R@5", "MRR@10")
-	fmt.Fprintf(stdout, "%-12s %7d %6.3f %6.3f %7.3f\n", "all", all.Queries, all.R1, all.R5, all.MRR10)
-	for _, src := range sortedKeys(by) {
-		r := by[src]
-		fmt.Fprintf(stdout, "%-12s %7d %6.3f %6.3f %7.3f\n", src, r.Queries, r.R1, r.R5, r.MRR10)
+	fmt.Fprintf(stdout, "%d tools, %d queries (%s)\n", len(set.Docs), len(set.Queries), dir)
+	for _, r := range runs {
+		if r.name != "" {
+			fmt.Fprintf(stdout, "%s:\n", r.name)
+		}
+		fmt.Fprintf(stdout, "%-12s %7s %6s %6s %7s\n", "source", "queries", "R@1", "R@5", "MRR@10")
+		fmt.Fprintf(stdout, "%-12s %7d %6.3f %6.3f %7.3f\n", "all", r.all.Queries, r.all.R1, r.all.R5, r.all.MRR10)
+		for _, src := range sortedKeys(r.bySource) {
+			s := r.bySource[src]
+			fmt.Fprintf(stdout, "%-12s %7d %6.3f %6.3f %7.3f\n", src, s.Queries, s.R1, s.R5, s.MRR10)
+		}
 	}
 	return exitOK
 }

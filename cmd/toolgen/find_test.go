@@ -208,3 +208,80 @@ func TestFindEval(t *testing.T) {
 		}
 	}
 }
+
+const findEnrichment = `{"name": "weather", "queries": ["do I need an umbrella tomorrow"]}
+{"name": "read_file", "queries": ["show me what notes.md says"]}
+`
+
+// TestFindEnrich: --enrich adds stored queries, so a tool is found through
+// them, in single queries and in batches.
+func TestFindEnrich(t *testing.T) {
+	cat := findWriteTemp(t, "tools.json", findCatalog)
+	enrich := findWriteTemp(t, "enrichment.jsonl", findEnrichment)
+	if code, out, _ := findRun(t, "", "--catalog", cat, "--json", "umbrella"); code != exitOK || !strings.Contains(out, `"results":[]`) {
+		t.Fatalf("without enrichment: exit %d, %s", code, out)
+	}
+	code, out, errs := findRun(t, "", "--catalog", cat, "--enrich", enrich, "--json", "umbrella")
+	var r findJSONResult
+	if code != exitOK || json.Unmarshal([]byte(out), &r) != nil || !cmp.Equal(findNames(r), []string{"weather"}) {
+		t.Fatalf("with enrichment: exit %d, %s %s", code, out, errs)
+	}
+	code, out, _ = findRun(t, `{"query": "umbrella"}`+"\n"+`{"query": "notes.md says"}`+"\n", "--batch", "--catalog", cat, "--enrich", enrich)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != exitOK || len(lines) != 2 || !strings.Contains(lines[0], `"weather"`) || !strings.Contains(lines[1], `"read_file"`) {
+		t.Fatalf("batch: exit %d\n%s", code, out)
+	}
+
+	for _, c := range []struct{ file, msg string }{
+		{`{"name": "nope", "queries": ["x"]}`, `1 tools are not among the tools searched, such as "nope"`},
+		{findEnrichment + `{"name": "weather"`, "enrichment.jsonl: line 3:"},
+	} {
+		bad := findWriteTemp(t, "enrichment.jsonl", c.file)
+		if code, _, errs := findRun(t, "", "--catalog", cat, "--enrich", bad, "q"); code != exitDiags || !strings.Contains(errs, c.msg) {
+			t.Errorf("enrichment %q: exit %d, stderr %q, want %q", c.file, code, errs, c.msg)
+		}
+	}
+	if code, _, errs := findRun(t, "", "--catalog", cat, "--enrich", filepath.Join(t.TempDir(), "missing.jsonl"), "q"); code != exitDiags || !strings.Contains(errs, "missing.jsonl") {
+		t.Errorf("missing file: exit %d, %q", code, errs)
+	}
+}
+
+// TestFindEvalEnrich scores a labelled set without and with enrichment, on
+// a catalog given apart from the queries.
+func TestFindEvalEnrich(t *testing.T) {
+	cat := findWriteTemp(t, "tools.json", findCatalog)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "queries.jsonl"), []byte(
+		`{"query": "do I need an umbrella", "relevant_groups": [["weather"]], "source": "s"}`+"\n"+
+			`{"query": "list tasks", "relevant_groups": [["registry_list"]], "source": "s"}`+"\n"), 0o644)
+	enrich := findWriteTemp(t, "enrichment.jsonl", findEnrichment)
+	code, out, errs := findRun(t, "", "--eval", dir, "--catalog", cat, "--enrich", enrich)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := "4 tools, 2 queries (" + dir + ")\n" +
+		"without enrichment:\n" +
+		"source       queries    R@1    R@5  MRR@10\n" +
+		"all                2  0.500  0.500   0.500\n" +
+		"s                  2  0.500  0.500   0.500\n" +
+		"with enrichment:\n" +
+		"source       queries    R@1    R@5  MRR@10\n" +
+		"all                2  1.000  1.000   1.000\n" +
+		"s                  2  1.000  1.000   1.000\n"
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
+
+// TestFindSpecEnrichment: a spec's toolgen.enrich.json is searched.
+func TestFindSpecEnrichment(t *testing.T) {
+	spec := writeSpec(t, smallSpec)
+	enrich := `{"version": 1, "prompt_version": "t", "tools": {"read_note": {"hash": "sha256:00", "queries": ["what did I jot down yesterday"]}}}`
+	if err := os.WriteFile(filepath.Join(spec, "toolgen.enrich.json"), []byte(enrich), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := findRun(t, "", "--spec", spec, "jot", "down")
+	if code != exitOK || !strings.Contains(out, "read_note") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -60,6 +60,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	spec, files, diags := spechcl.LoadDir(dir)
 	var gen map[string][]byte
 	if !diags.HasErrors() {
+		diags = append(diags, spechcl.EnrichmentDrift(spec)...)
 		spec.OutDir = outDir // Go tools must be importable from where the code goes
 		var d hcl.Diagnostics
 		gen, d = templates.Generate(spec)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/search"
 )
 
 const smallSpec = `toolgen {
@@ -289,5 +291,37 @@ func TestNamedPipes(t *testing.T) {
 	}
 	if info, err := os.Lstat(old); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("a named pipe among the outputs was touched: %v", err)
+	}
+}
+
+// TestGenerateEnrichment: stored queries go into the index, and a tool
+// that changed since it was enriched is a warning, never a failure.
+func TestGenerateEnrichment(t *testing.T) {
+	spec := writeSpec(t, smallSpec)
+	out := filepath.Join(t.TempDir(), "gen")
+	enrich := fmt.Sprintf(`{"version": 1, "prompt_version": "t", "tools": {"read_note": {"hash": %q, "queries": ["what did I jot down yesterday"]}}}`,
+		search.EnrichmentHash("read_note", "Read a note.", nil))
+	if err := os.WriteFile(filepath.Join(spec, search.EnrichmentFile), []byte(enrich), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "generate", "-o", out, spec)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	index, _ := os.ReadFile(filepath.Join(out, "index_gen.go"))
+	if !bytes.Contains(index, []byte("jot")) { // a term only the enrichment has
+		t.Error("index_gen.go lacks the enrichment's words")
+	}
+
+	// The tool changes: generate and --check warn, and pass.
+	os.WriteFile(filepath.Join(spec, "toolgen.hcl"), []byte(strings.Replace(smallSpec, "Read a note.", "Read one note.", 1)), 0o644)
+	for _, args := range [][]string{{"generate", "-o", out, spec}, {"generate", "--check", "--format=short", "-o", out, spec}} {
+		code, _, stderr := runCLI(t, args...)
+		if code != exitOK || !strings.Contains(stderr, "Tool changed since enrichment") || !strings.Contains(stderr, `"read_note"`) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	if _, _, stderr := runCLI(t, "generate", "--check", "--format=short", "-o", out, spec); !strings.Contains(stderr, search.EnrichmentFile+":1:") {
+		t.Errorf("warning without the file position: %q", stderr)
 	}
 }

@@ -272,4 +272,12 @@ type CatalogTool struct {
 	Category    string
 	Keywords    []string
 	Params      []string // top-level input schema property names, sorted
+
+	// Queries is the tool's stored enrichment (toolgen.enrich.json), which
+	// the search index holds as one more field; EnrichHash is the hash
+	// stored with it, of the tool as it was enriched, and EnrichRange the
+	// tool's entry in that file.
+	Queries     []string
+	EnrichHash  string
+	EnrichRange hcl.Range
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -28,7 +29,48 @@ func benchSet(b *testing.B) ([]search.Doc, []string) {
 	for i, q := range set.Queries {
 		qs[i] = q.Text
 	}
+	if set.LoadEnrichment(filepath.Join(dir, "enrichment.jsonl")) == nil {
+		return set.Docs, qs
+	}
 	return set.Docs, qs
+}
+
+// enrich gives each doc six requests recombined from the enrichment of the
+// real docs (or from their descriptions when they have none): real
+// sentences with a few of the tool's own name words, so that the field
+// has the length and word distribution of a model's enrichment. The seed
+// is fixed.
+func enrich(real, docs []search.Doc) []search.Doc {
+	r := rand.New(rand.NewPCG(3, 4))
+	var pool []string
+	for _, d := range real {
+		pool = append(pool, d.Queries...)
+	}
+	if len(pool) == 0 {
+		for _, d := range real {
+			pool = append(pool, d.Description)
+		}
+	}
+	out := slices.Clone(docs)
+	for i := range out {
+		parts := strings.Split(out[i].Name, "_")
+		qs := make([]string, 6)
+		for j := range qs {
+			qs[j] = pool[r.IntN(len(pool))] + " " + parts[r.IntN(len(parts))]
+		}
+		out[i].Queries = qs
+	}
+	return out
+}
+
+// tablesSize is the bytes of an index's tables: what index_gen.go holds,
+// before quoting.
+func tablesSize(t search.Tables) int {
+	return len(t.Names) + len(t.NameIndex) + len(t.Descriptions) + len(t.DescriptionIndex) +
+		len(t.Categories) + len(t.CategoryIndex) + len(t.Keywords) + len(t.KeywordIndex) + len(t.DocKeywords) +
+		len(t.Params) + len(t.ParamIndex) + len(t.DocParams) + len(t.Terms) + len(t.TermIndex) +
+		len(t.PostingIndex) + len(t.PostingDocs) + len(t.PostingWeights) + len(t.NameWords) + len(t.PostingNameWords) +
+		len(t.FieldLengths)
 }
 
 // synthetic builds n tools by recombining the words of real ones: names from
@@ -79,26 +121,36 @@ func synthetic(real []search.Doc, n int) []search.Doc {
 var benchSizes = []int{100, 1000, 10000}
 
 // BenchmarkSearch is one tool_find query (top 10) on a prebuilt index,
-// cycling through the real queries. Besides the mean it reports the median
-// query latency (p50-ns) and the 90th percentile (p90-ns).
+// cycling through the real queries, over tools without and with
+// enrichment. Besides the mean it reports the median query latency
+// (p50-ns), the 90th percentile (p90-ns) and the size of the index's
+// tables (index-B).
 func BenchmarkSearch(b *testing.B) {
 	real, queries := benchSet(b)
 	for _, n := range benchSizes {
-		x := search.Build(synthetic(real, n))
-		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			var lat []time.Duration
-			i := 0
-			for b.Loop() {
-				start := time.Now()
-				x.Search(queries[i%len(queries)], 10)
-				lat = append(lat, time.Since(start))
-				i++
+		plain := synthetic(real, n)
+		for _, enriched := range []bool{false, true} {
+			docs := plain
+			if enriched {
+				docs = enrich(real, plain)
 			}
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
-			b.ReportMetric(float64(lat[len(lat)*9/10].Nanoseconds()), "p90-ns")
-		})
+			x := search.Build(docs)
+			b.Run(fmt.Sprintf("tools=%d/enriched=%v", n, enriched), func(b *testing.B) {
+				b.ReportAllocs()
+				var lat []time.Duration
+				i := 0
+				for b.Loop() {
+					start := time.Now()
+					x.Search(queries[i%len(queries)], 10)
+					lat = append(lat, time.Since(start))
+					i++
+				}
+				slices.Sort(lat)
+				b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+				b.ReportMetric(float64(lat[len(lat)*9/10].Nanoseconds()), "p90-ns")
+				b.ReportMetric(float64(tablesSize(x.Tables())), "index-B")
+			})
+		}
 	}
 }
 
@@ -155,6 +207,34 @@ func BenchmarkStartup(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				search.FromTables(&tables).Search(queries[0], 10)
+			}
+		})
+	}
+}
+
+// BenchmarkAddServer is adding the tools of one server (20 tools, as a
+// server found at run time reports them) to an index of n tools: by
+// rebuilding the whole index, as With did before tiers (the baseline), and
+// with With.
+func BenchmarkAddServer(b *testing.B) {
+	real, _ := benchSet(b)
+	for _, n := range benchSizes {
+		docs := synthetic(real, n+20)
+		base, server := docs[:n], docs[n:]
+		for i := range server {
+			server[i].Name = "late__" + server[i].Name
+		}
+		x := search.Build(base)
+		b.Run(fmt.Sprintf("tools=%d/rebuild", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				search.Build(append(x.Docs(), server...))
+			}
+		})
+		b.Run(fmt.Sprintf("tools=%d/with", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				x.With(server...)
 			}
 		})
 	}

@@ -14,7 +14,8 @@ const (
 	fieldKeywords
 	fieldCategory
 	fieldParams
-	fieldLead // the first sentence of the description, again
+	fieldLead    // the first sentence of the description, again
+	fieldQueries // the enrichment: requests a user might type for the tool
 	numFields
 )
 
@@ -40,19 +41,21 @@ type config struct {
 // defaultConfig is the measured choice on the toolret set (569 queries over
 // 707 MCP tools; SEARCH_VARIANTS=1 go test -run RetrievalVariants -v):
 // BM25F with the name boosted, parameter names at half weight and the
-// description's lead sentence counted again. Values are round numbers on a
-// plateau, not fitted to the last digit.
+// description's lead sentence counted again. The enrichment field was chosen
+// on the same set and the paraphrase set of testdata/search/paraphrase; it
+// changes nothing for tools without enrichment. Values are round numbers on
+// a plateau, not fitted to the last digit.
 var defaultConfig = config{
 	scheme: schemeBM25F,
 	k1:     1.2,
-	weight: [numFields]float64{fieldName: 3, fieldDescription: 1, fieldKeywords: 2, fieldCategory: 1, fieldParams: 0.5, fieldLead: 2},
-	b:      [numFields]float64{fieldName: 0.5, fieldDescription: 0.75, fieldKeywords: 0.5, fieldCategory: 0.5, fieldParams: 0.75, fieldLead: 0.5},
+	weight: [numFields]float64{fieldName: 3, fieldDescription: 1, fieldKeywords: 2, fieldCategory: 1, fieldParams: 0.5, fieldLead: 2, fieldQueries: 1.5},
+	b:      [numFields]float64{fieldName: 0.5, fieldDescription: 0.75, fieldKeywords: 0.5, fieldCategory: 0.5, fieldParams: 0.75, fieldLead: 0.5, fieldQueries: 0.5},
 	stem:   0.5,
 }
 
 // Build indexes docs. A later doc replaces an earlier one of the same name.
 func Build(docs []Doc) *Index {
-	t := buildTables(docs, defaultConfig)
+	t := buildTables(uniqueSorted(docs), defaultConfig, corpus{})
 	return FromTables(&t)
 }
 
@@ -64,8 +67,16 @@ type docTerm struct {
 	name uint8             // name words this term stands for
 }
 
-func buildTables(in []Doc, cfg config) Tables {
-	docs := uniqueSorted(in)
+// corpus is what other tables of the same index contribute to the average
+// field lengths: their document count and summed field lengths.
+type corpus struct {
+	docs int
+	lens [numFields]float64
+}
+
+// buildTables indexes docs, which must be sorted by name and unique. Field
+// lengths are normalised against the averages over docs and prior.
+func buildTables(docs []Doc, cfg config, prior corpus) Tables {
 	n := len(docs)
 
 	vocab := map[string]int32{}
@@ -111,6 +122,9 @@ func buildTables(in []Doc, cfg config) Tables {
 			tk.each(p, add(fieldParams))
 		}
 		tk.each(leadSentence(doc.Description), add(fieldLead))
+		for _, q := range doc.Queries {
+			tk.each(q, add(fieldQueries))
+		}
 		slices.SortFunc(hits, func(a, b docTerm) int { return int(a.term - b.term) })
 		for i := 0; i < len(hits); {
 			e := docTerm{doc: int32(d), term: hits[i].term}
@@ -126,36 +140,35 @@ func buildTables(in []Doc, cfg config) Tables {
 		}
 	}
 
-	// Corpus statistics.
+	// Corpus statistics: document frequencies for the IDF of the TF-IDF
+	// variant (BM25 weights leave IDF to search time), average lengths.
 	df := make([]int, len(words))
 	for _, e := range entries {
 		df[e.term]++
 	}
-	var avg [numFields]float64
+	var own, avg [numFields]float64
 	for d := range lens {
-		for f := range avg {
-			avg[f] += float64(lens[d][f])
+		for f := range own {
+			own[f] += float64(lens[d][f])
 		}
 	}
 	var avgFlat float64
 	for f := range avg {
-		if n > 0 {
-			avg[f] /= float64(n)
+		if all := n + prior.docs; all > 0 {
+			avg[f] = (own[f] + prior.lens[f]) / float64(all)
 		}
 		avgFlat += cfg.weight[f] * avg[f]
 	}
 	idf := func(term int32) float64 {
-		switch cfg.scheme {
-		case schemeTFIDF:
-			return math.Log(float64(n+1)/float64(df[term]+1)) + 1
-		default:
-			return math.Log(1 + (float64(n)-float64(df[term])+0.5)/(float64(df[term])+0.5))
-		}
+		return math.Log(float64(n+1)/float64(df[term]+1)) + 1
 	}
 
 	weights := make([]float32, len(entries))
 	for i, e := range entries {
-		w := termWeight(cfg, e, lens[e.doc], avg, avgFlat, idf(e.term))
+		w := termWeight(cfg, e, lens[e.doc], avg, avgFlat)
+		if cfg.scheme == schemeTFIDF {
+			w *= idf(e.term)
+		}
 		if words[e.term][0] == '~' {
 			w *= cfg.stem
 		}
@@ -202,6 +215,12 @@ func buildTables(in []Doc, cfg config) Tables {
 		postWeights[p] = weights[i]
 		postNamed[p] = e.name
 	}
+	fieldLens := make([]float32, numFields)
+	for f := range fieldLens {
+		if n > 0 {
+			fieldLens[f] = float32(own[f] / float64(n))
+		}
+	}
 	t := Tables{
 		Version:          TablesVersion,
 		PostingIndex:     u32s(start),
@@ -209,6 +228,7 @@ func buildTables(in []Doc, cfg config) Tables {
 		PostingWeights:   f32s(postWeights),
 		PostingNameWords: string(postNamed),
 		NameWords:        string(nameWords),
+		FieldLengths:     f32s(fieldLens),
 	}
 	terms := newPacker()
 	for _, id := range order {
@@ -241,8 +261,9 @@ func buildTables(in []Doc, cfg config) Tables {
 	return t
 }
 
-// termWeight is a term's contribution to a doc's score under cfg.
-func termWeight(cfg config, e docTerm, lens [numFields]float32, avg [numFields]float64, avgFlat, idf float64) float64 {
+// termWeight is a term's contribution to a doc's score under cfg, before
+// the term's IDF.
+func termWeight(cfg config, e docTerm, lens [numFields]float32, avg [numFields]float64, avgFlat float64) float64 {
 	switch cfg.scheme {
 	case schemeBM25:
 		var tf, l float64
@@ -251,13 +272,13 @@ func termWeight(cfg config, e docTerm, lens [numFields]float32, avg [numFields]f
 			l += cfg.weight[f] * float64(lens[f])
 		}
 		norm := 1 - cfg.b[0] + cfg.b[0]*l/avgFlat
-		return idf * tf * (cfg.k1 + 1) / (tf + cfg.k1*norm)
+		return tf * (cfg.k1 + 1) / (tf + cfg.k1*norm)
 	case schemeTFIDF:
 		var tf float64
 		for f := range e.tf {
 			tf += cfg.weight[f] * float64(e.tf[f])
 		}
-		return (1 + math.Log(tf)) * idf
+		return 1 + math.Log(tf)
 	}
 	var tf float64
 	for f := range e.tf {
@@ -267,7 +288,12 @@ func termWeight(cfg config, e docTerm, lens [numFields]float32, avg [numFields]f
 		norm := 1 - cfg.b[f] + cfg.b[f]*float64(lens[f])/avg[f]
 		tf += cfg.weight[f] * float64(e.tf[f]) / norm
 	}
-	return idf * tf * (cfg.k1 + 1) / (tf + cfg.k1)
+	return tf * (cfg.k1 + 1) / (tf + cfg.k1)
+}
+
+// bm25IDF is the IDF of a term in df of n documents.
+func bm25IDF(n, df int) float32 {
+	return float32(math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5)))
 }
 
 // cosineNormalise divides each doc's TF-IDF vector by its length and

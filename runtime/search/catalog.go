@@ -61,3 +61,22 @@ func ParseCatalog(data []byte) ([]Doc, error) {
 	}
 	return docs, nil
 }
+
+// EnrichDocs sets the Queries of each doc named in queries and returns the
+// names of queries that match no doc, sorted.
+func EnrichDocs(docs []Doc, queries map[string][]string) (unknown []string) {
+	seen := make(map[string]bool, len(queries))
+	for i := range docs {
+		if q, ok := queries[docs[i].Name]; ok {
+			docs[i].Queries = q
+			seen[docs[i].Name] = true
+		}
+	}
+	for name := range queries {
+		if !seen[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	return unknown
+}

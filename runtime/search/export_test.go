@@ -33,6 +33,8 @@ func BuildVariant(docs []Doc, v Variant) (*Index, func()) {
 	}
 	cfg := config{k1: v.K1, weight: v.Weight, b: v.B, stem: v.Dual}
 	cfg.scheme = map[string]scheme{"bm25f": schemeBM25F, "bm25": schemeBM25, "tfidf": schemeTFIDF}[v.Scheme]
-	t := buildTables(docs, cfg)
-	return FromTables(&t), func() { stemLevel, namePenalty = old, oldPenalty }
+	t := buildTables(uniqueSorted(docs), cfg, corpus{})
+	x := FromTables(&t)
+	x.bakedIDF = cfg.scheme == schemeTFIDF
+	return x, func() { stemLevel, namePenalty = old, oldPenalty }
 }

@@ -14,6 +14,7 @@
 package search
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,6 +27,12 @@ type Doc struct {
 	Category    string
 	Keywords    []string
 	Params      []string // top-level input parameter names
+
+	// Queries is the tool's enrichment: requests a user or an assistant
+	// might type when they need exactly this tool. They are searched as one
+	// more field but not stored: Doc and Docs return them only for tools
+	// added with With.
+	Queries []string
 }
 
 // Hit is one ranked result.
@@ -36,73 +43,120 @@ type Hit struct {
 
 // Index is an immutable search index over tool documents. It is safe for
 // concurrent use.
+//
+// An index is one or more tiers of tables: the first is what Build or
+// FromTables made (for an agent binary, the precompiled index), each later
+// one holds documents added with With. Scores are computed as if all tiers
+// were one index: IDF comes from the posting counts of every tier when the
+// query runs, and a later tier's lengths are normalised against the
+// averages of all tiers. A document replaced by a later tier is dead in
+// its old one.
 type Index struct {
-	t       *Tables
+	tiers []*tier
+	size  int      // doc ids over all tiers, dead ones included
+	dead  []uint64 // bit set of replaced doc ids; nil when none
+	ndead int
+
+	// bakedIDF marks tables whose weights already hold the IDF (the TF-IDF
+	// variant of the retrieval evaluation).
+	bakedIDF bool
+
 	scratch sync.Pool // *searchState
+}
+
+// tier is one set of tables; its doc i has id first+i in the index.
+type tier struct {
+	t     *Tables
+	first int
+	n     int
+	docs  []Doc // the documents of a tier added with With, for merging
 }
 
 // FromTables wraps precompiled tables; it does no work proportional to the
 // index size. The tables must not be modified afterwards.
 func FromTables(t *Tables) *Index {
-	return &Index{t: t}
+	n := max(count32(t.NameIndex)-1, 0)
+	return &Index{tiers: []*tier{{t: t, n: n}}, size: n}
 }
 
-// Tables returns the index's data, for emitting as Go source. The result
-// shares memory with the index and must not be modified.
-func (x *Index) Tables() Tables { return *x.t }
+// Tables returns the data of the index's first tier (all of an index made
+// by Build or FromTables), for emitting as Go source. The result shares
+// memory with the index and must not be modified.
+func (x *Index) Tables() Tables { return *x.tiers[0].t }
 
 // Len is the number of documents.
-func (x *Index) Len() int {
-	return max(count32(x.t.NameIndex)-1, 0)
-}
+func (x *Index) Len() int { return x.size - x.ndead }
 
 // Doc returns the document of a tool by its exact name.
 func (x *Index) Doc(name string) (Doc, bool) {
-	i, ok := x.find(name)
+	d, ok := x.find(name)
 	if !ok {
 		return Doc{}, false
 	}
-	return x.doc(i), true
+	return x.doc(d), true
 }
 
 // Docs returns every document, sorted by name.
 func (x *Index) Docs() []Doc {
-	out := make([]Doc, x.Len())
-	for i := range out {
-		out[i] = x.doc(i)
+	out := make([]Doc, 0, x.Len())
+	for d := range x.size {
+		if !x.isDead(d) {
+			out = append(out, x.doc(d))
+		}
+	}
+	if len(x.tiers) > 1 {
+		slices.SortFunc(out, func(a, b Doc) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return out
 }
 
-func (x *Index) doc(i int) Doc {
-	t := x.t
-	d := Doc{
+func (x *Index) doc(d int) Doc {
+	tr := x.tierOf(d)
+	if tr.docs != nil {
+		return tr.docs[d-tr.first]
+	}
+	t, i := tr.t, d-tr.first
+	doc := Doc{
 		Name:        packed(t.Names, t.NameIndex, i),
 		Description: packed(t.Descriptions, t.DescriptionIndex, i),
 		Category:    packed(t.Categories, t.CategoryIndex, i),
 	}
-	d.Keywords = packedList(t.Keywords, t.KeywordIndex, t.DocKeywords, i)
-	d.Params = packedList(t.Params, t.ParamIndex, t.DocParams, i)
-	return d
+	doc.Keywords = packedList(t.Keywords, t.KeywordIndex, t.DocKeywords, i)
+	doc.Params = packedList(t.Params, t.ParamIndex, t.DocParams, i)
+	return doc
 }
 
-// find looks a name up by binary search over the sorted names.
+// tierOf is the tier holding doc id d.
+func (x *Index) tierOf(d int) *tier {
+	tiers := x.tiers
+	for len(tiers) > 1 && d < tiers[len(tiers)-1].first {
+		tiers = tiers[:len(tiers)-1]
+	}
+	return tiers[len(tiers)-1]
+}
+
+// name is the name of doc id d.
+func (x *Index) name(d int) string {
+	tr := x.tierOf(d)
+	return packed(tr.t.Names, tr.t.NameIndex, d-tr.first)
+}
+
+func (x *Index) isDead(d int) bool {
+	return x.dead != nil && d/64 < len(x.dead) && x.dead[d/64]&(1<<(d%64)) != 0
+}
+
+// find looks a live name up, newest tier first, by binary search over each
+// tier's sorted names.
 func (x *Index) find(name string) (int, bool) {
-	t := x.t
-	n := x.Len()
-	i := sort.Search(n, func(i int) bool { return packed(t.Names, t.NameIndex, i) >= name })
-	return i, i < n && packed(t.Names, t.NameIndex, i) == name
-}
-
-// With returns a new index holding the documents of x plus docs; a doc whose
-// name is already indexed replaces the old one. x is unchanged. Statistics
-// (document frequencies, average lengths) are recomputed over the whole set,
-// so scores match an index built from scratch.
-func (x *Index) With(docs ...Doc) *Index {
-	all := make([]Doc, 0, x.Len()+len(docs))
-	all = append(all, x.Docs()...)
-	all = append(all, docs...)
-	return Build(all)
+	for k := len(x.tiers) - 1; k >= 0; k-- {
+		tr := x.tiers[k]
+		t := tr.t
+		i := sort.Search(tr.n, func(i int) bool { return packed(t.Names, t.NameIndex, i) >= name })
+		if i < tr.n && packed(t.Names, t.NameIndex, i) == name && !x.isDead(tr.first+i) {
+			return tr.first + i, true
+		}
+	}
+	return 0, false
 }
 
 // Search returns up to limit tools ranked by relevance to query, highest
@@ -115,27 +169,83 @@ func (x *Index) Search(query string, limit int) []Hit {
 // SearchFunc is Search over the tools for which keep reports true (all when
 // keep is nil), such as the tools an agent may load.
 func (x *Index) SearchFunc(query string, limit int, keep func(name string) bool) []Hit {
-	st, _ := x.scratch.Get().(*searchState)
-	if st == nil || len(st.acc) != x.Len() {
-		st = &searchState{acc: make([]accum, x.Len())}
-	}
-	hits := x.search(st, query, limit, keep)
+	st := x.state()
+	x.lookUp(st, query)
+	hits := x.search(st, strings.TrimSpace(query), limit, keep)
 	x.scratch.Put(st)
 	return hits
+}
+
+func (x *Index) state() *searchState {
+	st, _ := x.scratch.Get().(*searchState)
+	if st == nil || len(st.acc) != x.size {
+		st = &searchState{acc: make([]accum, x.size)}
+	}
+	return st
 }
 
 // searchState is the per-query scratch space, pooled so that a query does
 // not allocate an accumulator per document.
 type searchState struct {
-	tk      tokenizer
-	acc     []accum // per doc, zero between queries
-	touched []int32 // docs with a non-zero score
-	terms   []int32 // distinct query term ids
-	top     []cand  // min-heap of the best candidates
+	tk       tokenizer
+	acc      []accum   // per doc, zero between queries
+	touched  []int32   // docs with a non-zero score
+	ids      []int32   // per distinct query term and tier: the term's id in the tier, -1 if absent
+	idf      []float32 // per distinct query term
+	postings int       // of all the terms
+	top      []cand    // min-heap of the best candidates
 }
 
 // maxQueryTerms bounds the distinct terms of a query that are scored.
 const maxQueryTerms = 255
+
+// lookUp finds the distinct terms of query in every tier, in query order,
+// and weighs each by its IDF over all tiers. Terms no tier has are left
+// out; two terms are the same when they have the same ids.
+func (x *Index) lookUp(st *searchState, query string) {
+	nt := len(x.tiers)
+	st.ids, st.idf, st.postings = st.ids[:0], st.idf[:0], 0
+	st.tk.each(query, func(term []byte, _ int) {
+		if len(st.idf) == maxQueryTerms {
+			return
+		}
+		n := len(st.ids)
+		df := 0
+		for _, tr := range x.tiers {
+			id, ok := tr.term(term)
+			if !ok {
+				id = -1
+			} else {
+				df += tr.postings(id)
+			}
+			st.ids = append(st.ids, id)
+		}
+		if df == 0 || st.seen(n, nt) {
+			st.ids = st.ids[:n]
+			return
+		}
+		idf := float32(1)
+		if !x.bakedIDF {
+			idf = bm25IDF(x.size, df)
+		}
+		st.idf = append(st.idf, idf)
+		st.postings += df
+	})
+}
+
+// seen reports whether the ids from n on, one per tier, are those of an
+// earlier term.
+func (st *searchState) seen(n, nt int) bool {
+	if nt == 1 {
+		return slices.Contains(st.ids[:n], st.ids[n])
+	}
+	for i := 0; i < n; i += nt {
+		if slices.Equal(st.ids[i:i+nt], st.ids[n:]) {
+			return true
+		}
+	}
+	return false
+}
 
 // accum is one doc's running score and the number of its name words the
 // query matched; together so that a posting touches one cache line.
@@ -149,83 +259,96 @@ type cand struct {
 	score float32
 }
 
-// above reports whether a ranks above b: higher score, then smaller doc id,
-// which is name order.
-func above(a, b cand) bool {
+// above reports whether a ranks above b: higher score, then name order. In
+// one tier doc ids are in name order.
+func (x *Index) above(a, b cand) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	return a.doc < b.doc
+	if len(x.tiers) == 1 {
+		return a.doc < b.doc
+	}
+	return x.name(int(a.doc)) < x.name(int(b.doc))
 }
 
-func (x *Index) search(st *searchState, query string, limit int, keep func(string) bool) []Hit {
-	t := x.t
-	st.terms = st.terms[:0]
-	st.tk.each(query, func(term []byte, _ int) {
-		id, ok := x.term(term)
-		if !ok || len(st.terms) == maxQueryTerms {
-			return
-		}
-		for _, seen := range st.terms {
-			if seen == id {
-				return
-			}
-		}
-		st.terms = append(st.terms, id)
-	})
+// search ranks the docs matching st's terms; exact is the trimmed query,
+// which ranks first when it is a tool's name.
+func (x *Index) search(st *searchState, exact string, limit int, keep func(string) bool) []Hit {
+	nt := len(x.tiers)
 
 	// Accumulate term weights. Terms are visited in query order and docs in
-	// posting order, so the float sums are the same on every run.
+	// posting order, so the float sums are the same on every run. When the
+	// postings outnumber the docs, every doc's accumulator is visited at
+	// the end instead of a list of the touched ones: appending to that list
+	// is a branch the processor cannot predict, per posting.
+	dense := st.postings >= x.size
 	st.touched = st.touched[:0]
-	for _, id := range st.terms {
-		lo, hi := int(u32(t.PostingIndex, int(id))), int(u32(t.PostingIndex, int(id)+1))
-		// One slice per field up front keeps the bounds checks out of the loop.
-		docs, weights, named := t.PostingDocs[4*lo:4*hi], t.PostingWeights[4*lo:4*hi], t.PostingNameWords[lo:hi]
-		weights = weights[:len(docs)]
-		for i := 0; i < len(named); i++ {
-			d := u32(docs, i)
-			a := &st.acc[d]
-			if a.score == 0 {
-				st.touched = append(st.touched, int32(d))
+	for i, idf := range st.idf {
+		for k, tr := range x.tiers {
+			id := st.ids[i*nt+k]
+			if id < 0 {
+				continue
 			}
-			a.score += f32(weights, i)
-			a.named += uint32(named[i])
+			t := tr.t
+			lo, hi := int(u32(t.PostingIndex, int(id))), int(u32(t.PostingIndex, int(id)+1))
+			// One slice per field up front keeps the bounds checks out of the loop.
+			docs, weights, named := t.PostingDocs[4*lo:4*hi], t.PostingWeights[4*lo:4*hi], t.PostingNameWords[lo:hi]
+			weights = weights[:len(docs)]
+			acc := st.acc[tr.first : tr.first+tr.n]
+			if dense {
+				for j := 0; j < len(named); j++ {
+					a := &acc[u32(docs, j)]
+					a.score += idf * f32(weights, j)
+					a.named += uint32(named[j])
+				}
+				continue
+			}
+			for j := 0; j < len(named); j++ {
+				d := u32(docs, j)
+				a := &acc[d]
+				if a.score == 0 {
+					st.touched = append(st.touched, int32(tr.first)+int32(d))
+				}
+				a.score += idf * f32(weights, j)
+				a.named += uint32(named[j])
+			}
 		}
 	}
 
-	exact, hasExact := x.find(strings.TrimSpace(query))
-	if hasExact && keep != nil && !keep(packed(t.Names, t.NameIndex, exact)) {
+	exactDoc, hasExact := x.find(exact)
+	if hasExact && keep != nil && !keep(exact) {
 		hasExact = false
 	}
 	k := limit
 	if k <= 0 {
-		k = len(st.touched) + 1
+		k = x.size + 1
 	}
 	if hasExact {
 		k--
 	}
 
 	// Keep the k best candidates in a min-heap whose root is the worst.
+	// The name factor is at most 1, so a doc whose score is already below
+	// the worst of a full heap stays out: most docs stop at that test.
 	top := st.top[:0]
-	for _, d := range st.touched {
-		a := &st.acc[d]
-		c := cand{doc: d, score: a.score * x.specificity(int(d), a.named)}
-		*a = accum{}
-		if k <= 0 || (hasExact && int(d) == exact) {
-			continue
+	if k > 0 && dense {
+		for d := range st.acc {
+			if a := &st.acc[d]; !(len(top) == k && a.score < top[0].score || a.score == 0) {
+				top = x.offer(top, k, int32(d), a, exactDoc, hasExact, keep)
+			}
 		}
-		if len(top) == k && !above(c, top[0]) {
-			continue
+	} else if k > 0 {
+		for _, d := range st.touched {
+			if a := &st.acc[d]; !(len(top) == k && a.score < top[0].score) {
+				top = x.offer(top, k, d, a, exactDoc, hasExact, keep)
+			}
 		}
-		if keep != nil && !keep(packed(t.Names, t.NameIndex, int(d))) {
-			continue
-		}
-		if len(top) < k {
-			top = append(top, c)
-			siftUp(top, len(top)-1)
-		} else {
-			top[0] = c
-			siftDown(top, 0)
+	}
+	if dense {
+		clear(st.acc)
+	} else {
+		for _, d := range st.touched {
+			st.acc[d] = accum{}
 		}
 	}
 	st.top = top
@@ -238,18 +361,22 @@ func (x *Index) search(st *searchState, query string, limit int, keep func(strin
 	// Pop the heap from worst to best, filling from the back.
 	for i := n - 1; len(top) > 0; i-- {
 		c := top[0]
-		hits[i] = Hit{Name: packed(t.Names, t.NameIndex, int(c.doc)), Score: float64(c.score)}
+		hits[i] = Hit{Name: x.name(int(c.doc)), Score: float64(c.score)}
 		last := len(top) - 1
 		top[0] = top[last]
 		top = top[:last]
-		siftDown(top, 0)
+		x.siftDown(top, 0)
 	}
 	if hasExact {
 		// An exact name outranks everything; its score is lifted above the
 		// best other hit so that results stay sorted by score.
 		s := float64(0)
-		for _, id := range st.terms {
-			s += float64(x.weight(id, exact))
+		tr := x.tierOf(exactDoc)
+		k := slices.Index(x.tiers, tr)
+		for i, idf := range st.idf {
+			if id := st.ids[i*nt+k]; id >= 0 {
+				s += float64(idf * tr.weight(id, exactDoc-tr.first))
+			}
 		}
 		switch {
 		case n > 1 && s <= hits[1].Score:
@@ -257,9 +384,32 @@ func (x *Index) search(st *searchState, query string, limit int, keep func(strin
 		case s <= 0: // a name of stop words only
 			s = 1
 		}
-		hits[0] = Hit{Name: packed(t.Names, t.NameIndex, exact), Score: s}
+		hits[0] = Hit{Name: exact, Score: s}
 	}
 	return hits
+}
+
+// offer puts doc d with accumulator a into the heap top of at most k
+// candidates if it ranks there.
+func (x *Index) offer(top []cand, k int, d int32, a *accum, exactDoc int, hasExact bool, keep func(string) bool) []cand {
+	c := cand{doc: d, score: a.score * x.specificity(int(d), a.named)}
+	if (hasExact && int(d) == exactDoc) || x.isDead(int(d)) {
+		return top
+	}
+	if len(top) == k && !x.above(c, top[0]) {
+		return top
+	}
+	if keep != nil && !keep(x.name(int(d))) {
+		return top
+	}
+	if len(top) < k {
+		top = append(top, c)
+		x.siftUp(top, len(top)-1)
+	} else {
+		top[0] = c
+		x.siftDown(top, 0)
+	}
+	return top
 }
 
 // namePenalty discounts a tool per word of its name the query does not
@@ -272,17 +422,27 @@ var namePenalty float32 = 0.2
 // specificity is the factor for doc d whose name words the query matched
 // named times.
 func (x *Index) specificity(d int, named uint32) float32 {
-	missing := int(x.t.NameWords[d]) - int(named)
+	words := x.tiers[0].t.NameWords
+	if d >= len(words) {
+		words, d = x.nameWords(d)
+	}
+	missing := int(words[d]) - int(named)
 	if missing <= 0 {
 		return 1
 	}
 	return 1 / (1 + namePenalty*float32(missing))
 }
 
-func siftUp(h []cand, i int) {
+// nameWords is the NameWords table of doc id d's tier and d's index in it.
+func (x *Index) nameWords(d int) (string, int) {
+	tr := x.tierOf(d)
+	return tr.t.NameWords, d - tr.first
+}
+
+func (x *Index) siftUp(h []cand, i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !above(h[p], h[i]) {
+		if !x.above(h[p], h[i]) {
 			return
 		}
 		h[p], h[i] = h[i], h[p]
@@ -290,17 +450,17 @@ func siftUp(h []cand, i int) {
 	}
 }
 
-func siftDown(h []cand, i int) {
+func (x *Index) siftDown(h []cand, i int) {
 	for {
 		l := 2*i + 1
 		if l >= len(h) {
 			return
 		}
 		m := l
-		if r := l + 1; r < len(h) && above(h[l], h[r]) {
+		if r := l + 1; r < len(h) && x.above(h[l], h[r]) {
 			m = r
 		}
-		if !above(h[i], h[m]) {
+		if !x.above(h[i], h[m]) {
 			return
 		}
 		h[i], h[m] = h[m], h[i]
@@ -308,9 +468,9 @@ func siftDown(h []cand, i int) {
 	}
 }
 
-// term finds a term id by binary search over the sorted vocabulary.
-func (x *Index) term(term []byte) (int32, bool) {
-	t := x.t
+// term finds a term id by binary search over the tier's sorted vocabulary.
+func (tr *tier) term(term []byte) (int32, bool) {
+	t := tr.t
 	lo, hi := 0, count32(t.TermIndex)-1
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -326,13 +486,29 @@ func (x *Index) term(term []byte) (int32, bool) {
 	return 0, false
 }
 
-// weight is the posting weight of term id in doc d, 0 if absent.
-func (x *Index) weight(id int32, d int) float32 {
-	t := x.t
+// postings is the number of docs of the tier holding term id.
+func (tr *tier) postings(id int32) int {
+	return int(u32(tr.t.PostingIndex, int(id)+1) - u32(tr.t.PostingIndex, int(id)))
+}
+
+// weight is the posting weight of term id in the tier's doc i, 0 if absent.
+func (tr *tier) weight(id int32, i int) float32 {
+	t := tr.t
 	lo, hi := int(u32(t.PostingIndex, int(id))), int(u32(t.PostingIndex, int(id)+1))
-	i := lo + sort.Search(hi-lo, func(i int) bool { return int(u32(t.PostingDocs, lo+i)) >= d })
-	if i < hi && int(u32(t.PostingDocs, i)) == d {
-		return f32(t.PostingWeights, i)
+	j := lo + sort.Search(hi-lo, func(j int) bool { return int(u32(t.PostingDocs, lo+j)) >= i })
+	if j < hi && int(u32(t.PostingDocs, j)) == i {
+		return f32(t.PostingWeights, j)
 	}
 	return 0
+}
+
+// Has reports whether the index holds a tool of this name and description,
+// without building its Doc.
+func (x *Index) Has(name, description string) bool {
+	d, ok := x.find(name)
+	if !ok {
+		return false
+	}
+	tr := x.tierOf(d)
+	return packed(tr.t.Descriptions, tr.t.DescriptionIndex, d-tr.first) == description
 }

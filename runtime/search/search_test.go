@@ -200,7 +200,7 @@ func TestWith(t *testing.T) {
 		t.Fatalf("Len = %d", base.Len())
 	}
 	before := base.Search("weather city", 5)
-	added := []search.Doc{seedDocs[8], {Name: "registry_next", Description: "Pop the next queued job."}}
+	added := []search.Doc{seedDocs[8], {Name: "registry_next", Description: "Pop the next queued job.", Queries: []string{"what should I work on now"}}}
 	grown := base.With(added...)
 
 	// The original is unchanged.
@@ -210,18 +210,67 @@ func TestWith(t *testing.T) {
 	if d, _ := base.Doc("registry_next"); d.Description != seedDocs[1].Description {
 		t.Errorf("original doc replaced: %+v", d)
 	}
-	// The new index equals one built from scratch.
-	want := search.Build(append(slices.Clone(seedDocs[:4]), added...))
-	for _, q := range []string{"weather city", "registry list tasks", "queued job", "next"} {
-		if diff := cmp.Diff(want.Search(q, 10), grown.Search(q, 10)); diff != "" {
-			t.Errorf("With vs Build for %q: (-want +got)\n%s", q, diff)
-		}
-	}
+	// The new index has the added docs, the replaced one only in its new
+	// form, and ranks like an index built from scratch.
 	if grown.Len() != 5 {
 		t.Errorf("Len = %d, want 5", grown.Len())
 	}
+	if d, _ := grown.Doc("registry_next"); d.Description != "Pop the next queued job." || len(d.Queries) != 1 {
+		t.Errorf("Doc(registry_next) = %+v", d)
+	}
+	if hits := grown.Search("recommended dependencies", 5); len(hits) != 0 {
+		t.Errorf("replaced text still found: %v", hits)
+	}
+	if got := names(grown.Search("what should I work on", 5)); !slices.Equal(got, []string{"registry_next"}) {
+		t.Errorf("enrichment of an added doc not searched: %v", got)
+	}
+	want := search.Build(append(slices.Clone(seedDocs[:4]), added...))
+	for _, q := range []string{"weather city", "registry list tasks", "queued job", "next", "registry_next", "registry sync update"} {
+		if w, g := names(want.Search(q, 10)), names(grown.Search(q, 10)); !slices.Equal(w, g) {
+			t.Errorf("With vs Build for %q: %v, want %v", q, g, w)
+		}
+	}
+	if diff := cmp.Diff(names2(want.Docs()), names2(grown.Docs())); diff != "" {
+		t.Errorf("Docs (-want +got)\n%s", diff)
+	}
 }
 
+func names2(docs []search.Doc) []string {
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i] = d.Name
+	}
+	return out
+}
+
+// TestWithManyTiers adds documents one at a time, which merges tiers, and
+// checks every step against an index built from scratch.
+func TestWithManyTiers(t *testing.T) {
+	x := search.Build(nil)
+	var all []search.Doc
+	for i := range 40 {
+		d := search.Doc{Name: fmt.Sprintf("tool_%02d", (i*7)%40), Description: fmt.Sprintf("word%d shared text %d", i%5, i)}
+		if i%9 == 8 { // replace an earlier one
+			d.Name = all[i/3].Name
+		}
+		all = append(all, d)
+		x = x.With(d)
+		want := search.Build(all)
+		if x.Len() != want.Len() {
+			t.Fatalf("step %d: Len = %d, want %d", i, x.Len(), want.Len())
+		}
+		for _, q := range []string{"shared", "word3 text", "tool_05", "word1"} {
+			w, g := names(want.Search(q, 0)), names(x.Search(q, 0))
+			slices.Sort(w)
+			slices.Sort(g)
+			if !slices.Equal(w, g) {
+				t.Fatalf("step %d, %q: found %v, want %v", i, q, g, w)
+			}
+		}
+		// Equal scores are ordered by name across tiers.
+		sortedByScore(t, x.Search("shared", 0))
+	}
+}
 func TestFromTablesRoundTrip(t *testing.T) {
 	x := search.Build(seedDocs)
 	tables := x.Tables()
@@ -301,5 +350,51 @@ func TestNameSpecificity(t *testing.T) {
 	hits := x.Search("list my container registries", 2)
 	if len(hits) != 2 || hits[0].Name != "acr_registry_list" {
 		t.Errorf("got %v, want acr_registry_list first", hits)
+	}
+}
+
+func TestRelated(t *testing.T) {
+	x := search.Build(seedDocs).With(search.Doc{Name: "calendar_event_create", Description: "Create a calendar event."})
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{"regis", []string{"registry"}},                      // a word it begins
+		{"weathers forecast", []string{"weather"}},           // a word that begins it
+		{"calender", []string{"calendar"}},                   // one edit, in an added tier
+		{"recomended", []string{"recommended"}},              // one edit
+		{"regsitry", []string{"registry"}},                   // two edits for 8+ letters
+		{"reg", []string{"registry"}},                        // 3 letters are enough to begin a word
+		{"zzzzzz nothing here", nil},                         // no word comes near
+		{"the a of", nil},                                    // stop words only
+		{"file", []string{"file", "files"}},                  // the word itself, and longer ones
+		{"tasks", []string{"task", "tasks"}},                 // task(s) starts it
+		{"upd", []string{"update"}},                          //
+		{"ca", nil},                                          // too short to begin anything
+		{"weathr citty", []string{"city", "weather"}},        // several words, sorted
+		{"Registry REGISTRY registry", []string{"registry"}}, // no repeats
+	}
+	for _, c := range cases {
+		if got := x.Related(c.query); !slices.Equal(got, c.want) {
+			t.Errorf("Related(%q) = %q, want %q", c.query, got, c.want)
+		}
+	}
+}
+
+func TestHas(t *testing.T) {
+	x := search.Build(seedDocs[:2]).With(search.Doc{Name: "registry_next", Description: "Pop the next job."})
+	for _, c := range []struct {
+		name, desc string
+		want       bool
+	}{
+		{"registry_list", seedDocs[0].Description, true},
+		{"registry_list", "other", false},
+		{"registry_next", "Pop the next job.", true},
+		{"registry_next", seedDocs[1].Description, false}, // replaced
+		{"nope", "", false},
+	} {
+		if got := x.Has(c.name, c.desc); got != c.want {
+			t.Errorf("Has(%q, %q) = %v", c.name, c.desc, got)
+		}
 	}
 }

@@ -35,8 +35,10 @@ type Tables struct {
 
 	// Terms is the sorted vocabulary. The postings of term i are
 	// PostingDocs/PostingWeights[PostingIndex[i]:PostingIndex[i+1]], in
-	// doc order. A weight is the term's whole contribution to the doc's
-	// score: IDF times the saturated, length-normalised field frequency.
+	// doc order. A weight is the saturated, length-normalised field
+	// frequency of the term in the doc; search multiplies it by the term's
+	// IDF, computed when the query runs from the posting counts, so that
+	// tables of documents added later share one IDF with these.
 	Terms          string
 	TermIndex      string // u32, terms+1 offsets
 	PostingIndex   string // u32
@@ -49,21 +51,27 @@ type Tables struct {
 	// factor of the ranking.
 	NameWords        string // u8
 	PostingNameWords string // u8
+
+	// FieldLengths is the average length in words of each field over these
+	// documents (f32, one per field), so that documents indexed later are
+	// normalised against the same lengths.
+	FieldLengths string // f32
 }
 
 // TablesVersion is the Tables format this package writes. Generated code
 // guards it at compile time, after protoimpl.EnforceVersion:
 //
-//	const _ = search.EnforceVersion(2 - search.MinTablesVersion)
-//	const _ = search.EnforceVersion(search.MaxTablesVersion - 2)
+//	const _ = search.EnforceVersion(3 - search.MinTablesVersion)
+//	const _ = search.EnforceVersion(search.MaxTablesVersion - 3)
 //
 // so tables written for another format fail to build with an overflow of
 // this unsigned type instead of being misread at run time. Version 1 held
-// the numbers as Go slices.
+// the numbers as Go slices; version 2 had the IDF inside the weights, no
+// enrichment field and no field lengths.
 const (
-	TablesVersion    = 2
-	MinTablesVersion = 2
-	MaxTablesVersion = 2
+	TablesVersion    = 3
+	MinTablesVersion = 3
+	MaxTablesVersion = 3
 )
 
 // EnforceVersion is the type of the compile-time guard above.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/toolgen-dev/toolgen/runtime/search"
@@ -28,23 +29,37 @@ type Set struct {
 	Queries []Query
 }
 
-// Load reads a toolret-format directory.
+// Load reads a toolret-format directory: catalog.json and queries.jsonl.
 func Load(dir string) (*Set, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "catalog.json"))
+	return LoadFiles(filepath.Join(dir, "catalog.json"), filepath.Join(dir, "queries.jsonl"))
+}
+
+// LoadFiles reads a catalog (an MCP tools/list result) and labelled
+// queries from separate files, for query sets over another set's catalog.
+func LoadFiles(catalog, queries string) (*Set, error) {
+	data, err := os.ReadFile(catalog)
 	if err != nil {
 		return nil, err
 	}
 	docs, err := search.ParseCatalog(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "catalog.json"), err)
+		return nil, fmt.Errorf("%s: %w", catalog, err)
 	}
-	qpath := filepath.Join(dir, "queries.jsonl")
-	f, err := os.Open(qpath)
+	qs, err := LoadQueries(queries)
+	if err != nil {
+		return nil, err
+	}
+	return &Set{Docs: docs, Queries: qs}, nil
+}
+
+// LoadQueries reads labelled queries, one JSON object a line.
+func LoadQueries(path string) ([]Query, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	set := &Set{Docs: docs}
+	var out []Query
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for line := 1; sc.Scan(); line++ {
@@ -53,17 +68,38 @@ func Load(dir string) (*Set, error) {
 		}
 		var q Query
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", qpath, line, err)
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 		if len(q.Groups) == 0 {
-			return nil, fmt.Errorf("%s:%d: query has no relevant_groups", qpath, line)
+			return nil, fmt.Errorf("%s:%d: query has no relevant_groups", path, line)
 		}
-		set.Queries = append(set.Queries, q)
+		out = append(out, q)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	return out, sc.Err()
+}
+
+// LoadEnrichment reads enrichment JSON lines ({"name", "queries"}) and sets
+// the Queries of the set's tools. A name that is not in the catalog is an
+// error: the file belongs to another catalog.
+func (s *Set) LoadEnrichment(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
 	}
-	return set, nil
+	defer f.Close()
+	queries, err := search.ParseQueryLines(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if unknown := search.EnrichDocs(s.Docs, queries); len(unknown) > 0 {
+		return fmt.Errorf("%s: %d tools are not in the catalog, such as %q", path, len(unknown), unknown[0])
+	}
+	return nil
+}
+
+// Clone returns a copy of s whose docs can be changed on their own.
+func (s *Set) Clone() *Set {
+	return &Set{Docs: slices.Clone(s.Docs), Queries: s.Queries}
 }
 
 // Result holds the metrics averaged over queries.

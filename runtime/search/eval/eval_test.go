@@ -18,6 +18,32 @@ const (
 	baselineR5 = 0.841
 )
 
+// What the index reached on the toolret set before enrichment existed
+// (R@1 0.7242, R@5 0.8648, MRR@10 0.8207; rounded down): tools without
+// enrichment must not rank worse than that.
+const (
+	plainR1  = 0.724
+	plainR5  = 0.864
+	plainMRR = 0.820
+)
+
+// With the set's enrichment (enrichment.jsonl, six model-written requests
+// per tool) the index must reach these on the toolret queries, and on the
+// paraphrase set (testdata/search/paraphrase) these, well above what it
+// reaches without enrichment.
+const (
+	enrichedR1  = 0.76
+	enrichedR5  = 0.89
+	enrichedMRR = 0.86
+
+	paraphraseR1     = 0.75
+	paraphraseR5     = 0.90
+	paraphraseMRR    = 0.83
+	paraphraseGainR1 = 0.30 // over the same queries without enrichment
+)
+
+const paraphraseDir = "../../../testdata/search/paraphrase"
+
 func toolretDir() string {
 	if d := os.Getenv("TOOLRET_DIR"); d != "" {
 		return d
@@ -45,6 +71,41 @@ func TestRetrievalQuality(t *testing.T) {
 	}
 	if all.R1 < baselineR1 || all.R5 < baselineR5 {
 		t.Errorf("retrieval regressed: R@1 %.3f (baseline %.3f), R@5 %.3f (baseline %.3f)", all.R1, baselineR1, all.R5, baselineR5)
+	}
+	if all.R1 < plainR1 || all.R5 < plainR5 || all.MRR10 < plainMRR {
+		t.Errorf("retrieval without enrichment regressed: %v, want at least R@1 %.3f R@5 %.3f MRR@10 %.3f", all, plainR1, plainR5, plainMRR)
+	}
+}
+
+// TestRetrievalQualityEnriched is the gate for enrichment: the toolret
+// catalog with its stored queries, scored on the toolret queries and on the
+// paraphrase set.
+func TestRetrievalQualityEnriched(t *testing.T) {
+	set, err := eval.Load(toolretDir())
+	if os.IsNotExist(err) {
+		t.Skipf("toolret data not found: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	para, err := eval.LoadQueries(filepath.Join(paraphraseDir, "queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainPara, _ := eval.Run(para, eval.IndexRanker(search.Build(set.Docs)))
+	if err := set.LoadEnrichment(filepath.Join(toolretDir(), "enrichment.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	x := search.Build(set.Docs)
+	all, _ := eval.Run(set.Queries, eval.IndexRanker(x))
+	p, _ := eval.Run(para, eval.IndexRanker(x))
+	t.Logf("toolret, enriched: %v", all)
+	t.Logf("paraphrase: %v; enriched: %v", plainPara, p)
+	if all.R1 < enrichedR1 || all.R5 < enrichedR5 || all.MRR10 < enrichedMRR {
+		t.Errorf("toolret with enrichment: %v, want at least R@1 %.2f R@5 %.2f MRR@10 %.2f", all, enrichedR1, enrichedR5, enrichedMRR)
+	}
+	if p.R1 < paraphraseR1 || p.R5 < paraphraseR5 || p.MRR10 < paraphraseMRR || p.R1-plainPara.R1 < paraphraseGainR1 {
+		t.Errorf("paraphrases with enrichment: %v (without: %v), want at least R@1 %.2f R@5 %.2f MRR@10 %.2f and R@1 %.2f above", p, plainPara, paraphraseR1, paraphraseR5, paraphraseMRR, paraphraseGainR1)
 	}
 }
 

@@ -1,0 +1,82 @@
+package search
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
+)
+
+// Related returns the indexed words that partly match a word of query, for
+// a query whose own words match no tool: words that a query word begins
+// (3 letters or more: "calc" → "calculator"), words a query word begins
+// with (4 letters or more: "screenshots" → "screen"), and words one edit
+// away from a query word of 5 letters or more, two from one of 8 or more
+// ("calender" → "calendar"). Sorted, without repeats. It scans the
+// vocabulary, so it is for the rare empty answer, not every query.
+func (x *Index) Related(query string) []string {
+	var words []string
+	var tk tokenizer
+	tk.each(query, func(term []byte, kind int) {
+		if kind == kindWord && !slices.Contains(words, string(term)) {
+			words = append(words, string(term))
+		}
+	})
+	var out []string
+	for _, w := range words {
+		for _, tr := range x.tiers {
+			out = tr.related(w, out)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func (tr *tier) related(w string, out []string) []string {
+	t := tr.t
+	n := count32(t.TermIndex) - 1
+	if n <= 0 {
+		return out
+	}
+	if len(w) >= 3 {
+		lo, hi := 0, n
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if packed(t.Terms, t.TermIndex, m) < w {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		for ; lo < n; lo++ {
+			term := packed(t.Terms, t.TermIndex, lo)
+			if !strings.HasPrefix(term, w) {
+				break
+			}
+			out = append(out, term)
+		}
+	}
+	for i := 4; i < len(w); i++ {
+		if _, ok := tr.term([]byte(w[:i])); ok {
+			out = append(out, w[:i])
+		}
+	}
+	if len(w) >= 5 {
+		edits := 1
+		if len(w) >= 8 {
+			edits = 2
+		}
+		for i := range n {
+			term := packed(t.Terms, t.TermIndex, i)
+			if term[0] == '~' || abs(len(term)-len(w)) > edits {
+				continue
+			}
+			if didyoumean.Distance(w, term) <= edits {
+				out = append(out, term)
+			}
+		}
+	}
+	return out
+}
+
+func abs(n int) int { return max(n, -n) }
