@@ -242,6 +242,7 @@ func copyDir(t *testing.T, from, to string) {
 var ignoreRanges = cmp.Options{
 	cmpopts.IgnoreTypes(hcl.Range{}),
 	cmpopts.IgnoreFields(ir.Spec{}, "Dir"),
+	cmpopts.IgnoreUnexported(ir.Spec{}),
 	cmpopts.EquateEmpty(),
 }
 

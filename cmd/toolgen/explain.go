@@ -78,7 +78,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	if diags.HasErrors() {
 		return exitDiags
 	}
-	reg := templates.RuntimeRegistry(spec)
+	reg := templates.RuntimeRegistry(spec, nil) // explain reads no Go types
 	if err := checkRoutes(reg, routes); err != nil {
 		fmt.Fprintf(stderr, "toolgen explain: %v\n", err)
 		return exitDiags
