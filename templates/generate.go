@@ -7,8 +7,10 @@
 // written as formatted source text and spliced into jennifer's output:
 // through go/format they took seconds on a 10,000-tool spec.
 //
-// Generation is pure: Generate returns file names and contents, and the
-// caller writes or diffs them.
+// Generation runs in phases: LoadGoTools type-checks the Go function tools
+// the spec names, the emitters print the IR and what that phase found, and
+// Generate returns file names and contents without touching the disk;
+// Write then puts them in place, or Diff shows what Write would change.
 package templates
 
 import (

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"encoding/json"
@@ -31,7 +31,7 @@ runtime.Options.Routes does (an empty list denies the step); --depth
 explains the agent as a sub-agent at that depth.`
 
 // runExplain is `toolgen explain`.
-func runExplain(args []string, stdout, stderr io.Writer) int {
+func runExplain(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	agent := fs.String("agent", "", "explain the `agent`")
