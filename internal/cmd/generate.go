@@ -28,16 +28,9 @@ func runGenerate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: toolgen generate [-o OUTDIR] [--check] [--format=text|short|json] DIR")
 		fs.PrintDefaults()
 	}
-	dir, err := parseInterspersed(fs, args)
-	if err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if dir == "" {
-		fs.Usage()
-		return exitUsage
+	dir, code := oneDirArg(fs, args)
+	if code >= 0 {
+		return code
 	}
 	if !slices.Contains(diagFormats, *format) {
 		fmt.Fprintf(stderr, "toolgen generate: unknown --format %q; want one of %s\n", *format, strings.Join(diagFormats, ", "))
@@ -88,27 +81,4 @@ func runGenerate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitDiags
 	}
 	return exitOK
-}
-
-// parseInterspersed parses flags before and after the one positional
-// argument, so `generate DIR -o OUT` works as well as `generate -o OUT DIR`.
-func parseInterspersed(fs *flag.FlagSet, args []string) (string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return "", err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(pos) != 1 {
-		if len(pos) > 1 {
-			fmt.Fprintf(fs.Output(), "toolgen generate: want one spec directory, got %d: %s\n", len(pos), strings.Join(pos, " "))
-		}
-		return "", fmt.Errorf("usage")
-	}
-	return pos[0], nil
 }
