@@ -44,7 +44,7 @@ test: npm vet
 	$(MAKE) conformance
 
 update:
-	$(GO) test ./cmd/toolgen ./hcl ./templates -update
+	$(GO) test ./internal/cmd ./hcl ./templates -update
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... ./templates/testdata/bench | tee bench.out

@@ -100,7 +100,7 @@ func TestDesignExample(t *testing.T) {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 
-	github := find(t, spec.Servers, "github", func(s *ir.Server) string { return s.Name })
+	github := spec.Server("github")
 	if diff := cmp.Diff(&ir.Server{
 		Name: "github", GoName: "Github", Transport: "stdio", Command: "npx",
 		Args:       []string{"-y", "@modelcontextprotocol/server-github"},
@@ -113,12 +113,12 @@ func TestDesignExample(t *testing.T) {
 	}, github, ignore); diff != "" {
 		t.Errorf("server github (-want +got):\n%s", diff)
 	}
-	docs := find(t, spec.Servers, "docs", func(s *ir.Server) string { return s.Name })
+	docs := spec.Server("docs")
 	wantAuth := []ir.KeyValue{{Key: "Authorization", Value: ir.Value{Parts: []ir.ValuePart{{Lit: "Bearer "}, {Env: "DOCS_TOKEN"}}}}}
 	if diff := cmp.Diff(wantAuth, docs.Headers); diff != "" {
 		t.Errorf("docs headers (-want +got):\n%s", diff)
 	}
-	if scraper := find(t, spec.Servers, "scraper", func(s *ir.Server) string { return s.Name }); scraper.Trusted {
+	if scraper := spec.Server("scraper"); scraper.Trusted {
 		t.Errorf("scraper is trusted")
 	}
 
@@ -126,19 +126,19 @@ func TestDesignExample(t *testing.T) {
 	if diff := cmp.Diff(&ir.Bundle{Name: "web", GoName: "Web", Mode: "meta", Server: "scraper", AllowTools: []string{"fetch_page"}}, web, ignore); diff != "" {
 		t.Errorf("bundle web (from JSON) (-want +got):\n%s", diff)
 	}
-	weather := find(t, spec.Tools, "weather", func(x *ir.Tool) string { return x.Name })
+	weather := spec.Tool("weather")
 	if got, want := string(weather.InputSchema), `{"properties":{"city":{"description":"City name","type":"string"}},"required":["city"],"type":"object"}`; got != want {
 		t.Errorf("weather schema\n got %s\nwant %s", got, want)
 	}
 	if weather.Kind != ir.KindREST || weather.REST.Method != "GET" {
 		t.Errorf("weather kind %q method %q", weather.Kind, weather.REST.Method)
 	}
-	summarize := find(t, spec.Tools, "summarize", func(x *ir.Tool) string { return x.Name })
+	summarize := spec.Tool("summarize")
 	if diff := cmp.Diff(&ir.GoFunc{ImportPath: "example.com/agent/tools", Func: "Summarize"}, summarize.Go, ignore); diff != "" {
 		t.Errorf("summarize go (-want +got):\n%s", diff)
 	}
 
-	coder := find(t, spec.Agents, "coder", func(a *ir.Agent) string { return a.Name })
+	coder := spec.Agent("coder")
 	if diff := cmp.Diff(&ir.Agent{
 		Name: "coder", GoName: "Coder", Description: "Writes and reviews code.",
 		Use: []ir.UseEntry{
@@ -152,13 +152,16 @@ func TestDesignExample(t *testing.T) {
 			{Pattern: "github__*", IsGlob: true},
 		},
 		AllowedSet: true,
-		Aliases:    []ir.Alias{{Name: "read", Target: "read_file"}},
-		Discovery:  true, Subagents: []string{"researcher"}, MaxDepth: 2, Router: []string{"reviewer"},
+		// The entries, the alias's target and what they match now; the
+		// glob also stays a glob.
+		Allow:     &ir.AllowSet{Names: []string{"read", "read_file"}, Globs: []string{"github__*"}},
+		Aliases:   []ir.Alias{{Name: "read", Target: "read_file"}},
+		Discovery: true, Subagents: []string{"researcher"}, MaxDepth: 2, Router: []string{"reviewer"},
 	}, coder, ignore); diff != "" {
 		t.Errorf("agent coder (-want +got):\n%s", diff)
 	}
-	if r := find(t, spec.Agents, "reviewer", func(a *ir.Agent) string { return a.Name }); r.Allowed != nil || r.AllowedSet {
-		t.Errorf("reviewer: Allowed %v AllowedSet %v, want nil/false when omitted", r.Allowed, r.AllowedSet)
+	if r := spec.Agent("reviewer"); r.Allowed != nil || r.AllowedSet || r.Allow != nil {
+		t.Errorf("reviewer: Allowed %v AllowedSet %v Allow %v, want nil/false/nil when omitted", r.Allowed, r.AllowedSet, r.Allow)
 	}
 	if diff := cmp.Diff([]*ir.Workflow{{Name: "release", GoName: "Release", Roles: []*ir.Role{{
 		Name: "planner", Steps: []*ir.Step{
@@ -189,12 +192,12 @@ func TestRanges(t *testing.T) {
 			t.Errorf("%s at %s:%d:%d, want %s:%d:%d", what, filepath.Base(r.Filename), r.Start.Line, r.Start.Column, file, line, col)
 		}
 	}
-	at("tool read_file", find(t, spec.Tools, "read_file", func(x *ir.Tool) string { return x.Name }).Range, "tools.hcl", 15, 1)
+	at("tool read_file", spec.Tool("read_file").Range, "tools.hcl", 15, 1)
 	at("bundle web", find(t, spec.Bundles, "web", func(x *ir.Bundle) string { return x.Name }).Range, "bundles.hcl.json", 11, 12)
-	coder := find(t, spec.Agents, "coder", func(x *ir.Agent) string { return x.Name })
+	coder := spec.Agent("coder")
 	at("use entries[3]", coder.Use[3].Range, "agents.hcl", 4, 59)
 	at("alias read", coder.Aliases[0].Range, "agents.hcl", 6, 17)
-	at("go func", find(t, spec.Tools, "summarize", func(x *ir.Tool) string { return x.Name }).Go.Range, "tools.hcl", 39, 17)
+	at("go func", spec.Tool("summarize").Go.Range, "tools.hcl", 39, 17)
 }
 
 func find[T any](t *testing.T, list []T, name string, key func(T) string) T {

@@ -189,7 +189,7 @@ func asList(v any) []any {
 
 // TestFormatIdempotent formats every fixture file that parses twice: the
 // second pass must change nothing, and formatting must not change the IR
-// (checked per directory in cmd/toolgen's TestFmtWrite).
+// (checked per directory in internal/cmd's TestFmtWrite).
 func TestFormatIdempotent(t *testing.T) {
 	paths, _ := filepath.Glob("../testdata/specs/*/*/*.hcl*")
 	for _, p := range paths {

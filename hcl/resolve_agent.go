@@ -106,6 +106,7 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 				}
 				agent.Allowed = append(agent.Allowed, entry)
 			}
+			agent.Allow = allowSet(agent.Allowed, aliases)
 		}
 
 		for _, s := range a.Subagents {

@@ -118,11 +118,43 @@ func TestGeneratedMatchesRuntimeRegistry(t *testing.T) {
 	}
 }
 
-func compareRegistries(t *testing.T, spec *ir.Spec, gen *runtime.Registry) {
-	if diags := ResolveGoTools(spec); diags.HasErrors() {
+// TestAllowCheckOnlyWithAllowed: an agent without tools.allowed gets no
+// allow check (the runtime allows everything in use and never asks), an
+// agent with one does, in the generated code and in memory alike.
+func TestAllowCheckOnlyWithAllowed(t *testing.T) {
+	spec := loadSpec(t, "../examples/full/spec")
+	files, diags := Generate(spec)
+	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	mem := RuntimeRegistry(spec)
+	mem := RuntimeRegistry(spec, nil)
+	with := 0
+	for i, a := range spec.Agents {
+		fn := "func " + allowFunc(a) + "("
+		if gen := full.Registry.Agents[i]; (gen.Allow != nil) != (a.Allowed != nil) {
+			t.Errorf("agent %s: tools.allowed set %v, generated Allow set %v", a.Name, a.Allowed != nil, gen.Allow != nil)
+		}
+		if (mem.Agents[i].Allow != nil) != (a.Allowed != nil) {
+			t.Errorf("agent %s: tools.allowed set %v, in-memory Allow set %v", a.Name, a.Allowed != nil, mem.Agents[i].Allow != nil)
+		}
+		if got := bytes.Contains(files[RoutesFile], []byte(fn)); got != (a.Allowed != nil) {
+			t.Errorf("agent %s: tools.allowed set %v, %s in %s: %v", a.Name, a.Allowed != nil, fn, RoutesFile, got)
+		}
+		if a.Allowed != nil {
+			with++
+		}
+	}
+	if with == 0 || with == len(spec.Agents) {
+		t.Fatalf("examples/full should have agents with and without tools.allowed (%d of %d have it)", with, len(spec.Agents))
+	}
+}
+
+func compareRegistries(t *testing.T, spec *ir.Spec, gen *runtime.Registry) {
+	goTools, diags := LoadGoTools(spec)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	mem := RuntimeRegistry(spec, goTools)
 	if diff := cmp.Diff(mem, gen,
 		cmpopts.IgnoreFields(runtime.Registry{}, "Index", "Route"),
 		cmpopts.IgnoreFields(runtime.Agent{}, "Allow"),
@@ -152,6 +184,13 @@ func compareRegistries(t *testing.T, spec *ir.Spec, gen *runtime.Registry) {
 		}
 	}
 	for i, a := range mem.Agents {
+		if (a.Allow == nil) != (gen.Agents[i].Allow == nil) {
+			t.Errorf("agent %s: in-memory Allow set %v, generated %v", a.Name, a.Allow != nil, gen.Agents[i].Allow != nil)
+			continue
+		}
+		if a.Allow == nil {
+			continue
+		}
 		for _, n := range names {
 			if got, want := gen.Agents[i].Allow(n), a.Allow(n); got != want {
 				t.Errorf("agent %s: generated Allow(%q) = %v, in-memory %v", a.Name, n, got, want)

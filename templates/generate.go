@@ -7,8 +7,10 @@
 // written as formatted source text and spliced into jennifer's output:
 // through go/format they took seconds on a 10,000-tool spec.
 //
-// Generation is pure: Generate returns file names and contents, and the
-// caller writes or diffs them.
+// Generation runs in phases: LoadGoTools type-checks the Go function tools
+// the spec names, the emitters print the IR and what that phase found, and
+// Generate returns file names and contents without touching the disk;
+// Write then puts them in place, or Diff shows what Write would change.
 package templates
 
 import (
@@ -49,13 +51,13 @@ const (
 	IndexFile    = "index_gen.go"
 )
 
-// Generate emits the Go files of a spec, by file name. It first type-checks
-// the Go function tools the spec names and fills their input schemas into
-// the spec; problems there are diagnostics at the tool's go attribute.
-// Any other failure is an emitter bug, reported as a diagnostic without a
+// Generate emits the Go files of a spec, by file name, in two phases: it
+// type-checks the Go function tools the spec names (LoadGoTools; problems
+// there are diagnostics at the tool's go attribute), then prints. Any
+// other failure is an emitter bug, reported as a diagnostic without a
 // range.
 func Generate(spec *ir.Spec) (map[string][]byte, hcl.Diagnostics) {
-	diags := ResolveGoTools(spec)
+	goTools, diags := LoadGoTools(spec)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -63,7 +65,7 @@ func Generate(spec *ir.Spec) (map[string][]byte, hcl.Diagnostics) {
 	files := make(map[string][]byte, 3)
 	emitters := []struct {
 		name string
-		emit func(*ir.Spec, string) ([]byte, error)
+		emit func(*ir.Spec, *GoTools, string) ([]byte, error)
 	}{
 		{RegistryFile, emitRegistry},
 		{RoutesFile, emitRoutes},
@@ -75,7 +77,7 @@ func Generate(spec *ir.Spec) (map[string][]byte, hcl.Diagnostics) {
 	errs := make([]error, len(emitters))
 	var wg sync.WaitGroup
 	for i, e := range emitters {
-		wg.Go(func() { out[i], errs[i] = e.emit(spec, source) })
+		wg.Go(func() { out[i], errs[i] = e.emit(spec, goTools, source) })
 	}
 	wg.Wait()
 	for i, e := range emitters {

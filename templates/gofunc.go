@@ -21,29 +21,51 @@ import (
 	"github.com/toolgen-dev/toolgen/hcl/ir"
 )
 
-// ResolveGoTools type-checks the Go function tools of a spec (go =
-// "import/path.Func") and fills in what the emitter needs: the Args and
-// Result types, the input schema built from Args, and the catalog's
-// parameter names. A missing package or function, or a function that is
-// not func(context.Context, Args) (Result, error) with a struct Args, or a
-// package the generated package cannot import (package main, an internal
-// package outside its tree, the generated package itself), is an error at
-// the tool's go attribute. Tools already resolved are skipped, so
-// calling it twice is cheap.
+// GoTools is what type-checking a spec's Go function tools found: the
+// phase between the resolved IR and the emitters (as ent loads schemas
+// with go/packages before it builds its graph). The IR is left as it is;
+// the emitters read both.
+type GoTools struct {
+	byName map[string]*GoTool
+}
+
+// GoTool is one type-checked Go function tool (go = "import/path.Func",
+// func(context.Context, Args) (Result, error)).
+type GoTool struct {
+	ArgsType    string          // qualified name of Args, e.g. "example.com/x/tools.SummarizeArgs"
+	ResultType  string          // Result as Go source, qualified by import path
+	InputSchema json.RawMessage // the spec's input_schema, or else derived from Args, field docs as descriptions
+	Params      []string        // the top-level properties of InputSchema, sorted
+}
+
+// Tool returns what was found for the Go tool of that name, or nil (not a
+// Go tool, not loaded, or rejected).
+func (g *GoTools) Tool(name string) *GoTool {
+	if g == nil {
+		return nil
+	}
+	return g.byName[name]
+}
+
+// LoadGoTools type-checks the Go function tools of a spec and returns
+// what the emitters need of them: the Args and Result types, the input
+// schema and its parameter names. A missing package or function, or a
+// function that is not func(context.Context, Args) (Result, error) with a
+// struct Args, or a package the generated package cannot import (package
+// main, an internal package outside its tree, the generated package
+// itself), is an error at the tool's go attribute.
 //
 // Packages are resolved in the spec's Go module (or the current one when
 // the spec is not inside a module), as `go build` there would.
-func ResolveGoTools(spec *ir.Spec) hcl.Diagnostics {
-	var tools []*ir.Tool
-	var paths []string
-	for _, t := range spec.Tools {
-		if t.Kind == ir.KindGo && t.Go != nil && t.Go.ArgsType == "" {
-			tools = append(tools, t)
-			paths = append(paths, t.Go.ImportPath)
-		}
-	}
+func LoadGoTools(spec *ir.Spec) (*GoTools, hcl.Diagnostics) {
+	out := &GoTools{byName: map[string]*GoTool{}}
+	tools := spec.GoTools()
 	if len(tools) == 0 {
-		return nil
+		return out, nil
+	}
+	var paths []string
+	for _, t := range tools {
+		paths = append(paths, t.Go.ImportPath)
 	}
 	sort.Strings(paths)
 	paths = slices.Compact(paths)
@@ -62,33 +84,33 @@ func ResolveGoTools(spec *ir.Spec) hcl.Diagnostics {
 			diags = append(diags, goDiag(t, "Cannot load Go package",
 				fmt.Sprintf("Loading %q for tool %q failed: %v.", t.Go.ImportPath, t.Name, err)))
 		}
-		return diags
+		return out, diags
 	}
 	byPath := make(map[string]*packages.Package, len(pkgs))
 	for _, p := range pkgs {
 		byPath[p.PkgPath] = p
 	}
-	out := outputImportPath(spec)
-	r := &goResolver{docs: map[*packages.Package]map[token.Pos]string{}, catalog: map[string][]*ir.CatalogTool{}}
-	for _, c := range spec.Catalog {
-		r.catalog[c.Name] = append(r.catalog[c.Name], c)
-	}
+	outPath := outputImportPath(spec)
+	r := &goResolver{docs: map[*packages.Package]map[token.Pos]string{}}
 	for _, t := range tools {
-		if d := checkImportable(t, out, byPath[t.Go.ImportPath]); d != nil {
+		if d := checkImportable(t, outPath, byPath[t.Go.ImportPath]); d != nil {
 			diags = append(diags, d)
 			continue
 		}
-		diags = append(diags, r.resolve(t, byPath[t.Go.ImportPath])...)
+		g, d := r.resolve(t, byPath[t.Go.ImportPath])
+		diags = append(diags, d...)
+		if g != nil {
+			out.byName[t.Name] = g
+		}
 	}
-	return diags
+	return out, diags
 }
 
 // goResolver is what the Go tools of a spec share, built once: a
 // package's field docs (walking its syntax once per tool made thousands
-// of tools of one package quadratic) and the catalog by name.
+// of tools of one package quadratic).
 type goResolver struct {
-	docs    map[*packages.Package]map[token.Pos]string
-	catalog map[string][]*ir.CatalogTool
+	docs map[*packages.Package]map[token.Pos]string
 }
 
 func (r *goResolver) fieldDocs(pkg *packages.Package) map[token.Pos]string {
@@ -188,7 +210,7 @@ func goDiag(t *ir.Tool, summary, detail string) *hcl.Diagnostic {
 
 const wantSignature = "func(context.Context, Args) (Result, error) with Args a struct type"
 
-func (r *goResolver) resolve(t *ir.Tool, pkg *packages.Package) hcl.Diagnostics {
+func (r *goResolver) resolve(t *ir.Tool, pkg *packages.Package) (*GoTool, hcl.Diagnostics) {
 	g := t.Go
 	if pkg == nil || len(pkg.Errors) > 0 || pkg.Types == nil {
 		var msgs []string
@@ -204,7 +226,7 @@ func (r *goResolver) resolve(t *ir.Tool, pkg *packages.Package) hcl.Diagnostics 
 		if len(msgs) > 0 {
 			detail += ": " + strings.Join(msgs, "; ")
 		}
-		return hcl.Diagnostics{goDiag(t, "Cannot load Go package", detail+". Check the import path and that the package builds.")}
+		return nil, hcl.Diagnostics{goDiag(t, "Cannot load Go package", detail+". Check the import path and that the package builds.")}
 	}
 	obj := pkg.Types.Scope().Lookup(g.Func)
 	if obj == nil || !obj.Exported() {
@@ -218,16 +240,16 @@ func (r *goResolver) resolve(t *ir.Tool, pkg *packages.Package) hcl.Diagnostics 
 		if near := didyoumean.Nearest(g.Func, funcs, 1); len(near) > 0 {
 			detail += fmt.Sprintf(" Did you mean %q?", g.ImportPath+"."+near[0])
 		}
-		return hcl.Diagnostics{goDiag(t, "Unknown Go function", detail)}
+		return nil, hcl.Diagnostics{goDiag(t, "Unknown Go function", detail)}
 	}
 	fn, ok := obj.(*types.Func)
 	if !ok {
-		return hcl.Diagnostics{goDiag(t, "Not a Go function",
+		return nil, hcl.Diagnostics{goDiag(t, "Not a Go function",
 			fmt.Sprintf("%s.%s is a %s; a Go function tool must be %s.", g.ImportPath, g.Func, objectKind(obj), wantSignature))}
 	}
 	sig := fn.Type().(*types.Signature)
-	bad := func(why string) hcl.Diagnostics {
-		return hcl.Diagnostics{goDiag(t, "Wrong Go function signature",
+	bad := func(why string) (*GoTool, hcl.Diagnostics) {
+		return nil, hcl.Diagnostics{goDiag(t, "Wrong Go function signature",
 			fmt.Sprintf("%s.%s has type %s: %s. A Go function tool must be %s.", g.ImportPath, g.Func, types.TypeString(sig, relativeTo(pkg.Types)), why, wantSignature))}
 	}
 	switch {
@@ -260,24 +282,23 @@ func (r *goResolver) resolve(t *ir.Tool, pkg *packages.Package) hcl.Diagnostics 
 	b := &schemaBuilder{docs: r.fieldDocs(pkg), visiting: map[*types.Named]bool{}}
 	schema := b.schemaOf(args, args.Obj().Name())
 	if len(b.problems) > 0 {
-		return hcl.Diagnostics{goDiag(t, "Unsupported Go argument type",
+		return nil, hcl.Diagnostics{goDiag(t, "Unsupported Go argument type",
 			fmt.Sprintf("The input schema of tool %q cannot be derived from %s: %s.", t.Name, args.Obj().Name(), strings.Join(b.problems, "; ")))}
 	}
 	raw, err := json.Marshal(schema)
 	if err != nil {
-		return hcl.Diagnostics{goDiag(t, "Unsupported Go argument type", err.Error())}
+		return nil, hcl.Diagnostics{goDiag(t, "Unsupported Go argument type", err.Error())}
 	}
-	g.ArgsType = args.Obj().Pkg().Path() + "." + args.Obj().Name()
-	g.ResultType = types.TypeString(result, nil)
-	if len(t.InputSchema) == 0 {
-		t.InputSchema = raw
+	out := &GoTool{
+		ArgsType:    args.Obj().Pkg().Path() + "." + args.Obj().Name(),
+		ResultType:  types.TypeString(result, nil),
+		InputSchema: raw,
 	}
-	for _, c := range r.catalog[t.Name] {
-		if len(c.Params) == 0 {
-			c.Params = schemaParams(t.InputSchema)
-		}
+	if len(t.InputSchema) > 0 {
+		out.InputSchema = t.InputSchema // the spec's own schema wins
 	}
-	return nil
+	out.Params = schemaParams(out.InputSchema)
+	return out, nil
 }
 
 func objectKind(o types.Object) string {

@@ -64,10 +64,10 @@ func importSpec(dir string, paths ...string) *ir.Spec {
 	return spec
 }
 
-// TestResolveGoToolsNotImportable: a tool in package main, in an internal
+// TestLoadGoToolsNotImportable: a tool in package main, in an internal
 // package outside the generated package's tree, or in the generated package
 // itself used to pass generate and then fail go build.
-func TestResolveGoToolsNotImportable(t *testing.T) {
+func TestLoadGoToolsNotImportable(t *testing.T) {
 	root := importModule(t)
 	spec := importSpec(filepath.Join(root, "spec"),
 		"example.com/m/cmd/tool",       // a program
@@ -75,7 +75,7 @@ func TestResolveGoToolsNotImportable(t *testing.T) {
 		"example.com/m/spec",           // the generated package itself
 		"example.com/m/internal/y",     // internal to the module: importable
 	)
-	diags := ResolveGoTools(spec)
+	goTools, diags := LoadGoTools(spec)
 	want := []struct{ summary, detail string }{
 		{"Go package not importable", "is a program (package main)"},
 		{"Go package not importable", `only packages under "example.com/m/lib" may import it, and the generated package is "example.com/m/spec"`},
@@ -93,23 +93,23 @@ func TestResolveGoToolsNotImportable(t *testing.T) {
 			t.Errorf("%s: subject %v, want the go attribute's range", spec.Tools[i].Go.ImportPath, d.Subject)
 		}
 	}
-	if spec.Tools[3].Go.ArgsType != "example.com/m/internal/y.Args" {
-		t.Errorf("the module's own internal package did not resolve: ArgsType %q", spec.Tools[3].Go.ArgsType)
+	if g := goTools.Tool(spec.Tools[3].Name); g == nil || g.ArgsType != "example.com/m/internal/y.Args" {
+		t.Errorf("the module's own internal package did not resolve: %+v", g)
 	}
 }
 
-// TestResolveGoToolsOutDir: the internal rule is checked against where the
+// TestLoadGoToolsOutDir: the internal rule is checked against where the
 // code is generated (-o), not where the spec is.
-func TestResolveGoToolsOutDir(t *testing.T) {
+func TestLoadGoToolsOutDir(t *testing.T) {
 	root := importModule(t)
 	spec := importSpec(filepath.Join(root, "spec"), "example.com/m/other/internal/z", "example.com/m/spec")
 	spec.OutDir = filepath.Join(root, "other", "gen")
-	if diags := ResolveGoTools(spec); len(diags) != 0 {
+	if _, diags := LoadGoTools(spec); len(diags) != 0 {
 		t.Fatalf("generating into other/gen: %v", diags)
 	}
 
 	spec = importSpec(filepath.Join(root, "spec"), "example.com/m/other/internal/z")
-	diags := ResolveGoTools(spec)
+	_, diags := LoadGoTools(spec)
 	if len(diags) != 1 || diags[0].Summary != "Go package not importable" {
 		t.Fatalf("generating into spec/: got %v, want one not-importable diagnostic", diags)
 	}

@@ -14,7 +14,7 @@ import (
 
 // goToolsModule writes a module whose package tools holds n Go tool
 // functions, each with its own documented Args struct, and returns the
-// spec of its n tools (not yet resolved).
+// spec of its n tools.
 func goToolsModule(tb testing.TB, n int) func() *ir.Spec {
 	tb.Helper()
 	dir := tb.TempDir()
@@ -50,17 +50,17 @@ func goToolsModule(tb testing.TB, n int) func() *ir.Spec {
 	}
 }
 
-// BenchmarkResolveGoTools type-checks n Go tools of one package and
+// BenchmarkLoadGoTools type-checks n Go tools of one package and
 // derives their schemas: the cost must grow with n (one package load,
 // each tool's own work), not with n².
-func BenchmarkResolveGoTools(b *testing.B) {
+func BenchmarkLoadGoTools(b *testing.B) {
 	for _, n := range []int{500, 2000} {
 		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
 			newSpec := goToolsModule(b, n)
 			b.ReportAllocs()
 			for b.Loop() {
 				spec := newSpec()
-				if diags := ResolveGoTools(spec); diags.HasErrors() {
+				if _, diags := LoadGoTools(spec); diags.HasErrors() {
 					b.Fatal(diags)
 				}
 				if len(spec.Catalog[n-1].Params) != 2 {
@@ -71,18 +71,18 @@ func BenchmarkResolveGoTools(b *testing.B) {
 	}
 }
 
-// TestResolveGoToolsLinear: four times the Go tools of one package must
+// TestLoadGoToolsLinear: four times the Go tools of one package must
 // cost about four times the allocations. Each tool used to walk the whole
 // package's syntax for field docs and the whole catalog for its entry:
 // quadratic, 5,000 tools took minutes. Counted in allocations, not time.
-func TestResolveGoToolsLinear(t *testing.T) {
+func TestLoadGoToolsLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads two generated packages with go list")
 	}
 	allocs := func(n int) float64 {
 		newSpec := goToolsModule(t, n)
 		return testing.AllocsPerRun(1, func() {
-			if diags := ResolveGoTools(newSpec()); diags.HasErrors() {
+			if _, diags := LoadGoTools(newSpec()); diags.HasErrors() {
 				t.Fatal(diags)
 			}
 		})

@@ -32,7 +32,7 @@ func goSpec(funcs ...string) *ir.Spec {
 	return spec
 }
 
-func TestResolveGoToolsRejects(t *testing.T) {
+func TestLoadGoToolsRejects(t *testing.T) {
 	cases := []struct {
 		fn, summary, detail string
 	}{
@@ -54,7 +54,7 @@ func TestResolveGoToolsRejects(t *testing.T) {
 		fns[i] = c.fn
 	}
 	spec := goSpec(fns...)
-	diags := ResolveGoTools(spec)
+	goTools, diags := LoadGoTools(spec)
 	if len(diags) != len(cases) {
 		t.Fatalf("got %d diagnostics, want %d:\n%v", len(diags), len(cases), diags)
 	}
@@ -66,13 +66,16 @@ func TestResolveGoToolsRejects(t *testing.T) {
 		if d.Subject == nil || *d.Subject != spec.Tools[i].Go.Range {
 			t.Errorf("%s: subject %v, want the go attribute's range %v", c.fn, d.Subject, spec.Tools[i].Go.Range)
 		}
+		if g := goTools.Tool(spec.Tools[i].Name); g != nil {
+			t.Errorf("%s: rejected, yet loaded as %+v", c.fn, g)
+		}
 	}
 }
 
-func TestResolveGoToolsMissingPackage(t *testing.T) {
+func TestLoadGoToolsMissingPackage(t *testing.T) {
 	spec := goSpec("Good")
 	spec.Tools[0].Go.ImportPath = "github.com/toolgen-dev/toolgen/templates/testdata/nosuchpkg"
-	diags := ResolveGoTools(spec)
+	_, diags := LoadGoTools(spec)
 	if len(diags) != 1 || diags[0].Summary != "Cannot load Go package" || diags[0].Subject == nil {
 		t.Fatalf("got %v", diags)
 	}
@@ -83,12 +86,13 @@ func TestResolveGoToolsMissingPackage(t *testing.T) {
 // library's, descriptions from doc comments are ours on top.
 func TestGoToolSchemaMatchesInvopop(t *testing.T) {
 	spec := goSpec("Good")
-	if diags := ResolveGoTools(spec); diags.HasErrors() {
+	goTools, diags := LoadGoTools(spec)
+	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	tool := spec.Tools[0]
-	if tool.Go.ArgsType != gotoolsPkg+".Args" || tool.Go.ResultType != "map[string]any" {
-		t.Errorf("types = %q, %q", tool.Go.ArgsType, tool.Go.ResultType)
+	tool := goTools.Tool("good")
+	if tool.ArgsType != gotoolsPkg+".Args" || tool.ResultType != "map[string]any" {
+		t.Errorf("types = %q, %q", tool.ArgsType, tool.ResultType)
 	}
 	r := &jsonschema.Reflector{ExpandedStruct: true, DoNotReference: true}
 	want, err := json.Marshal(r.Reflect(&gotools.Args{}))
@@ -117,8 +121,38 @@ func TestGoToolSchemaMatchesInvopop(t *testing.T) {
 	if got := props["inner"].(map[string]any)["properties"].(map[string]any)["label"].(map[string]any)["description"]; got != "Label names the inner thing." {
 		t.Errorf("nested description = %q", got)
 	}
-	if c := spec.Catalog[0]; len(c.Params) != 19 || c.Params[0] != "NoTag" || c.Params[1] != "anything" {
-		t.Errorf("catalog params = %v", c.Params)
+	if p := tool.Params; len(p) != 19 || p[0] != "NoTag" || p[1] != "anything" {
+		t.Errorf("params = %v", p)
+	}
+}
+
+// TestLoadGoToolsLeavesIR: type-checking is a phase of its own; what it
+// finds is its result, and the resolved IR it reads stays as it was.
+func TestLoadGoToolsLeavesIR(t *testing.T) {
+	spec := goSpec("Good")
+	before, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goTools, diags := LoadGoTools(spec)
+	if diags.HasErrors() || goTools.Tool("good") == nil {
+		t.Fatalf("%v", diags)
+	}
+	after, _ := json.Marshal(spec)
+	if diff := cmp.Diff(string(before), string(after)); diff != "" {
+		t.Errorf("LoadGoTools changed the IR (-before +after):\n%s", diff)
+	}
+
+	// The spec's own input_schema wins over the derived one, and gives
+	// the parameters.
+	spec = goSpec("Good")
+	spec.Tools[0].InputSchema = json.RawMessage(`{"type":"object","properties":{"only":{"type":"string"}}}`)
+	goTools, diags = LoadGoTools(spec)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if g := goTools.Tool("good"); string(g.InputSchema) != string(spec.Tools[0].InputSchema) || len(g.Params) != 1 || g.Params[0] != "only" {
+		t.Errorf("with input_schema: schema %s, params %v", g.InputSchema, g.Params)
 	}
 }
 

@@ -13,12 +13,12 @@ import (
 // declares, from the same mapping, for toolgen explain and tests. What only
 // compiled code can hold differs: Go function tools have no Go func (the
 // user's function is not linked into toolgen), and Allow and Route are
-// closures over the same tables the generated switches print.
-func RuntimeRegistry(spec *ir.Spec) *runtime.Registry {
-	reg := registryValue(spec)
-	for i := range reg.Agents {
-		set := agentAllow(spec, spec.Agents[i])
-		reg.Agents[i].Allow = set.allows
+// closures over the same tables the generated switches print. goTools is
+// what LoadGoTools found; nil leaves Go tools without derived schemas.
+func RuntimeRegistry(spec *ir.Spec, goTools *GoTools) *runtime.Registry {
+	reg := registryValue(spec, goTools)
+	for i, a := range spec.Agents {
+		reg.Agents[i].Allow = allowCheck(a.Allow)
 	}
 	table := make(map[[3]string][]string)
 	for _, r := range routes(spec) {
@@ -27,14 +27,14 @@ func RuntimeRegistry(spec *ir.Spec) *runtime.Registry {
 	reg.Route = func(workflow, role, step string) []string {
 		return table[[3]string{workflow, role, step}]
 	}
-	reg.Index = search.Build(searchDocs(spec))
+	reg.Index = search.Build(searchDocs(spec, goTools))
 	return reg
 }
 
 // registryValue maps the IR to the runtime's Registry: the one mapping the
 // emitter prints and RuntimeRegistry returns. Func and index fields are
 // left for the caller.
-func registryValue(spec *ir.Spec) *runtime.Registry {
+func registryValue(spec *ir.Spec, goTools *GoTools) *runtime.Registry {
 	sep := spec.Separator
 	if sep == "" {
 		sep = "__"
@@ -53,7 +53,7 @@ func registryValue(spec *ir.Spec) *runtime.Registry {
 	for _, p := range spec.Policies {
 		reg.Policies = append(reg.Policies, policyValue(p))
 	}
-	reg.Tools = toolValues(spec)
+	reg.Tools = toolValues(spec, goTools)
 	for _, b := range spec.Bundles {
 		reg.Bundles = append(reg.Bundles, bundleValue(b))
 	}
@@ -144,14 +144,10 @@ func policyValue(p *ir.Policy) runtime.Policy {
 // toolValues lists declared tools and the locked tools of servers (the MCP
 // part of the catalog, already filtered by each server's allow/deny), by
 // exposed name.
-func toolValues(spec *ir.Spec) []runtime.Tool {
+func toolValues(spec *ir.Spec, goTools *GoTools) []runtime.Tool {
 	out := make([]runtime.Tool, 0, len(spec.Catalog))
 	for _, t := range spec.Tools {
-		out = append(out, declaredTool(t))
-	}
-	servers := make(map[string]*ir.Server, len(spec.Servers))
-	for _, s := range spec.Servers {
-		servers[s.Name] = s
+		out = append(out, declaredTool(t, goTools.Tool(t.Name)))
 	}
 	for _, c := range spec.Catalog {
 		if c.Kind != ir.KindMCP {
@@ -166,13 +162,8 @@ func toolValues(spec *ir.Spec) []runtime.Tool {
 			Server:      c.Server,
 			Original:    c.Original,
 		}
-		if s := servers[c.Server]; s != nil {
-			for _, l := range s.Locked {
-				if l.Name == c.Original {
-					t.InputSchema = l.InputSchema
-					break
-				}
-			}
+		if l := spec.LockedTool(c.Server, c.Original); l != nil {
+			t.InputSchema = l.InputSchema
 		}
 		out = append(out, t)
 	}
@@ -180,7 +171,9 @@ func toolValues(spec *ir.Spec) []runtime.Tool {
 	return out
 }
 
-func declaredTool(t *ir.Tool) runtime.Tool {
+// declaredTool maps a declared tool; g is what LoadGoTools found for a Go
+// tool (nil otherwise), whose input schema it takes.
+func declaredTool(t *ir.Tool, g *GoTool) runtime.Tool {
 	out := runtime.Tool{
 		Name:        t.Name,
 		Description: t.Description,
@@ -195,6 +188,9 @@ func declaredTool(t *ir.Tool) runtime.Tool {
 	}
 	if r := t.REST; r != nil {
 		out.REST = &runtime.REST{Method: r.Method, URL: value(r.URL), Headers: keyValues(r.Headers)}
+	}
+	if g != nil {
+		out.InputSchema = g.InputSchema
 	}
 	return out
 }
@@ -250,15 +246,20 @@ func workflowValue(w *ir.Workflow) runtime.Workflow {
 }
 
 // searchDocs is the catalog as search documents: what index_gen.go holds.
-func searchDocs(spec *ir.Spec) []search.Doc {
+// A Go tool's parameters come from its type-checked schema.
+func searchDocs(spec *ir.Spec, goTools *GoTools) []search.Doc {
 	docs := make([]search.Doc, len(spec.Catalog))
 	for i, c := range spec.Catalog {
+		params := c.Params
+		if g := goTools.Tool(c.Name); g != nil {
+			params = g.Params
+		}
 		docs[i] = search.Doc{
 			Name:        c.Name,
 			Description: c.Description,
 			Category:    c.Category,
 			Keywords:    c.Keywords,
-			Params:      c.Params,
+			Params:      params,
 			Queries:     c.Queries,
 		}
 	}

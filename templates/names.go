@@ -23,17 +23,13 @@ func toolGoNames(spec *ir.Spec) map[string]string {
 		out[t.Name] = t.GoName
 		used[t.GoName] = true
 	}
-	servers := make(map[string]string, len(spec.Servers))
-	for _, s := range spec.Servers {
-		servers[s.Name] = s.GoName
-	}
 	for _, c := range spec.Catalog {
 		if _, ok := out[c.Name]; ok || c.Kind != ir.KindMCP {
 			continue
 		}
 		base := ir.GoName(c.Name)
-		if s, ok := servers[c.Server]; ok {
-			base = s + ir.GoName(c.Original)
+		if s := spec.Server(c.Server); s != nil {
+			base = s.GoName + ir.GoName(c.Original)
 		}
 		id := base
 		for n := 2; used[id]; n++ {

@@ -1,8 +1,6 @@
 package templates
 
 import (
-	"fmt"
-
 	"github.com/dave/jennifer/jen"
 
 	"github.com/toolgen-dev/toolgen/hcl/ir"
@@ -14,16 +12,19 @@ const (
 )
 
 // emitRoutes writes routes_gen.go: the workflow route as nested switches
-// over packed bundle names, and one allow check per agent.
-func emitRoutes(spec *ir.Spec, source string) ([]byte, error) {
+// over packed bundle names, and the allow check of each agent that has
+// tools.allowed.
+func emitRoutes(spec *ir.Spec, _ *GoTools, source string) ([]byte, error) {
 	f := newFile(spec, source)
 	emitRoute(f, spec)
 	globs := false
 	for _, a := range spec.Agents {
-		set := agentAllow(spec, a)
-		globs = globs || len(set.Globs) > 0
+		if a.Allow == nil {
+			continue // no tools.allowed: the runtime never asks
+		}
+		globs = globs || len(a.Allow.Globs) > 0
 		f.Line()
-		emitAllow(f, a, set)
+		emitAllow(f, a)
 	}
 	if globs {
 		f.Line()
@@ -82,33 +83,20 @@ func emitRoute(f *jen.File, spec *ir.Spec) {
 		jen.Options{Open: "{", Close: "}", Separator: ",", Multi: len(packed) > 0}, packed...)
 }
 
-// emitAllow prints an agent's allow check: a switch over the names known
-// now, then the glob rules for tools servers may add at run time.
-func emitAllow(f *jen.File, a *ir.Agent, set *allowSet) {
-	what := "every tool in use"
-	if a.AllowedSet {
-		what = "its tools.allowed list"
+// route is one workflow step's address and bundles, in spec order.
+type route struct {
+	Workflow, Role, Step string
+	Bundles              []string
+}
+
+func routes(spec *ir.Spec) []route {
+	var out []route
+	for _, w := range spec.Workflows {
+		for _, r := range w.Roles {
+			for _, s := range r.Steps {
+				out = append(out, route{w.Name, r.Name, s.Name, s.Bundles})
+			}
+		}
 	}
-	f.Comment(fmt.Sprintf("%s reports whether agent %q may call a tool, by %s.", allowFunc(a), a.Name, what))
-	f.Func().Id(allowFunc(a)).Params(jen.Id("name").String()).Bool().BlockFunc(func(g *jen.Group) {
-		if len(set.Names) > 0 {
-			cases := make([]jen.Code, len(set.Names))
-			for i, n := range set.Names {
-				if i == 0 {
-					cases[i] = jen.Lit(n)
-				} else {
-					cases[i] = jen.Line().Lit(n)
-				}
-			}
-			g.Switch(jen.Id("name")).Block(jen.Case(cases...).Block(jen.Return(jen.True())))
-		}
-		for _, r := range set.Globs {
-			cond := jen.Id(matchFunc).Call(jen.Lit(r.Pattern), jen.Id("name"))
-			for _, e := range r.Except {
-				cond = cond.Op("&&").Op("!").Id(matchFunc).Call(jen.Lit(e), jen.Id("name"))
-			}
-			g.If(cond).Block(jen.Return(jen.True()))
-		}
-		g.Return(jen.False())
-	})
+	return out
 }

@@ -41,7 +41,7 @@ func TestSourcePrinterMatchesFormat(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatalf("%s: %v", dir, diags)
 		}
-		regs[dir] = registryValue(spec)
+		regs[dir] = registryValue(spec, nil)
 	}
 	synthetic := t.TempDir()
 	writeSynthetic(t, synthetic, 300, 30)
@@ -49,7 +49,7 @@ func TestSourcePrinterMatchesFormat(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	regs["synthetic"] = registryValue(spec)
+	regs["synthetic"] = registryValue(spec, nil)
 
 	jenField := func(owner reflect.Value, name string) (jen.Code, bool) {
 		switch name {

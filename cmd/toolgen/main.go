@@ -1,60 +1,13 @@
 // Command toolgen validates toolgen specs and generates Go code from them.
+// The commands live in internal/cmd.
 package main
 
 import (
-	"fmt"
-	"io"
 	"os"
+
+	"github.com/toolgen-dev/toolgen/internal/cmd"
 )
-
-// Exit codes.
-const (
-	exitOK    = 0
-	exitDiags = 1 // the spec has errors, or generated code is stale
-	exitUsage = 2
-)
-
-type command struct {
-	name  string
-	usage string
-	run   func(args []string, stdout, stderr io.Writer) int
-}
-
-var commands = []command{
-	{"validate", "validate [--format=text|short|json] DIR", runValidate},
-	{"generate", "generate [-o OUTDIR] [--check] DIR", runGenerate},
-	{"fmt", "fmt [-w] DIR", runFmt},
-	{"schema", "schema", runSchema},
-	{"lock", "lock DIR", runLock},
-	{"find", "find [--spec DIR | --catalog FILE] [--limit N] [--json] [--batch] QUERY...", runFind},
-	{"explain", "explain DIR [--agent A] [--step WF/ROLE/STEP] [--route WF/ROLE/STEP=B,...] [--depth N]", runExplain},
-}
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			return c.run(args[1:], stdout, stderr)
-		}
-	}
-	fmt.Fprintf(stderr, "toolgen: unknown command %q\n", args[0])
-	usage(stderr)
-	return exitUsage
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: toolgen COMMAND [ARGS]")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  toolgen %s\n", c.usage)
-	}
+	os.Exit(cmd.Do(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

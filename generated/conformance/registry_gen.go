@@ -95,7 +95,6 @@ var _toolgenAgents = []runtime.Agent{
 			{Kind: runtime.UseTool, Name: "json_schema_2020_12_tool"},
 		},
 		MaxDepth: 2,
-		Allow:    _toolgenAllowConformance,
 	},
 }
 

@@ -8,14 +8,3 @@ package conformance
 func _toolgenRoute(workflow, role, step string) []string {
 	return nil
 }
-
-// _toolgenAllowConformance reports whether agent "conformance" may call a tool, by every tool in use.
-func _toolgenAllowConformance(name string) bool {
-	switch name {
-	case "json_schema_2020_12_tool",
-		"test_error_handling",
-		"test_simple_text":
-		return true
-	}
-	return false
-}

@@ -367,7 +367,6 @@ var _toolgenAgents = []runtime.Agent{
 		},
 		Subagents: []string{"assistant"},
 		MaxDepth:  2,
-		Allow:     _toolgenAllowOperator,
 	},
 }
 

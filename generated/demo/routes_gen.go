@@ -21,14 +21,3 @@ func _toolgenAllowAssistant(name string) bool {
 	}
 	return false
 }
-
-// _toolgenAllowOperator reports whether agent "operator" may call a tool, by every tool in use.
-func _toolgenAllowOperator(name string) bool {
-	switch name {
-	case "read_file",
-		"run_command",
-		"word_count":
-		return true
-	}
-	return false
-}

@@ -515,14 +515,12 @@ var _toolgenAgents = []runtime.Agent{
 		},
 		Spawn:    true,
 		MaxDepth: 2,
-		Allow:    _toolgenAllowResearcher,
 	},
 	{
 		Name:        "reviewer",
 		Description: "Reviews changes.",
 		Use:         []runtime.Use{{Kind: runtime.UseBundle, Name: "files"}, {Kind: runtime.UseBundle, Name: "everything_read"}},
 		MaxDepth:    2,
-		Allow:       _toolgenAllowReviewer,
 	},
 }
 

@@ -86,28 +86,6 @@ func _toolgenAllowMaintainer(name string) bool {
 	return false
 }
 
-// _toolgenAllowResearcher reports whether agent "researcher" may call a tool, by every tool in use.
-func _toolgenAllowResearcher(name string) bool {
-	switch name {
-	case "weather",
-		"word_count":
-		return true
-	}
-	return false
-}
-
-// _toolgenAllowReviewer reports whether agent "reviewer" may call a tool, by every tool in use.
-func _toolgenAllowReviewer(name string) bool {
-	switch name {
-	case "everything__echo",
-		"everything__get-sum",
-		"read_file",
-		"summarize":
-		return true
-	}
-	return false
-}
-
 // _toolgenMatch reports whether name matches a path.Match pattern; the
 // patterns were checked at generate time.
 func _toolgenMatch(pattern, name string) bool {

@@ -80,7 +80,6 @@ var _toolgenAgents = []runtime.Agent{
 		Description: "Answers questions from the user's notes.",
 		Use:         []runtime.Use{{Kind: runtime.UseTool, Name: "read_note"}},
 		MaxDepth:    2,
-		Allow:       _toolgenAllowAssistant,
 	},
 }
 

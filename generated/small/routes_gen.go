@@ -8,12 +8,3 @@ package small
 func _toolgenRoute(workflow, role, step string) []string {
 	return nil
 }
-
-// _toolgenAllowAssistant reports whether agent "assistant" may call a tool, by every tool in use.
-func _toolgenAllowAssistant(name string) bool {
-	switch name {
-	case "read_note":
-		return true
-	}
-	return false
-}

@@ -5,10 +5,14 @@
 // exists in the same Spec, and every value is checked. Emitters make no
 // decisions; they print. Ranges are kept for diagnostics found late (during
 // generation), and no hcl.Expression survives into the IR.
+//
+// The exported slices are for emitting, in order; lookups by name go
+// through Spec's methods (lookup.go), which index the slices once.
 package ir
 
 import (
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -36,6 +40,11 @@ type Spec struct {
 	// (namespaced "<server><sep><tool>", filtered by the server's allow/deny).
 	// It is what globs match against and what the search index is built from.
 	Catalog []*CatalogTool
+
+	// index is built from the slices on the first lookup; they must not
+	// change after it.
+	indexOnce sync.Once
+	index     *index
 }
 
 // Defaults holds the defaults block with every unset value filled in.
@@ -155,7 +164,7 @@ type Tool struct {
 	Policy      string
 	REST        *REST
 	Go          *GoFunc
-	InputSchema json.RawMessage // compact JSON; for Go tools filled from Args by the generator
+	InputSchema json.RawMessage // compact JSON; for a Go tool only when the spec gives one (else derived from Args at generate time)
 	Category    string
 	Keywords    []string
 	RenamedFrom []string
@@ -171,13 +180,11 @@ type REST struct {
 	Range   hcl.Range
 }
 
-// GoFunc names a Go function tool: go = "import/path.Func".
+// GoFunc names a Go function tool: go = "import/path.Func". Its signature
+// is type-checked at generate time (templates.LoadGoTools), not stored here.
 type GoFunc struct {
 	ImportPath string
 	Func       string
-	// Filled by the generator after type-checking:
-	ArgsType   string // qualified type name of Args, e.g. "example.com/x/tools.SummarizeArgs"
-	ResultType string
 	Range      hcl.Range // of the go attribute's value
 }
 
@@ -234,6 +241,7 @@ type Agent struct {
 	Use         []UseEntry   // declaration order (resolution order matters for explain)
 	Allowed     []AllowEntry // nil: omitted (everything in use); ["*"] is one glob entry
 	AllowedSet  bool         // tools.allowed was written
+	Allow       *AllowSet    // what tools.allowed admits; nil when it is omitted
 	Aliases     []Alias      // sorted by Name
 	Discovery   bool
 	Subagents   []string
@@ -241,6 +249,15 @@ type Agent struct {
 	MaxDepth    int // defaults.max_depth when unset
 	Router      []string
 	Range       hcl.Range
+}
+
+// AllowSet is an agent's tools.allowed as generated code checks it: a
+// switch over the names known now, then the globs, kept for tools servers
+// add at run time. Without tools.allowed there is none: the runtime allows
+// everything in use and never asks.
+type AllowSet struct {
+	Names []string // sorted, unique: each entry as written, its alias target, and the catalog names it matches
+	Globs []string // the glob entries, in declaration order
 }
 
 type Workflow struct {

@@ -1,5 +1,5 @@
 // Package gotools holds Go function tools, good and bad, for the tests of
-// templates.ResolveGoTools.
+// templates.LoadGoTools.
 package gotools
 
 import (

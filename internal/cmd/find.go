@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"bufio"
@@ -34,11 +34,8 @@ one line {"query", "results": [{"name", "score"}]} per input line.
 (queries.jsonl, over DIR/catalog.json or --catalog) and prints recall@1,
 recall@5 and MRR@10; with --enrich, without and with the enrichment.`
 
-// stdin is where --batch reads; tests replace it.
-var stdin io.Reader = os.Stdin
-
 // runFind is `toolgen find`.
-func runFind(args []string, stdout, stderr io.Writer) int {
+func runFind(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("find", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	specDir := fs.String("spec", "", "spec `dir`ectory whose tools are searched")
@@ -95,7 +92,7 @@ func runFind(args []string, stdout, stderr io.Writer) int {
 		return usageErr("no query")
 	}
 
-	docs, code := findDocs(*specDir, *catalog, stderr)
+	docs, code := findDocs(*specDir, *catalog, stdin, stderr)
 	if code != exitOK {
 		return code
 	}
@@ -134,7 +131,7 @@ func runFind(args []string, stdout, stderr io.Writer) int {
 }
 
 // findDocs loads the tools to search from a catalog file or a spec.
-func findDocs(specDir, catalog string, stderr io.Writer) ([]search.Doc, int) {
+func findDocs(specDir, catalog string, stdin io.Reader, stderr io.Writer) ([]search.Doc, int) {
 	if catalog != "" {
 		var data []byte
 		var err error

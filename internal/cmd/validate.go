@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"flag"
@@ -12,7 +12,7 @@ import (
 // runValidate is `toolgen validate [--format=text|short|json] DIR`: load the
 // spec and report every diagnostic. Exit 0 when there are no errors
 // (warnings pass), 1 when there are.
-func runValidate(args []string, stdout, stderr io.Writer) int {
+func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "diagnostics `format`: text, short or json")

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"flag"
@@ -9,7 +9,7 @@ import (
 )
 
 // runSchema is `toolgen schema`: print the JSON Schema of the spec format.
-func runSchema(args []string, stdout, stderr io.Writer) int {
+func runSchema(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, "usage: toolgen schema") }

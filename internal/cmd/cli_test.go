@@ -1,9 +1,10 @@
-package main
+package cmd
 
 import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,11 +20,16 @@ import (
 	"github.com/toolgen-dev/toolgen/hcl/ir"
 )
 
-// update rewrites the txtar goldens under testdata/cli: go test ./cmd/toolgen -update.
+// update rewrites the txtar goldens under testdata/cli: go test ./internal/cmd -update.
 // Other tests of this package share it.
 var update = flag.Bool("update", false, "rewrite golden files")
 
 const repoRoot = "../.."
+
+// run is Do with nothing on stdin.
+func run(args []string, stdout, stderr io.Writer) int {
+	return Do(args, strings.NewReader(""), stdout, stderr)
+}
 
 // cliCase is one golden: the command line (run from the repository root)
 // and what it printed.
@@ -90,7 +96,7 @@ func TestCLIGoldens(t *testing.T) {
 			}
 			want, err := txtar.ParseFile(path)
 			if err != nil {
-				t.Fatalf("%v (run go test ./cmd/toolgen -update)", err)
+				t.Fatalf("%v (run go test ./internal/cmd -update)", err)
 			}
 			if diff := cmp.Diff(string(txtar.Format(want)), string(txtar.Format(got))); diff != "" {
 				t.Errorf("toolgen %s (-want +got):\n%s", c.args, diff)
@@ -242,6 +248,7 @@ func copyDir(t *testing.T, from, to string) {
 var ignoreRanges = cmp.Options{
 	cmpopts.IgnoreTypes(hcl.Range{}),
 	cmpopts.IgnoreFields(ir.Spec{}, "Dir"),
+	cmpopts.IgnoreUnexported(ir.Spec{}),
 	cmpopts.EquateEmpty(),
 }
 

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"bytes"
@@ -10,7 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/google/renameio/v2"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rogpeppe/go-internal/diff"
 
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
 )
@@ -19,7 +21,7 @@ import (
 // canonical form (-w), or print a unified diff of what -w would change and
 // exit 1 when anything would, like `terraform fmt -check -diff`. DIR may
 // also be a single spec file.
-func runFmt(args []string, stdout, stderr io.Writer) int {
+func runFmt(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fmt", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	write := fs.Bool("w", false, "write the formatted files instead of printing a diff")
@@ -57,14 +59,15 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 		}
 		changed++
 		if *write {
-			if err := writeFileKeepMode(p, out); err != nil {
+			// Atomic, and the file keeps its permissions.
+			if err := renameio.WriteFile(p, out, 0o644); err != nil {
 				fmt.Fprintf(stderr, "toolgen fmt: %v\n", err)
 				return exitDiags
 			}
 			fmt.Fprintln(stdout, p)
 			continue
 		}
-		io.WriteString(stdout, unifiedDiff(p, p+" (formatted)", src, out))
+		stdout.Write(diff.Diff(p, src, p+" (formatted)", out))
 	}
 	if len(diags) > 0 {
 		writeDiags(stderr, *format, diags, files)
@@ -104,30 +107,4 @@ func specPaths(target string) ([]string, error) {
 		return nil, fmt.Errorf("%s has no *.hcl or *.hcl.json files", target)
 	}
 	return out, nil
-}
-
-// writeFileKeepMode replaces a file's content through a temporary file in
-// the same directory, so a crash never leaves it half written.
-func writeFileKeepMode(path string, data []byte) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".toolgen-fmt-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"encoding/json"
@@ -31,7 +31,7 @@ runtime.Options.Routes does (an empty list denies the step); --depth
 explains the agent as a sub-agent at that depth.`
 
 // runExplain is `toolgen explain`.
-func runExplain(args []string, stdout, stderr io.Writer) int {
+func runExplain(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	agent := fs.String("agent", "", "explain the `agent`")
@@ -78,7 +78,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	if diags.HasErrors() {
 		return exitDiags
 	}
-	reg := templates.RuntimeRegistry(spec)
+	reg := templates.RuntimeRegistry(spec, nil) // explain reads no Go types
 	if err := checkRoutes(reg, routes); err != nil {
 		fmt.Fprintf(stderr, "toolgen explain: %v\n", err)
 		return exitDiags

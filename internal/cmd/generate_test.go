@@ -1,11 +1,9 @@
-package main
+package cmd
 
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -144,90 +142,6 @@ func TestGenerateDiagnosticsAndUsage(t *testing.T) {
 		if code, _, _ := runCLI(t, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
-	}
-}
-
-// TestUnifiedDiffApplies checks the diff against patch(1) on random edits:
-// applying it to the old text must give the new one.
-func TestUnifiedDiffApplies(t *testing.T) {
-	if _, err := exec.LookPath("patch"); err != nil {
-		t.Skip("patch(1) not installed")
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	dir := t.TempDir()
-	for i := range 200 {
-		a := randomLines(rng, rng.IntN(40))
-		b := mutate(rng, a)
-		if i%17 == 0 {
-			b = randomLines(rng, rng.IntN(40)) // unrelated texts
-		}
-		as, bs := strings.Join(a, ""), strings.Join(b, "")
-		if i%23 == 0 && len(bs) > 0 {
-			bs = strings.TrimSuffix(bs, "\n") // no newline at end
-		}
-		d := unifiedDiff("a/f", "b/f", []byte(as), []byte(bs))
-		if (d == "") != (as == bs) {
-			t.Fatalf("case %d: empty diff mismatch", i)
-		}
-		if d == "" {
-			continue
-		}
-		f := filepath.Join(dir, "f")
-		os.WriteFile(f, []byte(as), 0o644)
-		cmd := exec.Command("patch", "-s", "-p1", "-d", dir)
-		cmd.Stdin = strings.NewReader(d)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("case %d: patch failed: %v\n%s\ndiff:\n%s", i, err, out, d)
-		}
-		got, _ := os.ReadFile(f)
-		if string(got) != bs {
-			t.Fatalf("case %d: patched text differs\nwant %q\ngot  %q\ndiff:\n%s", i, bs, got, d)
-		}
-	}
-}
-
-func randomLines(rng *rand.Rand, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("line %d\n", rng.IntN(8))
-	}
-	return out
-}
-
-func mutate(rng *rand.Rand, a []string) []string {
-	b := append([]string(nil), a...)
-	for range rng.IntN(5) {
-		switch i := rng.IntN(len(b) + 1); rng.IntN(3) {
-		case 0:
-			b = append(b[:i], append([]string{fmt.Sprintf("new %d\n", rng.IntN(100))}, b[i:]...)...)
-		case 1:
-			if i < len(b) {
-				b = append(b[:i], b[i+1:]...)
-			}
-		case 2:
-			if i < len(b) {
-				b[i] = "changed\n"
-			}
-		}
-	}
-	return b
-}
-
-// TestUnifiedDiffMinimal: one changed line in a long file is one small hunk.
-func TestUnifiedDiffMinimal(t *testing.T) {
-	var a, b strings.Builder
-	for i := range 1000 {
-		fmt.Fprintf(&a, "line %d\n", i)
-		if i == 500 {
-			b.WriteString("changed\n")
-		} else {
-			fmt.Fprintf(&b, "line %d\n", i)
-		}
-	}
-	d := unifiedDiff("a", "b", []byte(a.String()), []byte(b.String()))
-	want := "--- a\n+++ b\n@@ -498,7 +498,7 @@\n line 497\n line 498\n line 499\n-line 500\n+changed\n line 501\n line 502\n line 503\n"
-	if d != want {
-		t.Errorf("diff =\n%s\nwant\n%s", d, want)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"bytes"
@@ -20,11 +20,8 @@ const findCatalog = `{"tools": [
 
 func findRun(t *testing.T, in string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	old := stdin
-	stdin = strings.NewReader(in)
-	defer func() { stdin = old }()
 	var out, errb bytes.Buffer
-	code = run(append([]string{"find"}, args...), &out, &errb)
+	code = Do(append([]string{"find"}, args...), strings.NewReader(in), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

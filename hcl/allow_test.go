@@ -1,0 +1,64 @@
+package hcl
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+)
+
+// TestAllowSet: the loader decides what each agent's tools.allowed admits
+// (the generated check prints it as it is); an agent without
+// tools.allowed gets no set, since the runtime allows everything in use.
+func TestAllowSet(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("policy \"p\" {\n  builtin       = \"fs_read\"\n  allowed_paths = [\".\"]\n}\n")
+	tool := func(name string) { fmt.Fprintf(&src, "tool %q {\n  policy = policy.p\n}\n", name) }
+	for i := range maxExpand + 1 {
+		tool(fmt.Sprintf("many_%02d", i))
+	}
+	for _, n := range []string{"few_a", "few_b", "read_file", "other"} {
+		tool(n)
+	}
+	src.WriteString(`
+agent "everything" {
+  tools { use = [tool.read_file, tool.other] }
+}
+agent "nothing" {
+  tools {
+    use     = [tool.read_file]
+    allowed = []
+  }
+}
+agent "mixed" {
+  tools {
+    use     = [tool.read_file, "few_*", "many_*"]
+    allowed = ["read", "few_*", "many_*", tool.other]
+    aliases = { read = "read_file" }
+  }
+}
+`)
+	spec, _, diags := LoadFiles("spec", map[string][]byte{"main.hcl": []byte(src.String())})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if a := spec.Agent("everything"); a.Allow != nil {
+		t.Errorf("everything: allow set %+v without tools.allowed", a.Allow)
+	}
+	if diff := cmp.Diff(&ir.AllowSet{}, spec.Agent("nothing").Allow); diff != "" {
+		t.Errorf("nothing (allowed = []) (-want +got):\n%s", diff)
+	}
+	// "read" is asked about as written and leads to read_file; few_* adds
+	// the two names it matches now; many_* matches more than maxExpand,
+	// so only the glob answers for it.
+	want := &ir.AllowSet{
+		Names: []string{"few_a", "few_b", "other", "read", "read_file"},
+		Globs: []string{"few_*", "many_*"},
+	}
+	if diff := cmp.Diff(want, spec.Agent("mixed").Allow); diff != "" {
+		t.Errorf("mixed (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,118 @@
+package cmd
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
+	"github.com/toolgen-dev/toolgen/templates"
+)
+
+// runLock is `toolgen lock [-v] DIR`: connect to every server of the spec
+// (init_concurrency at a time), record its tools/list in
+// DIR/toolgen.lock.json and print one line per server.
+//
+// A server that fails is reported and keeps the entry it had in the old
+// lock file, if any (spechcl.Relock); the file is still written for the
+// others, and the exit status is 1.
+func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("lock", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	verbose := fset.Bool("v", false, "print connection events (server.start, server.stderr …) on stderr")
+	fset.Usage = func() {
+		fmt.Fprintln(stderr, "usage: toolgen lock [-v] DIR")
+		fset.PrintDefaults()
+	}
+	dir, code := oneDirArg(fset, args)
+	if code >= 0 {
+		return code
+	}
+	spec, files, diags := spechcl.LoadDir(dir)
+	if diags.HasErrors() {
+		writeDiags(stderr, "text", diags, files)
+		return exitDiags
+	}
+
+	path := filepath.Join(dir, spechcl.LockFileName)
+	old, err := spechcl.ReadLockFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgen lock: %s: %v (it will be rewritten)\n", path, err)
+		old = nil
+	}
+
+	logger := slog.New(slog.DiscardHandler)
+	if *verbose {
+		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	m := mcpconn.NewManager(logger)
+	defer m.Close()
+
+	list := listTools(m, spec.Defaults.StartupTimeout, os.LookupEnv)
+	results := spechcl.LockServers(context.Background(), spec, list, func(r spechcl.LockResult) {
+		if r.Err != nil {
+			fmt.Fprintf(stdout, "%s: error: %v\n", r.Server, r.Err)
+		} else {
+			fmt.Fprintf(stdout, "%s: %d tools\n", r.Server, len(r.Tools))
+		}
+	})
+	lock, kept := spechcl.Relock(old, results)
+	changed, err := spechcl.WriteLockFile(path, lock)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "toolgen lock: %v\n", err)
+		return exitDiags
+	case changed:
+		fmt.Fprintf(stdout, "wrote %s\n", path)
+	default:
+		fmt.Fprintf(stdout, "%s unchanged\n", path)
+	}
+	failed := 0
+	for _, r := range results {
+		if r.Err != nil {
+			failed++
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "toolgen lock: %d of %d servers failed", failed, len(results))
+		if kept > 0 {
+			fmt.Fprintf(stderr, "; %d kept their previous entry", kept)
+		}
+		fmt.Fprintln(stderr)
+		return exitDiags
+	}
+	return exitOK
+}
+
+// listTools connects to a server exactly as an agent binary would (the
+// same runtime configuration, env() read from getenv) and lists its tools.
+func listTools(m *mcpconn.Manager, startup time.Duration, getenv func(string) (string, bool)) spechcl.ToolLister {
+	return func(ctx context.Context, srv *ir.Server) ([]spechcl.LockTool, error) {
+		rs := templates.RuntimeServer(srv)
+		cfg, err := runtime.ServerConfig(&rs, getenv)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.StartupTimeout == 0 {
+			cfg.StartupTimeout = startup
+		}
+		conn, err := m.Acquire(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer conn.Release()
+		var tools []spechcl.LockTool
+		for _, t := range conn.Tools() {
+			tools = append(tools, spechcl.LockTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		}
+		return tools, nil
+	}
+}
