@@ -112,7 +112,9 @@ func newFixture(t *testing.T) *fixture {
 				}},
 			{Name: "read_file", Kind: runtime.KindBuiltin, Policy: "workspace", Description: "Read a text file."},
 			{Name: "secret", Kind: runtime.KindGo, Description: "Classified.", InputSchema: object,
-				Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`"classified"`), nil }},
+				Go: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+					return json.RawMessage(`"classified"`), nil
+				}},
 		},
 		Agents: []runtime.Agent{
 			{Name: "finder", Discovery: true, Use: use("read_file")},
