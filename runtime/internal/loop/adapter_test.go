@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/internal/model"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/internal/loop"
@@ -28,9 +29,18 @@ type team struct {
 // Run is runtime.Runner: agent__<name> and spawn_agents run the child
 // session (already at depth+1, max_depth enforced by the runtime) to an
 // answer. The child's usage reaches the parent run through ctx.
+//
+// A child without a model of its own runs on the MCP host's model when the
+// call came from a host (serve puts its session in ctx) that samples with
+// tools; otherwise the run fails with loop.StatusNoModel, which says so.
 func (tm *team) Run(ctx context.Context, child *runtime.Session, prompt string) (string, error) {
 	a := tm.agent(child)
 	defer a.Close()
+	if tm.models[child.Agent()] == nil {
+		if ss := hostFrom(ctx); model.CanSample(ss) {
+			a.host = model.NewSampling(ss, model.SamplingConfig{Label: "host"})
+		}
+	}
 	res, err := loop.Run(ctx, a, prompt, tm.opts)
 	if err != nil {
 		return "", err
@@ -42,6 +52,7 @@ func (tm *team) Run(ctx context.Context, child *runtime.Session, prompt string) 
 type sessionAgent struct {
 	s       *runtime.Session
 	tm      *team
+	host    model.Model // the host's model, for an agent without one
 	version atomic.Uint64
 	stop    func()
 }
@@ -61,7 +72,26 @@ func (a *sessionAgent) Name() string { return a.s.Agent() }
 
 func (a *sessionAgent) Model() (model.Model, string) {
 	name := a.s.Agent()
-	return a.tm.models[name], a.tm.labels[name]
+	if m := a.tm.models[name]; m != nil {
+		return m, a.tm.labels[name]
+	}
+	if a.host != nil {
+		return a.host, "host"
+	}
+	return nil, ""
+}
+
+// hostKey carries the MCP session of the host whose call is running; the
+// runtime root would export it for serve (runtime.WithHost).
+type hostKey struct{}
+
+func withHost(ctx context.Context, ss *mcp.ServerSession) context.Context {
+	return context.WithValue(ctx, hostKey{}, ss)
+}
+
+func hostFrom(ctx context.Context) *mcp.ServerSession {
+	ss, _ := ctx.Value(hostKey{}).(*mcp.ServerSession)
+	return ss
 }
 
 func (a *sessionAgent) Instructions() string {

@@ -90,6 +90,11 @@ type fixture struct {
 
 const notes = "hello from the notes\n"
 
+// longName is a tool name over the 64 bytes the providers accept.
+var longName = "a_tool_whose_name_is_longer_than_any_model_provider_accepts_" + strings.Repeat("x", 10)
+
+func okTool(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`"ok"`), nil }
+
 func newFixture(t *testing.T) *fixture {
 	f := &fixture{dir: t.TempDir(), log: &events{}, barrier: &barrier{all: make(chan struct{})},
 		hung: make(chan struct{}, 8), hangSawCancel: make(chan struct{}, 8)}
@@ -110,6 +115,8 @@ func newFixture(t *testing.T) *fixture {
 					f.hangSawCancel <- struct{}{}
 					return nil, ctx.Err()
 				}},
+			{Name: longName, Kind: runtime.KindGo, Description: "A name no provider takes.", InputSchema: object, Go: okTool},
+			{Name: "odd", Kind: runtime.KindGo, Description: "A schema no provider takes.", InputSchema: json.RawMessage(`{"type":"array"}`), Go: okTool},
 			{Name: "read_file", Kind: runtime.KindBuiltin, Policy: "workspace", Description: "Read a text file."},
 			{Name: "secret", Kind: runtime.KindGo, Description: "Classified.", InputSchema: object,
 				Go: func(context.Context, json.RawMessage) (json.RawMessage, error) {
@@ -118,6 +125,7 @@ func newFixture(t *testing.T) *fixture {
 		},
 		Agents: []runtime.Agent{
 			{Name: "finder", Discovery: true, Use: use("read_file")},
+			{Name: "odd", Use: use("odd", longName, "read_file")},
 			{Name: "lead", Use: use("read_file", "barrier", "hang"), Subagents: []string{"researcher", "support"}, Spawn: true, Router: []string{"support"}},
 			{Name: "researcher", Use: use("read_file")},
 			{Name: "support", Use: use("read_file")},

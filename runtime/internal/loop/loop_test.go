@@ -399,7 +399,7 @@ func TestToolsetOncePerSurface(t *testing.T) {
 			}
 			s := spy.sets
 			if len(s) != 4 || s[0] != s[1] || s[1] == s[2] || s[2] != s[3] {
-				t.Errorf("toolsets per turn %p: want A A B B", s)
+				t.Errorf("toolsets per turn %v: want A A B B", s)
 			}
 			reqs := srv.Requests()
 			if has(toolNames(reqs[1]), "read_file") || !has(toolNames(reqs[2]), "read_file") {
@@ -601,4 +601,23 @@ func TestResultJSON(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}
+}
+
+// A tool no provider accepts (name over 64 bytes, a schema that is not an
+// object) is left out with an event; the run goes on with the rest.
+func TestUnsendableToolsAreSkipped(t *testing.T) {
+	f := newFixture(t)
+	srv := modeltest.NewServer(t, modeltest.Turn{Text: "fine"})
+	f.on(t, "odd", "anthropic", srv)
+	_, a := f.open(t, "odd")
+	res, err := f.run(ctxFor(t), a, "Go.", loop.Options{})
+	if err != nil || res.Answer != "fine" {
+		t.Fatalf("result %+v, err %v", res, err)
+	}
+	names := toolNames(srv.Requests()[0])
+	if !has(names, "read_file") || has(names, "odd") || has(names, longName) {
+		t.Errorf("tools sent %v", names)
+	}
+	f.log.require(t, 1, loop.EventToolSkipped, "agent", "odd", "tool", "odd")
+	f.log.require(t, 1, loop.EventToolSkipped, "agent", "odd", "tool", longName)
 }
