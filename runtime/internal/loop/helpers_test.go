@@ -93,7 +93,9 @@ const notes = "hello from the notes\n"
 // longName is a tool name over the 64 bytes the providers accept.
 var longName = "a_tool_whose_name_is_longer_than_any_model_provider_accepts_" + strings.Repeat("x", 10)
 
-func okTool(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`"ok"`), nil }
+func okTool(context.Context, json.RawMessage) (json.RawMessage, error) {
+	return json.RawMessage(`"ok"`), nil
+}
 
 func newFixture(t *testing.T) *fixture {
 	f := &fixture{dir: t.TempDir(), log: &events{}, barrier: &barrier{all: make(chan struct{})},
