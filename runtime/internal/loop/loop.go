@@ -62,20 +62,20 @@ type ToolOutcome struct {
 	Text    string
 	IsError bool
 	// HandoffTo names the agent a router__handoff-to call switched the
-	// session to. Set it only once the switch is done: the loop reads the
-	// new agent right after the turn.
+	// session to, so that the loop passes that call's message on. The loop
+	// notices the switch itself by Name changing after the turn, so the
+	// switch must be done when Call returns.
 	HandoffTo string
 }
 
-// Names of the runtime's tools the loop acts on.
-const (
-	ToolFinalReport = "agent__final_report"
-	ToolHandoff     = "router__handoff-to"
-)
+// ToolFinalReport is the runtime's tool whose accepted call ends the run.
+const ToolFinalReport = "agent__final_report"
 
 // Options bound a run. The zero value is usable.
 type Options struct {
 	// MaxTurns bounds the model calls of the run; default DefaultMaxTurns.
+	// The calls the last turn asked for still run, so Result.Messages stays
+	// a conversation the model accepts.
 	MaxTurns int
 	// Parallel bounds the tool calls of one turn running at once; default 8.
 	Parallel int
