@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -43,6 +44,11 @@ func (r *run) call(calls []model.ToolCall, i int, out []outcome) {
 		return
 	}
 	c := calls[i]
+	if err := r.ctx.Err(); err != nil {
+		// Cancelled while it waited for a slot: it never starts.
+		out[i].ToolOutcome = ToolOutcome{IsError: true, Text: fmt.Sprintf("not run: %v", context.Cause(r.ctx))}
+		return
+	}
 	start := time.Now()
 	defer func() {
 		// A panicking Agent must not take the process down from a goroutine.

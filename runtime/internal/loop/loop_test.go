@@ -234,7 +234,7 @@ func TestRefusedFinalReportGoesOn(t *testing.T) {
 }
 
 // Cancelling the run during a tool call cancels the call (the tool sees
-// its context end) and ends the run at once as cancelled.
+// its context end), starts no waiting call, and ends the run as cancelled.
 func TestCancelDuringToolCall(t *testing.T) {
 	for _, provider := range providers {
 		t.Run(provider, func(t *testing.T) {
@@ -248,13 +248,18 @@ func TestCancelDuringToolCall(t *testing.T) {
 				<-f.hung
 				cancel()
 			}()
-			res, err := f.run(ctx, a, "Hang.", loop.Options{})
+			// One at a time: read_file waits for hang's slot, and once the
+			// run is cancelled it never starts.
+			res, err := f.run(ctx, a, "Hang.", loop.Options{Parallel: 1})
 			if !errors.Is(err, context.Canceled) || res.Status != loop.StatusCancelled {
 				t.Fatalf("err %v, status %s", err, res.Status)
 			}
 			<-f.hangSawCancel
-			if res.Turns != 1 || len(srv.Requests()) != 1 || res.ToolCalls[0].OK {
+			if res.Turns != 1 || len(srv.Requests()) != 1 || res.ToolCalls[0].OK || res.ToolCalls[1].OK {
 				t.Errorf("result %+v", res)
+			}
+			if last := res.Messages[len(res.Messages)-1]; last.Text != "error: not run: context canceled" {
+				t.Errorf("the waiting call's result %q", last.Text)
 			}
 			if !strings.Contains(res.Error, "cancelled after 1 turns") {
 				t.Errorf("error %q", res.Error)
