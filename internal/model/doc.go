@@ -7,6 +7,11 @@
 //     OpenAI, Azure OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter …
 //   - "anthropic": the Messages API (github.com/anthropics/anthropic-sdk-go).
 //
+// A third Model has no server of its own: NewSampling asks the MCP host
+// that called the agent (sampling/createMessage with tools, MCP
+// 2025-11-25), so an agent without a model can run on the host's model
+// when CanSample says the host offers it. Hosts report no token counts.
+//
 // A turn:
 //
 //	m, err := model.New(model.Config{Label: "fast", Provider: "openai", Name: "gpt-4.1-mini", APIKey: key})
