@@ -6,6 +6,7 @@ require (
 	github.com/agext/levenshtein v1.2.1
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/apparentlymart/go-textseg/v15 v15.0.0
+	github.com/chromedp/chromedp v0.23.0
 	github.com/coder/websocket v1.8.15
 	github.com/dave/jennifer v1.7.1
 	github.com/google/go-cmp v0.7.0
@@ -44,6 +45,8 @@ require (
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
