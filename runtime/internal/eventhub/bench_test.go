@@ -7,8 +7,9 @@ import (
 )
 
 // What the hub adds to one tool.call record: the runtime's logger alone
-// (a JSON handler at info, which drops the debug record), then behind the
-// hub with no page open, then with one page reading the stream.
+// (a JSON handler at info, which drops the debug record; and at debug,
+// which writes it), then behind the hub with no page open, then with one
+// page reading the stream.
 func BenchmarkToolCallRecord(b *testing.B) {
 	ctx := context.Background()
 	base := slog.NewJSONHandler(discard{}, &slog.HandlerOptions{Level: slog.LevelInfo})
@@ -24,6 +25,9 @@ func BenchmarkToolCallRecord(b *testing.B) {
 		}
 	}
 	b.Run("log only", func(b *testing.B) { logCall(b, slog.New(base)) })
+	b.Run("log at debug", func(b *testing.B) {
+		logCall(b, slog.New(slog.NewJSONHandler(discard{}, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	})
 	b.Run("hub", func(b *testing.B) { logCall(b, slog.New(New(Options{}).Handler(base))) })
 	b.Run("hub+reader", func(b *testing.B) {
 		h := New(Options{})

@@ -17,7 +17,7 @@ import (
 func (h *Handler) local(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !h.hostAllowed(r.Host) {
-			writeError(w, http.StatusForbidden, "host "+quote(r.Host)+" is not one this page answers to (loopback names, or the agent's --ui-host list)")
+			writeError(w, http.StatusForbidden, "host "+quote(r.Host)+" is not one this page answers to: a loopback name, or one the agent is told to answer to")
 			return
 		}
 		next.ServeHTTP(w, r)
