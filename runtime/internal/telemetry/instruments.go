@@ -208,11 +208,16 @@ func (c *call) end(status string, resultBytes int, errText string) {
 	}
 }
 
-// Blocked records a call refused before it started (unknown or not
-// allowed): counted under status "blocked", no span.
-func (in *Instruments) Blocked(ctx context.Context, tool string) {
+// Blocked records a call refused before it started, under status
+// "blocked", no span. known says whether the name is a tool at all (one
+// the agent may not call, or must load first): an unknown name counts
+// under tool "", so that a model inventing names cannot add series.
+func (in *Instruments) Blocked(ctx context.Context, tool string, known bool) {
 	if in == nil {
 		return
+	}
+	if !known {
+		tool = ""
 	}
 	in.calls.Add(ctx, 1, in.toolSets(tool, "", "").status(StatusBlocked))
 }

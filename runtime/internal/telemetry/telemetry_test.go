@@ -90,7 +90,9 @@ func record(in *telemetry.Instruments) {
 	ctx := context.Background()
 	_, c := in.StartCall(ctx, "build_report", "go", "")
 	c.End(telemetry.StatusFailed, 0, "timeout after 30s")
-	in.Blocked(ctx, "nope")
+	in.Blocked(ctx, "nope", false)
+	in.Blocked(ctx, "invented", false)
+	in.Blocked(ctx, "quote", true)
 	in.QueueWait(ctx, "github", 30*time.Millisecond)
 	in.ServerHealth("alpha", "green")
 	in.ServerHealth("alpha", "red")
@@ -177,7 +179,7 @@ func TestOTLPExportToARealReceiver(t *testing.T) {
 	for _, dp := range m.GetSum().DataPoints {
 		got[resourceAttr(dp.Attributes, "tool")+" "+resourceAttr(dp.Attributes, "status")] = dp.GetAsInt()
 	}
-	want := map[string]int64{"alpha__echo ok": 1, "alpha__echo failed": 1, "build_report failed": 1, "nope blocked": 1}
+	want := map[string]int64{"alpha__echo ok": 1, "alpha__echo failed": 1, "build_report failed": 1, " blocked": 2, "quote blocked": 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("toolgen.tool.calls (-want +got):\n%s", diff)
 	}
@@ -254,7 +256,8 @@ func TestPrometheusScrape(t *testing.T) {
 	check("toolgen_tool_calls_total",
 		series{"kind=go,status=failed,tool=build_report", 1},
 		series{"kind=mcp,server=alpha,status=ok,tool=alpha__echo", 2},
-		series{"status=blocked,tool=nope", 1})
+		series{"status=blocked", 2},
+		series{"status=blocked,tool=quote", 1})
 	check("toolgen_tool_call_duration_seconds",
 		series{"kind=go,status=failed,tool=build_report", 1},
 		series{"kind=mcp,server=alpha,status=ok,tool=alpha__echo", 2})
