@@ -3,7 +3,7 @@ GO      ?= go
 NPM_DIR := testdata/npm
 BIN     := bin
 
-.PHONY: all build generate test update check-generated vet fmt bench demo ci npm eval fuzz conformance
+.PHONY: all build generate test update check-generated vet fmt bench demo ci npm chromium eval fuzz conformance
 
 all: build
 
@@ -16,6 +16,12 @@ npm: $(NPM_DIR)/node_modules/.installed
 $(NPM_DIR)/node_modules/.installed: $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+# Headless Chromium (Debian's package) for the status page's browser tests;
+# `make test` sets TOOLGEN_REQUIRE_BROWSER so that a missing one fails.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+chromium:
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 # Each example's //go:generate line writes generated/<example>/.
 generate:
@@ -38,8 +44,8 @@ vet:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-test: npm vet
-	$(GO) test -race -count=1 ./...
+test: npm chromium vet
+	TOOLGEN_REQUIRE_BROWSER=1 $(GO) test -race -count=1 ./...
 	$(MAKE) check-generated
 	$(MAKE) conformance
 

@@ -1,0 +1,38 @@
+package statuspage
+
+import "net/http"
+
+// healthz: the process is serving. It asks the agent nothing, so that a
+// supervisor's probe never waits on a busy session.
+func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-h.done:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "stopping"})
+	default:
+		writeJSON(w, http.StatusOK, map[string]string{"status": "serving"})
+	}
+}
+
+// readyz: every server the current agent needs is up (green or yellow).
+// The body says which are not and why.
+func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
+	type server struct {
+		Name   string `json:"name"`
+		Health string `json:"health"`
+		Error  string `json:"error,omitempty"`
+	}
+	st := h.agent.Status()
+	ready := true
+	servers := []server{}
+	for _, s := range st.Servers {
+		if s.Health != Green && s.Health != Yellow {
+			ready = false
+		}
+		servers = append(servers, server{s.Name, s.Health, s.Error})
+	}
+	code := http.StatusOK
+	if !ready {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, map[string]any{"ready": ready, "agent": st.Agent, "servers": servers})
+}
