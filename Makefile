@@ -65,7 +65,7 @@ eval: build
 fuzz:
 	$(GO) test ./hcl -run '^$$' -fuzz FuzzLoad -fuzztime 60s
 
-# Client scenarios against runtime/mcpconn, then server scenarios against an
+# Client scenarios against internal/mcpconn, then server scenarios against an
 # agent binary (AGENT=path overrides the one server.sh builds).
 conformance: npm build
 	testdata/conformance/run.sh all

@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
-	"github.com/toolgen-dev/toolgen/runtime/redact"
+	"github.com/toolgen-dev/toolgen/internal/didyoumean"
+	"github.com/toolgen-dev/toolgen/internal/redact"
 )
 
 // entry is one callable tool of a surface, with everything the pipeline

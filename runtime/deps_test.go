@@ -17,6 +17,7 @@ func TestRuntimeDoesNotImportTheGenerator(t *testing.T) {
 		"github.com/toolgen-dev/toolgen/hcl",
 		"github.com/toolgen-dev/toolgen/templates",
 		"github.com/toolgen-dev/toolgen/cmd/",
+		"github.com/toolgen-dev/toolgen/internal/cmd",
 		"github.com/hashicorp/hcl",
 		"github.com/dave/jennifer",
 		"golang.org/x/tools",

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 )
 
 // everything returns the command of the real @modelcontextprotocol/
@@ -27,7 +27,7 @@ func everything(t *testing.T) (string, []string) {
 }
 
 // The whole path with a real server process: the default connector
-// (runtime/mcpconn) spawns server-everything over stdio; the session
+// (internal/mcpconn) spawns server-everything over stdio; the session
 // exposes its tools directly and through meta tools, and Close ends it.
 func TestSeed_ToolOrchestration_StdioMCPServerSpawned(t *testing.T) {
 	node, args := everything(t)

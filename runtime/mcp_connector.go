@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 )
 
 // defaultConnector is the process-wide MCP connector used when

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 )
 
 // BenchmarkMCPCall is one tools/call to the same go-sdk stdio server

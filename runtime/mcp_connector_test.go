@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 )
 
 // buildEchoFixture builds testdata/mcpservers/echo, a go-sdk stdio server.

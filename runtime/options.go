@@ -17,7 +17,7 @@ type Options struct {
 	Runner     Runner                      // runs sub-agents; nil: agent__<name> returns an error result
 	Memory     Memory                      // per-session store; default in-memory
 	Connector  Connector                   // default defaultConnector()
-	HTTPClient *http.Client                // REST tools; nil: runtime/rest's default
+	HTTPClient *http.Client                // REST tools; nil: runtime/internal/rest's default
 	Depth      int                         // sub-agent depth; 0 at top level
 
 	// Routes overrides Registry.Route for some step addresses

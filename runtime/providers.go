@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/toolgen-dev/toolgen/runtime/builtin"
+	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
 )
 
 // poolEntry makes the callable entry of a pool tool for this agent
@@ -104,7 +104,7 @@ func (p *Pool) declaredSchema(t *Tool) json.RawMessage {
 	return t.InputSchema
 }
 
-// builtinTool is what runtime/builtin's tools share.
+// builtinTool is what runtime/internal/builtin's tools share.
 type builtinTool interface {
 	Call(ctx context.Context, args json.RawMessage) (string, error)
 	Schema() json.RawMessage

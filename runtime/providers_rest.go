@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/toolgen-dev/toolgen/runtime/rest"
+	"github.com/toolgen-dev/toolgen/runtime/internal/rest"
 )
 
 // restProvider builds a REST tool with its env() values read now, when

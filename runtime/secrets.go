@@ -3,12 +3,12 @@ package runtime
 import (
 	"log/slog"
 
-	"github.com/toolgen-dev/toolgen/runtime/redact"
+	"github.com/toolgen-dev/toolgen/internal/redact"
 )
 
 // secretsOf returns the scrubber of a session: every env() value the
 // registry reads (server env, url and headers; REST url and headers),
-// through getenv, in every form runtime/redact knows. Values too short to
+// through getenv, in every form internal/redact knows. Values too short to
 // scrub are left out, and each is reported once at top level with a
 // secret.short event naming the variable and where it is used, never the
 // value. nil when there is nothing to scrub, so calls pay nothing.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
-	"github.com/toolgen-dev/toolgen/runtime/redact"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/internal/redact"
 )
 
 func envMap(m map[string]string) func(string) (string, bool) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 )
 
 // A library host gives the session its own logger; the shared connection

@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
-	"github.com/toolgen-dev/toolgen/runtime/redact"
+	"github.com/toolgen-dev/toolgen/internal/didyoumean"
+	"github.com/toolgen-dev/toolgen/internal/redact"
 )
 
 // Session is one agent context: its resolved tools, its use of MCP

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
+	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 )
 
 // Find ranks the tools the agent may load (or call) for a query, best

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 )
 
 // Untrusted servers take exact tool names at run time: a glob in the

@@ -6,7 +6,7 @@ import (
 )
 
 // Upstream is one live MCP server connection as a session sees it. The
-// implementation (runtime/mcpconn, adapted in mcp_connector.go) shares and
+// implementation (internal/mcpconn, adapted in mcp_connector.go) shares and
 // reference-counts connections across sessions; Release drops this
 // session's reference.
 type Upstream interface {

@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
+	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/mod/modfile"

@@ -27,8 +27,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/examples/full/tools"
 	"github.com/toolgen-dev/toolgen/generated/full"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime"
-	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
 )
 
 // hang is the upper bound that only catches hangs; no assertion is tighter.

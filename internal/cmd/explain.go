@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
+	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 	"github.com/toolgen-dev/toolgen/runtime"
-	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
 	"github.com/toolgen-dev/toolgen/templates"
 )
 

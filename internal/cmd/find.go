@@ -15,8 +15,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
+	"github.com/toolgen-dev/toolgen/internal/searcheval"
 	"github.com/toolgen-dev/toolgen/runtime/search"
-	"github.com/toolgen-dev/toolgen/runtime/search/eval"
 )
 
 const findUsage = `usage: toolgen find [--spec DIR | --catalog FILE] [--enrich FILE] [--limit N] [--json] QUERY...
@@ -267,25 +267,25 @@ func findEval(dir, catalog, enrich string, asJSON bool, stdout, stderr io.Writer
 	if catalog == "" {
 		catalog = filepath.Join(dir, "catalog.json")
 	}
-	set, err := eval.LoadFiles(catalog, filepath.Join(dir, "queries.jsonl"))
+	set, err := searcheval.LoadFiles(catalog, filepath.Join(dir, "queries.jsonl"))
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgen find: %v\n", err)
 		return exitDiags
 	}
 	type run struct {
 		name     string
-		all      eval.Result
-		bySource map[string]eval.Result
+		all      searcheval.Result
+		bySource map[string]searcheval.Result
 	}
 	var runs []run
-	all, by := eval.Run(set.Queries, eval.IndexRanker(search.Build(set.Docs)))
+	all, by := searcheval.Run(set.Queries, searcheval.IndexRanker(search.Build(set.Docs)))
 	runs = append(runs, run{"", all, by})
 	if enrich != "" {
 		if err := enrichDocs(set.Docs, enrich); err != nil {
 			fmt.Fprintf(stderr, "toolgen find: %v\n", err)
 			return exitDiags
 		}
-		all, by := eval.Run(set.Queries, eval.IndexRanker(search.Build(set.Docs)))
+		all, by := searcheval.Run(set.Queries, searcheval.IndexRanker(search.Build(set.Docs)))
 		runs[0].name = "without enrichment"
 		runs = append(runs, run{"with enrichment", all, by})
 	}
@@ -324,7 +324,7 @@ func findEval(dir, catalog, enrich string, asJSON bool, stdout, stderr io.Writer
 	return exitOK
 }
 
-func sortedKeys(m map[string]eval.Result) []string {
+func sortedKeys(m map[string]searcheval.Result) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

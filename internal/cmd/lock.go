@@ -12,8 +12,8 @@ import (
 
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime"
-	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
 	"github.com/toolgen-dev/toolgen/templates"
 )
 

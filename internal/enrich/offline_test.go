@@ -15,8 +15,8 @@ import (
 
 	"github.com/toolgen-dev/toolgen/internal/enrich"
 	"github.com/toolgen-dev/toolgen/internal/model/modeltest"
+	"github.com/toolgen-dev/toolgen/internal/searcheval"
 	"github.com/toolgen-dev/toolgen/runtime/search"
-	"github.com/toolgen-dev/toolgen/runtime/search/eval"
 )
 
 // TestOffline checks the step against the shared toolret data, with its
@@ -116,14 +116,14 @@ func TestOffline(t *testing.T) {
 	if got != want {
 		t.Errorf("scores differ:\n%s", cmp.Diff(want, got))
 	}
-	set, err := eval.Load(dir)
+	set, err := searcheval.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := set.LoadEnrichment(out); err != nil {
 		t.Fatal(err)
 	}
-	all, _ := eval.Run(set.Queries, eval.IndexRanker(search.Build(set.Docs)))
+	all, _ := searcheval.Run(set.Queries, searcheval.IndexRanker(search.Build(set.Docs)))
 	t.Logf("eval package: %s", all)
 
 	// What enriching the catalog sends, by batch size.

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/toolgen-dev/toolgen/runtime/redact"
+	"github.com/toolgen-dev/toolgen/internal/redact"
 )
 
 // Error is a failed model call. Its text is safe to log and to show a

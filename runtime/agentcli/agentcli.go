@@ -23,7 +23,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
+	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 
 	"github.com/toolgen-dev/toolgen/runtime"
 )

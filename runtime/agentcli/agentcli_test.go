@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolgen-dev/toolgen/runtime/builtin"
+	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
 )
 
 // The tests build testdata/agent (a hand-written registry with a builtin,

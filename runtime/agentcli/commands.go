@@ -14,7 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/toolgen-dev/toolgen/runtime"
-	"github.com/toolgen-dev/toolgen/runtime/builtin"
+	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
 	"github.com/toolgen-dev/toolgen/runtime/serve"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgen-dev/toolgen/internal/searcheval"
 	"github.com/toolgen-dev/toolgen/runtime/search"
-	"github.com/toolgen-dev/toolgen/runtime/search/eval"
 )
 
 // benchSet returns the real toolret catalog and queries, or the seed docs
@@ -21,7 +21,7 @@ func benchSet(b *testing.B) ([]search.Doc, []string) {
 	if d := os.Getenv("TOOLRET_DIR"); d != "" {
 		dir = d
 	}
-	set, err := eval.Load(dir)
+	set, err := searcheval.Load(dir)
 	if err != nil {
 		return seedDocs, []string{"registry list tasks", "read a file", "weather in Paris", "search code on github"}
 	}

@@ -10,19 +10,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgen-dev/toolgen/internal/searcheval"
 	"github.com/toolgen-dev/toolgen/runtime/search"
-	"github.com/toolgen-dev/toolgen/runtime/search/eval"
 )
 
 const toolretDir = "../../../shared/data/toolret"
 
-func loadToolret(t testing.TB) *eval.Set {
+func loadToolret(t testing.TB) *searcheval.Set {
 	t.Helper()
 	dir := toolretDir
 	if d := os.Getenv("TOOLRET_DIR"); d != "" {
 		dir = d
 	}
-	set, err := eval.Load(dir)
+	set, err := searcheval.Load(dir)
 	if os.IsNotExist(err) {
 		t.Skipf("toolret data not found at %s", dir)
 	}
@@ -127,7 +127,7 @@ func TestRetrievalVariants(t *testing.T) {
 	fmt.Printf("%-34s %6s %6s %6s   %s\n", "variant", "R@1", "R@5", "MRR10", "per source R@1/R@5")
 	for _, tc := range variants {
 		x, restore := search.BuildVariant(set.Docs, tc.v)
-		all, by := eval.Run(set.Queries, eval.IndexRanker(x))
+		all, by := searcheval.Run(set.Queries, searcheval.IndexRanker(x))
 		restore()
 		line := fmt.Sprintf("%-34s %6.3f %6.3f %6.3f  ", tc.name, all.R1, all.R5, all.MRR10)
 		for src, r := range by {
@@ -168,9 +168,9 @@ func TestWithMatchesBuild(t *testing.T) {
 		t.Fatalf("Len = %d, want %d", x.Len(), len(set.Docs))
 	}
 	built := search.Build(set.Docs)
-	for name, queries := range map[string][]eval.Query{"toolret": set.Queries, "paraphrase": para} {
-		want, _ := eval.Run(queries, eval.IndexRanker(built))
-		got, _ := eval.Run(queries, eval.IndexRanker(x))
+	for name, queries := range map[string][]searcheval.Query{"toolret": set.Queries, "paraphrase": para} {
+		want, _ := searcheval.Run(queries, searcheval.IndexRanker(built))
+		got, _ := searcheval.Run(queries, searcheval.IndexRanker(x))
 		t.Logf("%s: built %v\n  added %v", name, want, got)
 		if math.Abs(got.R1-want.R1) > 0.01 || math.Abs(got.R5-want.R5) > 0.01 || math.Abs(got.MRR10-want.MRR10) > 0.01 {
 			t.Errorf("%s: incremental index differs from a full build: %v, want %v", name, got, want)
@@ -195,7 +195,7 @@ const paraphraseDir = "../../testdata/search/paraphrase"
 
 // loadEnriched returns the toolret catalog with its enrichment, the toolret
 // queries and the paraphrase queries.
-func loadEnriched(t testing.TB) (*eval.Set, []eval.Query) {
+func loadEnriched(t testing.TB) (*searcheval.Set, []searcheval.Query) {
 	t.Helper()
 	set := loadToolret(t).Clone()
 	dir := toolretDir
@@ -205,7 +205,7 @@ func loadEnriched(t testing.TB) (*eval.Set, []eval.Query) {
 	if err := set.LoadEnrichment(filepath.Join(dir, "enrichment.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	para, err := eval.LoadQueries(filepath.Join(paraphraseDir, "queries.jsonl"))
+	para, err := searcheval.LoadQueries(filepath.Join(paraphraseDir, "queries.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,8 +226,8 @@ func TestEnrichmentVariants(t *testing.T) {
 	fmt.Printf("%-24s %21s   %21s\n", "variant", "toolret R@1 R@5 MRR", "paraphrase R@1 R@5 MRR")
 	row := func(name string, v search.Variant) {
 		x, restore := search.BuildVariant(set.Docs, v)
-		a, _ := eval.Run(set.Queries, eval.IndexRanker(x))
-		p, _ := eval.Run(para, eval.IndexRanker(x))
+		a, _ := searcheval.Run(set.Queries, searcheval.IndexRanker(x))
+		p, _ := searcheval.Run(para, searcheval.IndexRanker(x))
 		restore()
 		fmt.Printf("%-24s %6.3f %6.3f %6.3f   %6.3f %6.3f %6.3f\n", name, a.R1, a.R5, a.MRR10, p.R1, p.R5, p.MRR10)
 	}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
+	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 )
 
 // Related returns the indexed words that partly match a word of query, for

@@ -3,7 +3,7 @@
 # both pinned in testdata/npm) against both halves of toolgen:
 #
 #   client  every client scenario against testdata/conformance/client, which
-#           connects through runtime/mcpconn exactly as the runtime does;
+#           connects through internal/mcpconn exactly as the runtime does;
 #           judged against client-baseline.json.
 #   server  every server scenario against an agent binary's `serve --http`;
 #           delegated to server.sh (AGENT=path/to/binary picks the binary),
@@ -33,7 +33,7 @@ client() {
   if [ ${#scenarios[@]} -eq 0 ]; then
     mapfile -t scenarios < <("$node" "$suite" list --client | sed -n 's/^  - \([a-z0-9/_.-]*\).*/\1/p')
   fi
-  echo "conformance: ${#scenarios[@]} client scenarios against runtime/mcpconn"
+  echo "conformance: ${#scenarios[@]} client scenarios against internal/mcpconn"
   mkdir -p "$work/out"; : >"$work/outcomes"
   for s in "${scenarios[@]}"; do
     local out="$work/out/${s//\//_}"

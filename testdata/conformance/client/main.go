@@ -1,5 +1,5 @@
 // Command client is the MCP conformance suite's client under test: it
-// connects with runtime/mcpconn exactly as the runtime does (streamable
+// connects with internal/mcpconn exactly as the runtime does (streamable
 // HTTP, the pinned protocol version, the same handshake and tools/list),
 // then does what the scenario named by MCP_CONFORMANCE_SCENARIO asks.
 //
@@ -15,7 +15,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/toolgen-dev/toolgen/runtime/mcpconn"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 )
 
 func main() {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolgen-dev/toolgen/runtime/childenv"
+	"github.com/toolgen-dev/toolgen/internal/childenv"
 )
 
 // Grace periods of a stdio teardown: after stdin closes the server may exit

@@ -68,7 +68,7 @@ type Config struct {
 
 	// Redact lists secret values (resolved env() values) that must never
 	// appear in events or error messages; each is replaced by "[redacted]"
-	// (runtime/redact's rule: values under 8 bytes are left as they are).
+	// (internal/redact's rule: values under 8 bytes are left as they are).
 	Redact []string
 
 	Logger *slog.Logger // events; nil: slog.Default()

@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/toolgen-dev/toolgen/runtime/childenv"
+	"github.com/toolgen-dev/toolgen/internal/childenv"
 )
 
 // Defaults for a shell_exec policy that leaves them unset.

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	scrub "github.com/toolgen-dev/toolgen/runtime/redact"
+	scrub "github.com/toolgen-dev/toolgen/internal/redact"
 
 	"github.com/yosida95/uritemplate/v3"
 )

@@ -1,4 +1,4 @@
-package eval_test
+package searcheval_test
 
 import (
 	"math"
@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgen-dev/toolgen/internal/searcheval"
 	"github.com/toolgen-dev/toolgen/runtime/search"
-	"github.com/toolgen-dev/toolgen/runtime/search/eval"
 )
 
 // Reference lexical baseline on the toolret set (its README): BM25 with
@@ -42,7 +42,7 @@ const (
 	paraphraseGainR1 = 0.30 // over the same queries without enrichment
 )
 
-const paraphraseDir = "../../../testdata/search/paraphrase"
+const paraphraseDir = "../../testdata/search/paraphrase"
 
 func toolretDir() string {
 	if d := os.Getenv("TOOLRET_DIR"); d != "" {
@@ -54,7 +54,7 @@ func toolretDir() string {
 // TestRetrievalQuality is the regression gate for search quality on the
 // real catalog (707 MCP tools, 569 labelled queries).
 func TestRetrievalQuality(t *testing.T) {
-	set, err := eval.Load(toolretDir())
+	set, err := searcheval.Load(toolretDir())
 	if os.IsNotExist(err) {
 		t.Skipf("toolret data not found: %v", err)
 	}
@@ -64,7 +64,7 @@ func TestRetrievalQuality(t *testing.T) {
 	if len(set.Docs) != 707 || len(set.Queries) != 569 {
 		t.Fatalf("loaded %d tools and %d queries, want 707 and 569", len(set.Docs), len(set.Queries))
 	}
-	all, by := eval.Run(set.Queries, eval.IndexRanker(search.Build(set.Docs)))
+	all, by := searcheval.Run(set.Queries, searcheval.IndexRanker(search.Build(set.Docs)))
 	t.Logf("all: %v", all)
 	for src, r := range by {
 		t.Logf("%s: %v", src, r)
@@ -81,24 +81,24 @@ func TestRetrievalQuality(t *testing.T) {
 // catalog with its stored queries, scored on the toolret queries and on the
 // paraphrase set.
 func TestRetrievalQualityEnriched(t *testing.T) {
-	set, err := eval.Load(toolretDir())
+	set, err := searcheval.Load(toolretDir())
 	if os.IsNotExist(err) {
 		t.Skipf("toolret data not found: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	para, err := eval.LoadQueries(filepath.Join(paraphraseDir, "queries.jsonl"))
+	para, err := searcheval.LoadQueries(filepath.Join(paraphraseDir, "queries.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	plainPara, _ := eval.Run(para, eval.IndexRanker(search.Build(set.Docs)))
+	plainPara, _ := searcheval.Run(para, searcheval.IndexRanker(search.Build(set.Docs)))
 	if err := set.LoadEnrichment(filepath.Join(toolretDir(), "enrichment.jsonl")); err != nil {
 		t.Fatal(err)
 	}
 	x := search.Build(set.Docs)
-	all, _ := eval.Run(set.Queries, eval.IndexRanker(x))
-	p, _ := eval.Run(para, eval.IndexRanker(x))
+	all, _ := searcheval.Run(set.Queries, searcheval.IndexRanker(x))
+	p, _ := searcheval.Run(para, searcheval.IndexRanker(x))
 	t.Logf("toolret, enriched: %v", all)
 	t.Logf("paraphrase: %v; enriched: %v", plainPara, p)
 	if all.R1 < enrichedR1 || all.R5 < enrichedR5 || all.MRR10 < enrichedMRR {
@@ -110,7 +110,7 @@ func TestRetrievalQualityEnriched(t *testing.T) {
 }
 
 func TestRunMetrics(t *testing.T) {
-	queries := []eval.Query{
+	queries := []searcheval.Query{
 		// Two groups: one found at rank 1, the other at rank 3.
 		{Text: "q1", Groups: [][]string{{"a"}, {"c", "x"}}, Source: "s1"},
 		// Found at rank 2 only.
@@ -123,7 +123,7 @@ func TestRunMetrics(t *testing.T) {
 		"q2": {"a", "b"},
 		"q3": {"a", "b", "c", "d", "e", "z"},
 	}
-	all, by := eval.Run(queries, func(q string, k int) []string {
+	all, by := searcheval.Run(queries, func(q string, k int) []string {
 		r := ranked[q]
 		return r[:min(k, len(r))]
 	})
@@ -139,7 +139,7 @@ func TestRunMetrics(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := eval.Load(dir); !os.IsNotExist(err) {
+	if _, err := searcheval.Load(dir); !os.IsNotExist(err) {
 		t.Errorf("missing files: err = %v, want not-exist", err)
 	}
 	write := func(name, data string) {
@@ -149,7 +149,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	write("catalog.json", `{"tools":[{"name":"a","description":"x"}]}`)
 	write("queries.jsonl", "{\"query\":\"x\",\"relevant_groups\":[[\"a\"]]}\n{bad\n")
-	if _, err := eval.Load(dir); err == nil || !contains(err.Error(), "queries.jsonl:2") {
+	if _, err := searcheval.Load(dir); err == nil || !contains(err.Error(), "queries.jsonl:2") {
 		t.Errorf("bad line: err = %v, want queries.jsonl:2", err)
 	}
 }

@@ -1,7 +1,7 @@
-// Package eval measures tool-search quality on a labelled data set in the
+// Package searcheval measures tool-search quality on a labelled data set in the
 // toolret format: catalog.json (an MCP tools/list result) and queries.jsonl
 // ({"query", "relevant_groups", "source"} per line).
-package eval
+package searcheval
 
 import (
 	"bufio"
