@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
-	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // The catalog is every tool known at generate time, by exposed name.
@@ -20,13 +20,13 @@ import (
 // checked one by one in buildCatalog.
 func (r *resolver) checkReserved() {
 	for _, t := range r.cfg.tools {
-		if runtime.IsReservedToolName(t.Name) {
+		if decl.IsReservedToolName(t.Name) {
 			r.errorf(t.NameRange, t.DeclRange, "Reserved tool name", "The tool name %q is taken by the toolgen runtime's own tools (discovery, meta, coordination, router and output tools, and agent__ followed by any name, whatever the separator), so the runtime would never call this tool. Pick another name.", t.Name)
 		}
 	}
 	for _, s := range r.cfg.servers {
 		if reservedServer(s.Name, r.sep) {
-			example := runtime.ExposedName(s.Name, r.sep, "TOOL")
+			example := decl.ExposedName(s.Name, r.sep, "TOOL")
 			r.errorf(s.NameRange, s.DeclRange, "Reserved server name", "Server %q would expose its tools as %s, a name the toolgen runtime keeps for its own tools whatever the tool, so none of them could be called. Pick another server name.", s.Name, example)
 		}
 	}
@@ -38,7 +38,7 @@ func (r *resolver) checkReserved() {
 // names is covered by the prefix.
 func reservedServer(server, sep string) bool {
 	for _, probe := range []string{"x", "y"} {
-		if !runtime.IsReservedToolName(runtime.ExposedName(server, sep, probe)) {
+		if !decl.IsReservedToolName(decl.ExposedName(server, sep, probe)) {
 			return false
 		}
 	}
@@ -81,8 +81,8 @@ func (r *resolver) buildCatalog(spec *ir.Spec) {
 				if !serverExposes(s, lt.Name) {
 					continue
 				}
-				exposed := runtime.ExposedName(s.Name, r.sep, lt.Name)
-				if runtime.IsReservedToolName(exposed) {
+				exposed := decl.ExposedName(s.Name, r.sep, lt.Name)
+				if decl.IsReservedToolName(exposed) {
 					if reservedServer(s.Name, r.sep) {
 						continue // reported once, at the server
 					}
@@ -118,10 +118,10 @@ func (r *resolver) checkAllowedCollisions() {
 	reported := map[string]bool{}
 	check := func(s *serverBlock, list []str, owner string, ctx hcl.Range) {
 		for _, a := range list {
-			if isGlob(a.Val) || !serverExposes(s, a.Val) || r.locked(s.Name, a.Val) {
+			if decl.IsGlob(a.Val) || !serverExposes(s, a.Val) || r.locked(s.Name, a.Val) {
 				continue
 			}
-			exposed := runtime.ExposedName(s.Name, r.sep, a.Val)
+			exposed := decl.ExposedName(s.Name, r.sep, a.Val)
 			t := r.tools[exposed]
 			if t == nil || reported[exposed] {
 				continue
@@ -172,20 +172,14 @@ func (r *resolver) lockKeyRange(name string) hcl.Range {
 	return rng
 }
 
-// serverExposes applies a server's allow and deny lists to one of its tools.
+// serverExposes applies a server's allow and deny lists to one of its tools
+// (decl.Filter, the runtime's rule). An allow_tools written empty admits
+// nothing.
 func serverExposes(s *serverBlock, tool string) bool {
-	return listAllows(s.AllowSet, s.AllowTools, s.DenyTools, tool)
-}
-
-func listAllows(allowSet bool, allow, deny []str, tool string) bool {
-	ok := !allowSet
-	for _, a := range allow {
-		ok = ok || globMatch(a.Val, tool)
+	if s.AllowSet && len(s.AllowTools) == 0 {
+		return false
 	}
-	for _, d := range deny {
-		ok = ok && !globMatch(d.Val, tool)
-	}
-	return ok
+	return s.filter.Permits(tool)
 }
 
 func toolKind(t *toolBlock) string {
@@ -229,7 +223,7 @@ func (r *resolver) unlockedCouldMatch(pattern string, includeUntrusted bool) boo
 // A glob's result is cached and shared: callers must not modify it in
 // place (its capacity is its length, so append copies).
 func (r *resolver) matchCatalog(pattern string, includeUntrusted bool) []string {
-	if !isGlob(pattern) {
+	if !decl.IsGlob(pattern) {
 		return r.scanCatalog(pattern, includeUntrusted)
 	}
 	q := globQuery{pattern, includeUntrusted}
@@ -258,7 +252,7 @@ func (r *resolver) scanCatalog(pattern string, includeUntrusted bool) []string {
 		if !includeUntrusted && r.catalogEntries[i].untrusted {
 			continue
 		}
-		if globMatch(pattern, name) {
+		if decl.Match(pattern, name) {
 			out = append(out, name)
 		}
 	}

@@ -500,8 +500,6 @@ func checkGlobs(list []str) hcl.Diagnostics {
 	return diags
 }
 
-func isGlob(s string) bool { return strings.ContainsAny(s, `*?[\`) }
-
 // validGlob reports whether path.Match accepts pattern.
 func validGlob(pattern string) bool {
 	_, err := path.Match(pattern, "")

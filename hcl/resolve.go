@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // resolver checks the decoded blocks against each other and builds the IR.
@@ -61,13 +62,13 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 		spec.Defaults = *newDefaults()
 	}
 
-	r.queues = index(r, "queue", cfg.queues, func(q *queueBlock) decl { return decl{q.Name, q.NameRange, q.DeclRange} })
-	r.servers = index(r, "server", cfg.servers, func(s *serverBlock) decl { return decl{s.Name, s.NameRange, s.DeclRange} })
-	r.policies = index(r, "policy", cfg.policies, func(p *policyBlock) decl { return decl{p.Name, p.NameRange, p.Range} })
-	r.tools = index(r, "tool", cfg.tools, func(t *toolBlock) decl { return decl{t.Name, t.NameRange, t.DeclRange} })
-	r.bundles = index(r, "bundle", cfg.bundles, func(b *bundleBlock) decl { return decl{b.Name, b.NameRange, b.DeclRange} })
-	r.agents = index(r, "agent", cfg.agents, func(a *agentBlock) decl { return decl{a.Name, a.NameRange, a.DeclRange} })
-	index(r, "workflow", cfg.workflows, func(w *workflowBlock) decl { return decl{w.Name, w.NameRange, w.DeclRange} })
+	r.queues = index(r, "queue", cfg.queues, func(q *queueBlock) declared { return declared{q.Name, q.NameRange, q.DeclRange} })
+	r.servers = index(r, "server", cfg.servers, func(s *serverBlock) declared { return declared{s.Name, s.NameRange, s.DeclRange} })
+	r.policies = index(r, "policy", cfg.policies, func(p *policyBlock) declared { return declared{p.Name, p.NameRange, p.Range} })
+	r.tools = index(r, "tool", cfg.tools, func(t *toolBlock) declared { return declared{t.Name, t.NameRange, t.DeclRange} })
+	r.bundles = index(r, "bundle", cfg.bundles, func(b *bundleBlock) declared { return declared{b.Name, b.NameRange, b.DeclRange} })
+	r.agents = index(r, "agent", cfg.agents, func(a *agentBlock) declared { return declared{a.Name, a.NameRange, a.DeclRange} })
+	index(r, "workflow", cfg.workflows, func(w *workflowBlock) declared { return declared{w.Name, w.NameRange, w.DeclRange} })
 
 	r.checkReserved()
 	r.buildCatalog(spec)
@@ -92,8 +93,8 @@ func (r *resolver) warnf(subject, context hcl.Range, summary, format string, arg
 	r.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: fmt.Sprintf(format, args...), Subject: subject.Ptr(), Context: context.Ptr()})
 }
 
-// decl is what index needs to know about a declaration.
-type decl struct {
+// declared is what index needs to know about a declaration.
+type declared struct {
 	name      string
 	nameRange hcl.Range
 	declRange hcl.Range
@@ -101,9 +102,9 @@ type decl struct {
 
 // index maps names to declarations of one kind, reporting names declared
 // twice (at the second declaration) and names whose Go identifiers clash.
-func index[T any](r *resolver, kind string, items []T, d func(T) decl) map[string]T {
+func index[T any](r *resolver, kind string, items []T, d func(T) declared) map[string]T {
 	m := map[string]T{}
-	byGo := map[string]decl{}
+	byGo := map[string]declared{}
 	for _, it := range items {
 		x := d(it)
 		if prev, dup := m[x.name]; dup {
@@ -233,7 +234,7 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 		}
 		allow := s.AllowTools
 		if !s.Trusted {
-			notDenied := func(tool string) bool { return listAllows(false, nil, s.DenyTools, tool) }
+			notDenied := func(tool string) bool { return !decl.MatchAny(s.filter.Deny, tool) }
 			allow = r.checkExactNames(s, s.AllowTools, notDenied, "its allow_tools", s.DeclRange)
 		}
 		if r.cfg.lock != nil && r.cfg.lock.Servers[s.Name] != nil {
@@ -258,7 +259,7 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 func (r *resolver) checkExactNames(s *serverBlock, list []str, exposes func(string) bool, owner string, ctx hcl.Range) []str {
 	var exact []str
 	for _, p := range list {
-		if !isGlob(p.Val) {
+		if !decl.IsGlob(p.Val) {
 			exact = append(exact, p)
 			continue
 		}
@@ -269,7 +270,7 @@ func (r *resolver) checkExactNames(s *serverBlock, list []str, exposes func(stri
 		if lock := r.cfg.lock; lock != nil && lock.Servers[s.Name] != nil {
 			var matched []string
 			for _, lt := range lock.Servers[s.Name].Tools {
-				if globMatch(p.Val, lt.Name) && exposes(lt.Name) {
+				if decl.Match(p.Val, lt.Name) && exposes(lt.Name) {
 					matched = append(matched, lt.Name)
 				}
 			}
@@ -300,7 +301,7 @@ func (r *resolver) checkListAgainst(list []str, names []string, attr, server str
 	for _, p := range list {
 		hit := false
 		for _, n := range names {
-			hit = hit || globMatch(p.Val, n)
+			hit = hit || decl.Match(p.Val, n)
 		}
 		if !hit {
 			r.warnf(p.Range, ctx, "No matching tool", "%q in %s matches none of the tools server %q had when toolgen lock ran.%s The server may add it later; run toolgen lock to refresh.", p.Val, attr, server, didYouMean(p.Val, names))

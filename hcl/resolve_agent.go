@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Resolution of agents: their tool surface, aliases and sub-agents.
@@ -80,11 +81,11 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 					}
 					pattern = al.Ref.Name
 				}
-				entry := ir.AllowEntry{Pattern: pattern, IsGlob: al.Ref == nil && isGlob(pattern), Range: al.Range}
+				entry := ir.AllowEntry{Pattern: pattern, IsGlob: al.Ref == nil && decl.IsGlob(pattern), Range: al.Range}
 				matches := r.matchCatalog(pattern, true) // sorted
 				known := len(matches) > 0
 				for _, alias := range aliases {
-					if globMatch(pattern, alias.Name) {
+					if decl.Match(pattern, alias.Name) {
 						known = true
 						if r.catalog[alias.Target] != nil {
 							if i, found := slices.BinarySearch(matches, alias.Target); !found {
@@ -94,7 +95,7 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 					}
 				}
 				for _, n := range rt {
-					known = known || globMatch(pattern, n)
+					known = known || decl.Match(pattern, n)
 				}
 				entry.Matches = matches
 				if !known && !r.unlockedCouldMatch(pattern, true) {

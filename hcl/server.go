@@ -3,13 +3,13 @@ package hcl
 import (
 	"fmt"
 	"net"
-	"path"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // serverBlock is an MCP server the agents connect to.
@@ -28,6 +28,7 @@ type serverBlock struct {
 	TrustRange      hcl.Range // the trust attribute, or the block when omitted
 	AllowTools      []str
 	AllowSet        bool
+	filter          decl.Filter // AllowTools and DenyTools, for serverExposes
 	DenyTools       []str
 	Queue           *ref
 	Timeout         time.Duration
@@ -183,6 +184,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 		s.DenyTools = v
 	}
 	diags = append(diags, checkAllowDeny(s.AllowTools, s.DenyTools, block.DefRange)...)
+	s.filter.Add(strVals(s.AllowTools), strVals(s.DenyTools))
 	if !s.Trusted && !s.AllowSet {
 		errAt(s.TrustRange, "Untrusted server without allow_tools", fmt.Sprintf("Server %q is untrusted, so it needs an explicit allow_tools list; no untrusted server exposes all of its tools.", s.Name))
 	}
@@ -285,7 +287,7 @@ func checkAllowDeny(allow, deny []str, ctxRange hcl.Range) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, a := range allow {
 		for _, d := range deny {
-			if a.Val == d.Val || (!isGlob(a.Val) && globMatch(d.Val, a.Val)) {
+			if a.Val == d.Val || (!decl.IsGlob(a.Val) && decl.Match(d.Val, a.Val)) {
 				diags = append(diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Overlapping allow and deny",
@@ -298,11 +300,6 @@ func checkAllowDeny(allow, deny []str, ctxRange hcl.Range) hcl.Diagnostics {
 		}
 	}
 	return diags
-}
-
-func globMatch(pattern, name string) bool {
-	ok, err := path.Match(pattern, name)
-	return err == nil && ok
 }
 
 func contains(list []string, s string) bool {

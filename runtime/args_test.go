@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 const weatherSchema = `{"type":"object",
@@ -66,22 +67,22 @@ func TestArgsValidatedBeforeAnyProvider(t *testing.T) {
 	os.WriteFile(filepath.Join(wd, "notes.txt"), []byte("hi\n"), 0o600)
 	reg := &Registry{
 		Separator: "__",
-		Defaults:  Defaults{ToolTimeout: 10 * time.Second, ResponseMaxBytes: 100000},
-		Servers:   []Server{{Name: "w", Transport: "stdio", Trusted: true}, {Name: "wm", Transport: "stdio", Trusted: false, AllowTools: []string{"forecast"}}},
-		Policies:  []Policy{{Name: "read", Builtin: "fs_read", AllowedPaths: []string{"."}}},
-		Bundles:   []Bundle{{Name: "wm_meta", Mode: "meta", Server: "wm", AllowTools: []string{"forecast"}}},
-		Tools: []Tool{
-			{Name: "weather_go", Kind: KindGo, InputSchema: json.RawMessage(weatherSchema),
+		Defaults:  decl.Defaults{ToolTimeout: 10 * time.Second, ResponseMaxBytes: 100000},
+		Servers:   []decl.Server{{Name: "w", Transport: "stdio", Trusted: true}, {Name: "wm", Transport: "stdio", Trusted: false, AllowTools: []string{"forecast"}}},
+		Policies:  []decl.Policy{{Name: "read", Builtin: "fs_read", AllowedPaths: []string{"."}}},
+		Bundles:   []decl.Bundle{{Name: "wm_meta", Mode: "meta", Server: "wm", AllowTools: []string{"forecast"}}},
+		Tools: []decl.Tool{
+			{Name: "weather_go", Kind: decl.KindGo, InputSchema: json.RawMessage(weatherSchema),
 				Go: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 					goCalls.Add(1)
 					return json.RawMessage(`"sunny"`), nil
 				}},
-			{Name: "weather_rest", Kind: KindREST, InputSchema: json.RawMessage(weatherSchema),
-				REST: &REST{Method: "GET", URL: Value{{Lit: api.URL + "/v1/{city}"}}}},
-			{Name: "read_file", Kind: KindBuiltin, Policy: "read"},
+			{Name: "weather_rest", Kind: decl.KindREST, InputSchema: json.RawMessage(weatherSchema),
+				REST: &decl.REST{Method: "GET", URL: decl.Value{{Lit: api.URL + "/v1/{city}"}}}},
+			{Name: "read_file", Kind: decl.KindBuiltin, Policy: "read"},
 		},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: "weather_go"}, {Kind: UseTool, Name: "weather_rest"},
-			{Kind: UseTool, Name: "read_file"}, {Kind: UseServer, Name: "w"}, {Kind: UseBundle, Name: "wm_meta"}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "weather_go"}, {Kind: decl.UseTool, Name: "weather_rest"},
+			{Kind: decl.UseTool, Name: "read_file"}, {Kind: decl.UseServer, Name: "w"}, {Kind: decl.UseBundle, Name: "wm_meta"}}}},
 	}
 	s := open(t, reg, "a", Options{Logger: (&events{}).logger(), Connector: conn, Workdir: wd})
 
@@ -96,7 +97,7 @@ func TestArgsValidatedBeforeAnyProvider(t *testing.T) {
 	}
 	for _, c := range badArgs[:9] { // the meta tool's own args must be an object
 		b, _ := json.Marshal(map[string]any{"server": "wm", "tool": "forecast", "args": json.RawMessage(c.args)})
-		r := call(t, s, ToolMCPCall, string(b))
+		r := call(t, s, decl.ToolMCPCall, string(b))
 		if want := `invalid arguments for tool "wm__forecast": ` + c.want; r.OK || r.Error != want {
 			t.Errorf("mcp_call_tool(%s):\n got %q\nwant %q", c.args, r.Error, want)
 		}
@@ -115,7 +116,7 @@ func TestArgsValidatedBeforeAnyProvider(t *testing.T) {
 			t.Errorf("%s: %s", tool, out)
 		}
 	}
-	mustOK(t, call(t, s, ToolMCPCall, `{"server":"wm","tool":"forecast","args":`+good+`}`))
+	mustOK(t, call(t, s, decl.ToolMCPCall, `{"server":"wm","tool":"forecast","args":`+good+`}`))
 	mustOK(t, call(t, s, "read_file", `{"path":"notes.txt"}`))
 	if goCalls.Load() != 1 || mcpCalls.Load() != 2 || restCalls.Load() != 1 {
 		t.Errorf("calls: go %d, mcp %d, rest %d", goCalls.Load(), mcpCalls.Load(), restCalls.Load())
@@ -126,8 +127,8 @@ func TestArgsValidatedBeforeAnyProvider(t *testing.T) {
 // object: a Go tool used to accept null.
 func TestArgsTrivialSchemaTakesOnlyObjects(t *testing.T) {
 	reg := &Registry{
-		Tools:  []Tool{{Name: "noop", Kind: KindGo, Go: echoGo()}},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: "noop"}}}},
+		Tools:  []decl.Tool{{Name: "noop", Kind: decl.KindGo, Go: echoGo()}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "noop"}}}},
 	}
 	s := open(t, reg, "a", Options{Logger: (&events{}).logger()})
 	for _, args := range []string{`null`, `[]`, `1`, `true`, `"x"`, `   `} {
@@ -167,9 +168,9 @@ func TestArgsUnusableSchemaSkipsValidation(t *testing.T) {
 	conn.add("odd", srv)
 	reg := &Registry{
 		Separator: "__",
-		Defaults:  Defaults{ToolTimeout: 10 * time.Second},
-		Servers:   []Server{{Name: "odd", Transport: "stdio", Trusted: true}},
-		Agents:    []Agent{{Name: "a", Use: []Use{{Kind: UseServer, Name: "odd"}}}},
+		Defaults:  decl.Defaults{ToolTimeout: 10 * time.Second},
+		Servers:   []decl.Server{{Name: "odd", Transport: "stdio", Trusted: true}},
+		Agents:    []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "odd"}}}},
 	}
 	ev := &events{}
 	s := open(t, reg, "a", Options{Logger: ev.logger(), Connector: conn})
@@ -226,8 +227,8 @@ func TestArgsObjectOnly(t *testing.T) {
 // compile it once and validate in parallel (run with -race).
 func TestArgsConcurrentValidation(t *testing.T) {
 	reg := &Registry{
-		Tools:  []Tool{{Name: "w", Kind: KindGo, InputSchema: json.RawMessage(weatherSchema), Go: echoGo()}},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: "w"}}}},
+		Tools:  []decl.Tool{{Name: "w", Kind: decl.KindGo, InputSchema: json.RawMessage(weatherSchema), Go: echoGo()}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "w"}}}},
 	}
 	s1 := open(t, reg, "a", Options{Logger: (&events{}).logger()})
 	s2 := open(t, reg, "a", Options{Logger: (&events{}).logger()})

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // benchOut is the tool body's result: no allocation in the tool itself, so
@@ -17,21 +19,21 @@ func benchTool(ctx context.Context, args json.RawMessage) (json.RawMessage, erro
 }
 
 func benchSession(b *testing.B, queue string, timeout time.Duration) *Session {
-	return benchSessionWith(b, Tool{Name: "noop", Kind: KindGo, Go: benchTool, Queue: queue, Timeout: timeout}, nil)
+	return benchSessionWith(b, decl.Tool{Name: "noop", Kind: decl.KindGo, Go: benchTool, Queue: queue, Timeout: timeout}, nil)
 }
 
 // benchSessionWith opens a session over one tool; getenv gives the
 // environment of env() values (nil: none).
-func benchSessionWith(b *testing.B, tool Tool, getenv func(string) (string, bool)) *Session {
+func benchSessionWith(b *testing.B, tool decl.Tool, getenv func(string) (string, bool)) *Session {
 	reg := &Registry{
-		Defaults: Defaults{ResponseMaxBytes: 100000},
-		Queues:   []Queue{{Name: "q", Concurrent: 8}},
-		Tools:    []Tool{tool},
-		Agents:   []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: tool.Name}}}},
+		Defaults: decl.Defaults{ResponseMaxBytes: 100000},
+		Queues:   []decl.Queue{{Name: "q", Concurrent: 8}},
+		Tools:    []decl.Tool{tool},
+		Agents:   []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: tool.Name}}}},
 	}
 	if getenv != nil {
-		reg.Servers = []Server{{Name: "gh", Transport: "stdio", Command: "true",
-			Env: []KeyValue{{Key: "GITHUB_TOKEN", Value: Value{{Env: "GITHUB_TOKEN"}}}}}}
+		reg.Servers = []decl.Server{{Name: "gh", Transport: "stdio", Command: "true",
+			Env: []decl.KeyValue{{Key: "GITHUB_TOKEN", Value: decl.Value{{Env: "GITHUB_TOKEN"}}}}}}
 	}
 	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(slog.DiscardHandler), Getenv: getenv})
 	if err != nil {
@@ -45,7 +47,7 @@ func benchSessionWith(b *testing.B, tool Tool, getenv func(string) (string, bool
 func BenchmarkCallBaseline(b *testing.B) {
 	ctx := context.Background()
 	args := json.RawMessage(`{}`)
-	var fn GoFunc = benchTool
+	var fn decl.GoFunc = benchTool
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := fn(ctx, args); err != nil {
@@ -114,7 +116,7 @@ func BenchmarkSessionCallQueue(b *testing.B) {
 // BenchmarkSessionCallSchema validates the arguments against a typical
 // input schema (required fields, types, an enum) before the call.
 func BenchmarkSessionCallSchema(b *testing.B) {
-	s := benchSessionWith(b, Tool{Name: "weather", Kind: KindGo, Go: benchTool, InputSchema: json.RawMessage(
+	s := benchSessionWith(b, decl.Tool{Name: "weather", Kind: decl.KindGo, Go: benchTool, InputSchema: json.RawMessage(
 		`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1},"unit":{"type":"string","enum":["c","f"]}},"required":["city"]}`)}, nil)
 	ctx := context.Background()
 	args := json.RawMessage(`{"city":"Oslo","days":3,"unit":"c"}`)
@@ -129,7 +131,7 @@ func BenchmarkSessionCallSchema(b *testing.B) {
 // BenchmarkSessionCallSecrets scrubs the result: the registry declares an
 // env() value, so every output is searched for it.
 func BenchmarkSessionCallSecrets(b *testing.B) {
-	s := benchSessionWith(b, Tool{Name: "noop", Kind: KindGo, Go: benchTool}, func(string) (string, bool) {
+	s := benchSessionWith(b, decl.Tool{Name: "noop", Kind: decl.KindGo, Go: benchTool}, func(string) (string, bool) {
 		return "ghp_0123456789abcdefghijklmnopqrstuvwxyz", true
 	})
 	ctx := context.Background()
@@ -152,7 +154,7 @@ func BenchmarkArgCheck(b *testing.B) {
 			`{"city":"Oslo","days":3,"unit":"c"}`},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			s := benchSessionWith(b, Tool{Name: "t", Kind: KindGo, Go: benchTool, InputSchema: json.RawMessage(c.schema)}, nil)
+			s := benchSessionWith(b, decl.Tool{Name: "t", Kind: decl.KindGo, Go: benchTool, InputSchema: json.RawMessage(c.schema)}, nil)
 			st := s.st.Load()
 			e := st.surf.Load().byName["t"]
 			args := json.RawMessage(c.args)

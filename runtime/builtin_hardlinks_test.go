@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // A policy's allow_hardlinks reaches fs_read: without it a hard link to a file outside the
 // allowed paths is refused, with it the file is read.
 func TestPolicyAllowHardlinks(t *testing.T) {
 	for _, allow := range []bool{false, true} {
-		f := newFixture(Agent{Name: "a", Use: useTools("read_file")})
+		f := newFixture(decl.Agent{Name: "a", Use: useTools("read_file")})
 		for i := range f.reg.Policies {
 			f.reg.Policies[i].AllowHardlinks = allow
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 	"github.com/toolgen-dev/toolgen/internal/redact"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // entry is one callable tool of a surface, with everything the pipeline
@@ -20,9 +21,9 @@ import (
 type entry struct {
 	info     ToolInfo
 	server   string
-	original string     // the server's own tool name
-	goFn     GoFunc     // KindGo: called directly
-	args     *argSchema // the input schema check; nil for the runtime's own tools
+	original string      // the server's own tool name
+	goFn     decl.GoFunc // KindGo: called directly
+	args     *argSchema  // the input schema check; nil for the runtime's own tools
 	run      provider
 	q        *queue
 	timeout  time.Duration
@@ -209,7 +210,7 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 // callGo calls a Go function tool, turning a panic into an error. The
 // result bytes become the result string without a copy: generated wrappers
 // return a fresh buffer from json.Marshal that nothing else holds.
-func callGo(ctx context.Context, fn GoFunc, args json.RawMessage) (out string, err error) {
+func callGo(ctx context.Context, fn decl.GoFunc, args json.RawMessage) (out string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = "", fmt.Errorf("tool panicked: %v", r)
@@ -234,7 +235,7 @@ func callGo(ctx context.Context, fn GoFunc, args json.RawMessage) (out string, e
 
 // callGoBounded runs a Go tool under a deadline it may ignore: the call
 // returns at the deadline and the goroutine finishes on its own.
-func callGoBounded(ctx context.Context, fn GoFunc, args json.RawMessage) (string, error) {
+func callGoBounded(ctx context.Context, fn decl.GoFunc, args json.RawMessage) (string, error) {
 	type res struct {
 		out string
 		err error
@@ -282,9 +283,9 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		msg = fmt.Sprintf("tool %q not found: it was renamed to %s", name, to)
 		reason = "renamed"
 	case loadable && st.agent.Discovery:
-		msg = fmt.Sprintf("tool %q not allowed for agent %q: it is not loaded; call %s first", name, agent, ToolLoad)
+		msg = fmt.Sprintf("tool %q not allowed for agent %q: it is not loaded; call %s first", name, agent, decl.ToolLoad)
 		reason = "not_loaded"
-	case snap.byName[name] != nil || IsReservedToolName(name) || st.res.aliases[name] != "":
+	case snap.byName[name] != nil || decl.IsReservedToolName(name) || st.res.aliases[name] != "":
 		msg = fmt.Sprintf("tool %q not allowed for agent %q", name, agent)
 		reason = "not_allowed"
 	default:
@@ -295,9 +296,9 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 			msg += "."
 		}
 		if st.agent.Discovery {
-			msg += " Use " + ToolFind + " to search the tools you can load."
+			msg += " Use " + decl.ToolFind + " to search the tools you can load."
 		} else {
-			msg += " Use " + ToolFind + " or the tools list to see the tools you can call."
+			msg += " Use " + decl.ToolFind + " or the tools list to see the tools you can call."
 		}
 		reason = "not_found"
 	}
@@ -329,19 +330,4 @@ func quoteList(names []string) string {
 		q[i] = fmt.Sprintf("%q", n)
 	}
 	return strings.Join(q, ", ")
-}
-
-// IsReservedToolName reports whether name belongs to the runtime's own
-// tools: the fixed names (discovery, meta, coordination, internal, router,
-// output) and agent__<sub-agent>. These names are the seeds' and do not
-// change with the spec's separator. It is the one rule: toolgen refuses a
-// declared or server tool that takes such a name, the pool never exposes
-// one, and nothing else is reserved.
-func IsReservedToolName(name string) bool {
-	switch name {
-	case ToolSpawnAgents, ToolListAgents, ToolHandoff, ToolFinalReport, ToolTaskStatus, ToolBatch,
-		ToolFind, ToolDescribe, ToolLoad, ToolActive, ToolMCPList, ToolMCPSchema, ToolMCPCall, ToolOutputRead:
-		return true
-	}
-	return strings.HasPrefix(name, subagentPrefix)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"testing"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Under separator "-" the runtime's names are still reserved, and only
@@ -15,17 +17,17 @@ func TestReservedNamesUnderDashSeparator(t *testing.T) {
 	conn.add("router__handoff", mcpServer("", "to", "back"))
 	reg := &Registry{
 		Separator: "-",
-		Servers: []Server{
+		Servers: []decl.Server{
 			{Name: "agent", Transport: "stdio", Command: "agent", Trusted: true},
 			{Name: "router__handoff", Transport: "stdio", Command: "r", Trusted: true},
 		},
-		Tools: []Tool{
-			{Name: "agent__helper", Kind: KindGo, Go: echoGo()},                      // a hand-built entry validate would refuse
-			{Name: "agent__x", Kind: KindMCP, Server: "agent", Original: "x"},        // a lock written under "__"
-			{Name: "agent-notes", Kind: KindMCP, Server: "agent", Original: "notes"}, // locked under "-"
+		Tools: []decl.Tool{
+			{Name: "agent__helper", Kind: decl.KindGo, Go: echoGo()},                      // a hand-built entry validate would refuse
+			{Name: "agent__x", Kind: decl.KindMCP, Server: "agent", Original: "x"},        // a lock written under "__"
+			{Name: "agent-notes", Kind: decl.KindMCP, Server: "agent", Original: "notes"}, // locked under "-"
 		},
-		Agents: []Agent{
-			{Name: "lead", Use: []Use{{Kind: UseGlob, Name: "*"}}, Subagents: []string{"x", "helper"}, Router: []string{"x"}},
+		Agents: []decl.Agent{
+			{Name: "lead", Use: []decl.Use{{Kind: decl.UseGlob, Name: "*"}}, Subagents: []string{"x", "helper"}, Router: []string{"x"}},
 			{Name: "x"}, {Name: "helper"},
 		},
 	}
@@ -37,15 +39,15 @@ func TestReservedNamesUnderDashSeparator(t *testing.T) {
 			kinds[ti.Name] = ti.Kind
 		}
 		for name, want := range map[string]ToolKind{
-			"agent__x": KindAgent, "agent__helper": KindAgent, ToolHandoff: KindRouter,
-			"agent-notes": KindMCP, "agent-x": KindMCP, "router__handoff-back": KindMCP,
+			"agent__x": decl.KindAgent, "agent__helper": decl.KindAgent, decl.ToolHandoff: decl.KindRouter,
+			"agent-notes": decl.KindMCP, "agent-x": decl.KindMCP, "router__handoff-back": decl.KindMCP,
 		} {
 			if kinds[name] != want {
 				t.Errorf("%s: %s is %q, want %q", when, name, kinds[name], want)
 			}
 		}
 		for _, pt := range PoolFor(reg).Tools() {
-			if IsReservedToolName(pt.Name) {
+			if decl.IsReservedToolName(pt.Name) {
 				t.Errorf("%s: the pool holds %s (%s)", when, pt.Name, pt.Kind)
 			}
 		}
@@ -55,19 +57,19 @@ func TestReservedNamesUnderDashSeparator(t *testing.T) {
 	if r := call(t, s, "agent-notes", `{"q":"n"}`); !r.OK || r.Result != `notes:{"q":"n"}` {
 		t.Errorf("agent-notes: %+v", r)
 	}
-	if r := call(t, s, "agent__x", `{"prompt":"p"}`); r.Kind != KindAgent {
+	if r := call(t, s, "agent__x", `{"prompt":"p"}`); r.Kind != decl.KindAgent {
 		t.Errorf("agent__x ran as %+v, want the sub-agent tool", r)
 	}
-	ev.requireOne(t, EventToolCollision, "tool", ToolHandoff, "winner", "the runtime's own tool", "loser", `server router__handoff tool "to"`)
+	ev.requireOne(t, EventToolCollision, "tool", decl.ToolHandoff, "winner", "the runtime's own tool", "loser", `server router__handoff tool "to"`)
 	ev.requireOne(t, EventToolCollision, "tool", "agent__helper", "loser", "declared tool agent__helper")
 
 	// explain, over the lock file alone, agrees
-	x, err := reg.Explain(ExplainOptions{Agent: "lead"})
+	x, err := Explain(reg, ExplainOptions{Agent: "lead"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, et := range x.Tools {
-		if et.Name == "agent__x" && et.Kind != KindAgent {
+		if et.Name == "agent__x" && et.Kind != decl.KindAgent {
 			t.Errorf("explain: agent__x is %s", et.Kind)
 		}
 	}
@@ -87,13 +89,13 @@ func TestRuntimeCollisions(t *testing.T) {
 	conn.add("gh", mcpServer("", "x_y", "x.y"))
 	reg := &Registry{
 		Separator: "__",
-		Servers: []Server{
+		Servers: []decl.Server{
 			{Name: "a", Transport: "stdio", Command: "a", Trusted: true},
 			{Name: "a__b", Transport: "stdio", Command: "ab", Trusted: true},
 			{Name: "gh", Transport: "stdio", Command: "gh", Trusted: true},
 		},
-		Tools:  []Tool{{Name: "a__d", Kind: KindGo, Go: echoGo()}},
-		Agents: []Agent{{Name: "all", Use: []Use{{Kind: UseServer, Name: "a__b"}, {Kind: UseServer, Name: "gh"}, {Kind: UseServer, Name: "a"}, {Kind: UseTool, Name: "a__d"}}}},
+		Tools:  []decl.Tool{{Name: "a__d", Kind: decl.KindGo, Go: echoGo()}},
+		Agents: []decl.Agent{{Name: "all", Use: []decl.Use{{Kind: decl.UseServer, Name: "a__b"}, {Kind: decl.UseServer, Name: "gh"}, {Kind: decl.UseServer, Name: "a"}, {Kind: decl.UseTool, Name: "a__d"}}}},
 	}
 	ev := &events{}
 	s := open(t, reg, "all", Options{Logger: ev.logger(), Connector: conn})

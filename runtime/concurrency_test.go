@@ -6,14 +6,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Calls, tool_load, ToolsForStep, Subscribe and Switch all at once: run
 // with -race. Every call returns a result; none panics or hangs.
 func TestConcurrentSessionUse(t *testing.T) {
 	f := newFixture(
-		Agent{Name: "a", Discovery: true, Use: append(useTools("registry_*", "entities_*"), Use{Kind: UseServer, Name: "github"})},
-		Agent{Name: "b", Use: useTools("summarize", "entities_get"), Subagents: []string{"a"}},
+		decl.Agent{Name: "a", Discovery: true, Use: append(useTools("registry_*", "entities_*"), decl.Use{Kind: decl.UseServer, Name: "github"})},
+		decl.Agent{Name: "b", Use: useTools("summarize", "entities_get"), Subagents: []string{"a"}},
 	)
 	s, err := Open(context.Background(), f.reg, "a", f.opts(&events{}))
 	if err != nil {
@@ -27,14 +29,14 @@ func TestConcurrentSessionUse(t *testing.T) {
 	var results atomic.Int64
 	for i := range 8 {
 		wg.Go(func() {
-			names := []string{"registry_list", "entities_get", "summarize", "github__search_code", ToolLoad, ToolFind, ToolActive, "nope"}
+			names := []string{"registry_list", "entities_get", "summarize", "github__search_code", decl.ToolLoad, decl.ToolFind, decl.ToolActive, "nope"}
 			for j := range 200 {
 				name := names[(i+j)%len(names)]
 				args := `{}`
 				switch name {
-				case ToolLoad:
+				case decl.ToolLoad:
 					args = `{"names":["registry_list","entities_get"]}`
-				case ToolFind:
+				case decl.ToolFind:
 					args = `{"query":"entity"}`
 				}
 				s.Call(ctx, name, json.RawMessage(args))

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // upstreamConn is one agent context's use of a server connection.
@@ -168,7 +170,7 @@ func (st *agentState) watchHealth(name string, up Upstream, last Health, every t
 }
 
 // safeAcquire turns a connector panic into an error.
-func safeAcquire(ctx context.Context, conn Connector, srv *Server, getenv func(string) (string, bool)) (up Upstream, err error) {
+func safeAcquire(ctx context.Context, conn Connector, srv *decl.Server, getenv func(string) (string, bool)) (up Upstream, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			up, err = nil, fmt.Errorf("server %q: connector panicked: %v", srv.Name, r)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // diveRunner runs each child by calling every agent__<name> tool the
@@ -24,7 +26,7 @@ func (r *diveRunner) Run(ctx context.Context, child *Session, prompt string) (st
 	r.ran = append(r.ran, child.Agent())
 	r.mu.Unlock()
 	for _, name := range child.pool.agents[child.Agent()].Subagents {
-		res := child.Call(ctx, subagentPrefix+name, json.RawMessage(`{"prompt":"go deeper"}`))
+		res := child.Call(ctx, decl.SubagentPrefix+name, json.RawMessage(`{"prompt":"go deeper"}`))
 		if !res.OK {
 			r.mu.Lock()
 			r.refusals = append(r.refusals, child.Agent()+">"+name+": "+res.Error)
@@ -39,13 +41,13 @@ func (r *diveRunner) Run(ctx context.Context, child *Session, prompt string) (st
 // warning event, however large a max_depth the agents below declare.
 func TestSubagentToolsBoundedByMaxDepth(t *testing.T) {
 	for _, deeperBelow := range []bool{false, true} {
-		agents := []Agent{
+		agents := []decl.Agent{
 			{Name: "lead", Subagents: []string{"delegator"}},
 			{Name: "delegator", Subagents: []string{"deep"}},
 			{Name: "deep", Subagents: []string{"leaf"}},
 			{Name: "leaf"},
 		}
-		reg := &Registry{Defaults: Defaults{MaxDepth: 2}, Agents: agents}
+		reg := &Registry{Defaults: decl.Defaults{MaxDepth: 2}, Agents: agents}
 		if deeperBelow { // the lead's bound holds below agents that allow more
 			reg.Defaults.MaxDepth = 9
 			agents[0].MaxDepth = 2
@@ -69,8 +71,8 @@ func TestSubagentToolsBoundedByMaxDepth(t *testing.T) {
 
 // explain shows why agent__<name> is gone at a depth.
 func TestExplainSubagentDepth(t *testing.T) {
-	reg := &Registry{Defaults: Defaults{MaxDepth: 2}, Agents: []Agent{{Name: "deep", Subagents: []string{"leaf"}}, {Name: "leaf"}}}
-	x, err := reg.Explain(ExplainOptions{Agent: "deep", Depth: 2})
+	reg := &Registry{Defaults: decl.Defaults{MaxDepth: 2}, Agents: []decl.Agent{{Name: "deep", Subagents: []string{"leaf"}}, {Name: "leaf"}}}
+	x, err := Explain(reg, ExplainOptions{Agent: "deep", Depth: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func TestExplainSubagentDepth(t *testing.T) {
 	if !strings.Contains(strings.Join(x.Warnings, "\n"), "subagent.max_depth") {
 		t.Errorf("warnings %q", x.Warnings)
 	}
-	x, _ = reg.Explain(ExplainOptions{Agent: "deep", Depth: 1})
+	x, _ = Explain(reg, ExplainOptions{Agent: "deep", Depth: 1})
 	if got := reasonsOf(x, "agent__leaf"); got != "subagents: leaf (depth 1 < max_depth 2)" {
 		t.Errorf("reason at depth 1 %q", got)
 	}

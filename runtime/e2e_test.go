@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // everything returns the command of the real @modelcontextprotocol/
@@ -33,12 +34,12 @@ func TestSeed_ToolOrchestration_StdioMCPServerSpawned(t *testing.T) {
 	node, args := everything(t)
 	reg := &Registry{
 		Separator: "__",
-		Defaults:  Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 60 * time.Second},
-		Servers:   []Server{{Name: "everything", Transport: "stdio", Command: node, Args: args, Trusted: true, ProtocolVersion: "2025-11-25"}},
-		Bundles:   []Bundle{{Name: "ev_meta", Mode: "meta", Server: "everything", AllowTools: []string{"get-sum"}}},
-		Agents: []Agent{
-			{Name: "direct", Use: []Use{{Kind: UseGlob, Name: "everything__echo"}}},
-			{Name: "meta", Use: []Use{{Kind: UseBundle, Name: "ev_meta"}}},
+		Defaults:  decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 60 * time.Second},
+		Servers:   []decl.Server{{Name: "everything", Transport: "stdio", Command: node, Args: args, Trusted: true, ProtocolVersion: "2025-11-25"}},
+		Bundles:   []decl.Bundle{{Name: "ev_meta", Mode: "meta", Server: "everything", AllowTools: []string{"get-sum"}}},
+		Agents: []decl.Agent{
+			{Name: "direct", Use: []decl.Use{{Kind: decl.UseGlob, Name: "everything__echo"}}},
+			{Name: "meta", Use: []decl.Use{{Kind: decl.UseBundle, Name: "ev_meta"}}},
 		},
 	}
 	ev := &events{}
@@ -64,11 +65,11 @@ func TestSeed_ToolOrchestration_StdioMCPServerSpawned(t *testing.T) {
 	if err := s.Switch(ctx, "meta"); err != nil {
 		t.Fatal(err)
 	}
-	r = s.Call(ctx, ToolMCPCall, []byte(`{"server":"everything","tool":"get-sum","args":{"a":2,"b":3}}`))
+	r = s.Call(ctx, decl.ToolMCPCall, []byte(`{"server":"everything","tool":"get-sum","args":{"a":2,"b":3}}`))
 	if !r.OK || !strings.Contains(r.Result, "5") {
 		t.Errorf("meta get-sum: %+v", r)
 	}
-	if r := s.Call(ctx, ToolMCPCall, []byte(`{"server":"everything","tool":"echo","args":{"message":"x"}}`)); r.OK {
+	if r := s.Call(ctx, decl.ToolMCPCall, []byte(`{"server":"everything","tool":"echo","args":{"message":"x"}}`)); r.OK {
 		t.Error("meta call outside the bundle's allow_tools succeeded")
 	}
 	ev.requireOne(t, EventServerStart, "server", "everything")

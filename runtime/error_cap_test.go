@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // requireCapped checks an error result against the error cap: at most
@@ -43,12 +44,12 @@ func TestErrorResultsAreCapped(t *testing.T) {
 	conn.add("parrot", srv)
 	reg := &Registry{
 		Separator: "__",
-		Defaults:  Defaults{ResponseMaxBytes: 100000},
-		Servers:   []Server{{Name: "parrot", Transport: "stdio", Trusted: true}},
-		Tools: []Tool{{Name: "echo_err", Kind: KindGo, Go: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+		Defaults:  decl.Defaults{ResponseMaxBytes: 100000},
+		Servers:   []decl.Server{{Name: "parrot", Transport: "stdio", Trusted: true}},
+		Tools: []decl.Tool{{Name: "echo_err", Kind: decl.KindGo, Go: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 			return nil, fmt.Errorf("cannot use %s", args)
 		}}},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: "echo_err"}, {Kind: UseServer, Name: "parrot"}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "echo_err"}, {Kind: decl.UseServer, Name: "parrot"}}}},
 	}
 	ev := &events{}
 	s := open(t, reg, "a", Options{Logger: ev.logger(), Connector: conn})

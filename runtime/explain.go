@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Explanation is what an agent or a workflow step can see and call, and
@@ -21,7 +23,7 @@ type Explanation struct {
 	Bundles   []string // the step's bundles
 	Routed    string   // where the step's bundles come from: "route override" or "" (the registry)
 	Servers   []string // servers a session would connect
-	Aliases   []Alias
+	Aliases   []decl.Alias
 	Tools     []ExplainedTool // sorted by name
 	Notes     []string        // entries that matched nothing and similar
 	Warnings  []string        // what a session would log as warning events
@@ -57,7 +59,7 @@ type ExplainOptions struct {
 // anything. For an agent within a step it is the agent's surface while
 // that step is active: the step's bundles, cut to tools.allowed, plus the
 // runtime tools the agent declares.
-func (r *Registry) Explain(o ExplainOptions) (*Explanation, error) {
+func Explain(r *Registry, o ExplainOptions) (*Explanation, error) {
 	if o.Agent == "" && o.Step == "" {
 		return nil, fmt.Errorf("explain needs an agent or a step")
 	}
@@ -85,7 +87,7 @@ func (r *Registry) Explain(o ExplainOptions) (*Explanation, error) {
 		return ""
 	}
 
-	var a *Agent
+	var a *decl.Agent
 	if o.Agent != "" {
 		if a = pool.agents[o.Agent]; a == nil {
 			return nil, (&Session{reg: r}).unknownAgent(o.Agent)
@@ -94,7 +96,7 @@ func (r *Registry) Explain(o ExplainOptions) (*Explanation, error) {
 	var ss *stepSurface
 	stepTr := newTrace()
 	if o.Step != "" {
-		wf, role, name, ok := splitStepAddr(o.Step)
+		wf, role, name, ok := decl.SplitStepAddr(o.Step)
 		if !ok {
 			return nil, fmt.Errorf("step %q: want WF/ROLE/STEP", o.Step)
 		}
@@ -124,7 +126,7 @@ func (r *Registry) Explain(o ExplainOptions) (*Explanation, error) {
 		x.Warnings = append(x.Warnings, warningTexts(res.warnings)...)
 		x.Notes = append(x.Notes, tr.reasons[""]...)
 		for name, reasons := range tr.reasons {
-			if name == "" || name == ToolMCPCall || name == ToolSpawnAgents || name == ToolListAgents || tr.runtime[name] {
+			if name == "" || name == decl.ToolMCPCall || name == decl.ToolSpawnAgents || name == decl.ToolListAgents || tr.runtime[name] {
 				continue
 			}
 			status := StatusExcluded
@@ -150,10 +152,10 @@ func (r *Registry) Explain(o ExplainOptions) (*Explanation, error) {
 			meta, metaTr = ss.meta, stepTr
 			if len(res.meta) > 0 && len(ss.meta) == 0 {
 				reason := fmt.Sprintf("the agent's meta bundles are not in force at step %s, which selects none", o.Step)
-				put(ToolMCPList, KindMeta, StatusExcluded, reason)
-				put(ToolMCPSchema, KindMeta, StatusExcluded, reason)
+				put(decl.ToolMCPList, decl.KindMeta, StatusExcluded, reason)
+				put(decl.ToolMCPSchema, decl.KindMeta, StatusExcluded, reason)
 				if !a.Discovery {
-					put(ToolMCPCall, KindMeta, StatusExcluded, reason)
+					put(decl.ToolMCPCall, decl.KindMeta, StatusExcluded, reason)
 				}
 			}
 		}
@@ -163,14 +165,14 @@ func (r *Registry) Explain(o ExplainOptions) (*Explanation, error) {
 		})
 		for n, reasons := range tr.reasons {
 			if tr.runtime[n] && tr.excluded[n] {
-				put(n, KindAgent, StatusExcluded, reasons...)
+				put(n, decl.KindAgent, StatusExcluded, reasons...)
 			}
 		}
 	}
 
 	if ss != nil {
 		for n, reasons := range stepTr.reasons {
-			if n == "" || n == ToolMCPCall {
+			if n == "" || n == decl.ToolMCPCall {
 				continue
 			}
 			status := StatusExcluded
@@ -180,8 +182,8 @@ func (r *Registry) Explain(o ExplainOptions) (*Explanation, error) {
 			put(n, kindOf(n), status, reasons...)
 		}
 		if a == nil && len(ss.meta) > 0 {
-			for _, n := range []string{ToolMCPCall, ToolMCPList, ToolMCPSchema} {
-				put(n, KindMeta, StatusCallable, stepTr.reasons[ToolMCPCall]...)
+			for _, n := range []string{decl.ToolMCPCall, decl.ToolMCPList, decl.ToolMCPSchema} {
+				put(n, decl.KindMeta, StatusCallable, stepTr.reasons[decl.ToolMCPCall]...)
 			}
 		}
 	}
@@ -194,22 +196,22 @@ func (r *Registry) Explain(o ExplainOptions) (*Explanation, error) {
 	return x, nil
 }
 
-func runtimeReason(e *entry, a *Agent, tr, metaTr *trace) []string {
+func runtimeReason(e *entry, a *decl.Agent, tr, metaTr *trace) []string {
 	switch e.info.Kind {
-	case KindInternal:
+	case decl.KindInternal:
 		return []string{"internal tool: always available"}
-	case KindRouter:
+	case decl.KindRouter:
 		return []string{"router destinations: " + strings.Join(a.Router, ", ")}
-	case KindDiscovery:
+	case decl.KindDiscovery:
 		return []string{"discovery = true"}
-	case KindOutput:
+	case decl.KindOutput:
 		return []string{"defaults.response_max_bytes: pages through spilled outputs"}
-	case KindMeta:
-		if r := metaTr.reasons[ToolMCPCall]; len(r) > 0 {
+	case decl.KindMeta:
+		if r := metaTr.reasons[decl.ToolMCPCall]; len(r) > 0 {
 			return r
 		}
 		return []string{"discovery = true: calls loaded tools"}
-	case KindAgent:
+	case decl.KindAgent:
 		return tr.reasons[e.info.Name]
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 func explained(x *Explanation, status ToolStatus) []string {
@@ -29,12 +30,12 @@ func reasonsOf(x *Explanation, name string) string {
 
 func TestExplainAgent(t *testing.T) {
 	f := newFixture(
-		Agent{Name: "coder", Use: []Use{{Kind: UseTool, Name: "read_file"}, {Kind: UseServer, Name: "github"}, {Kind: UseBundle, Name: "web"}, {Kind: UseGlob, Name: "entities_*"}, {Kind: UseTool, Name: "ghost"}},
-			Allowed: []string{"read", "github__*"}, Aliases: []Alias{{Name: "read", Target: "read_file"}},
+		decl.Agent{Name: "coder", Use: []decl.Use{{Kind: decl.UseTool, Name: "read_file"}, {Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseBundle, Name: "web"}, {Kind: decl.UseGlob, Name: "entities_*"}, {Kind: decl.UseTool, Name: "ghost"}},
+			Allowed: []string{"read", "github__*"}, Aliases: []decl.Alias{{Name: "read", Target: "read_file"}},
 			Subagents: []string{"researcher"}, Router: []string{"researcher"}},
-		Agent{Name: "researcher"},
+		decl.Agent{Name: "researcher"},
 	)
-	x, err := f.reg.Explain(ExplainOptions{Agent: "coder"})
+	x, err := Explain(f.reg, ExplainOptions{Agent: "coder"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,15 +77,15 @@ func TestExplainAgent(t *testing.T) {
 
 // Explain and a session of the same agent agree: the same code resolves both.
 func TestExplainMatchesSession(t *testing.T) {
-	agents := []Agent{
+	agents := []decl.Agent{
 		{Name: "plain", Use: useTools("entities_*", "summarize", "git")},
-		{Name: "allowed", Use: useTools("*"), Allowed: []string{"entities_get", "sum", "registry_*"}, Aliases: []Alias{{Name: "sum", Target: "summarize"}}},
+		{Name: "allowed", Use: useTools("*"), Allowed: []string{"entities_get", "sum", "registry_*"}, Aliases: []decl.Alias{{Name: "sum", Target: "summarize"}}},
 		{Name: "lead", Use: useTools("read_file"), Spawn: true, Subagents: []string{"plain"}, Router: []string{"plain"}},
 		{Name: "disc", Discovery: true, Use: useTools("registry_*")},
 	}
 	f := newFixture(agents...)
 	for _, a := range agents {
-		x, err := f.reg.Explain(ExplainOptions{Agent: a.Name})
+		x, err := Explain(f.reg, ExplainOptions{Agent: a.Name})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,8 +101,8 @@ func TestExplainMatchesSession(t *testing.T) {
 }
 
 func TestExplainStep(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("summarize"), Allowed: []string{"summarize", "github__search_code"}})
-	x, err := f.reg.Explain(ExplainOptions{Step: "release/planner/review"})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("summarize"), Allowed: []string{"summarize", "github__search_code"}})
+	x, err := Explain(f.reg, ExplainOptions{Step: "release/planner/review"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,32 +114,32 @@ func TestExplainStep(t *testing.T) {
 		t.Errorf("reason %q", got)
 	}
 	// with an agent whose tools.allowed is written, the step is cut to it
-	x, _ = f.reg.Explain(ExplainOptions{Agent: "a", Step: "release/planner/review"})
+	x, _ = Explain(f.reg, ExplainOptions{Agent: "a", Step: "release/planner/review"})
 	if got := reasonsOf(x, "github__get_file_contents"); !strings.Contains(got, "not matched by tools.allowed") {
 		t.Errorf("reason %q", got)
 	}
-	x, _ = f.reg.Explain(ExplainOptions{Step: "release/planner/nope"})
+	x, _ = Explain(f.reg, ExplainOptions{Step: "release/planner/nope"})
 	if len(explained(x, StatusCallable)) != 0 || !strings.Contains(strings.Join(x.Notes, "\n"), "deny by default") {
 		t.Errorf("unrouted step: %+v", x)
 	}
-	x, _ = f.reg.Explain(ExplainOptions{Step: "release/planner/untrusted"})
+	x, _ = Explain(f.reg, ExplainOptions{Step: "release/planner/untrusted"})
 	if len(explained(x, StatusCallable)) != 0 || !strings.Contains(strings.Join(x.Warnings, "\n"), "direct bundle of an untrusted server rejected") {
 		t.Errorf("untrusted step: %+v", x)
 	}
-	if _, err := f.reg.Explain(ExplainOptions{Step: "bad"}); err == nil {
+	if _, err := Explain(f.reg, ExplainOptions{Step: "bad"}); err == nil {
 		t.Error("malformed step accepted")
 	}
-	if _, err := f.reg.Explain(ExplainOptions{Agent: "nobody"}); err == nil || !strings.Contains(err.Error(), "unknown agent") {
+	if _, err := Explain(f.reg, ExplainOptions{Agent: "nobody"}); err == nil || !strings.Contains(err.Error(), "unknown agent") {
 		t.Errorf("unknown agent: %v", err)
 	}
 }
 
 func TestExplainDepthRestrictions(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Spawn: true, MaxDepth: 1})
+	f := newFixture(decl.Agent{Name: "a", Spawn: true, MaxDepth: 1})
 	p := newPool(f.reg)
 	tr := newTrace()
 	r := p.resolveAgent(p.snap.Load(), &f.reg.Agents[0], 1, 0, tr)
-	if r.spawn || !strings.Contains(strings.Join(tr.reasons[ToolSpawnAgents], ";"), "reached max_depth 1") {
-		t.Errorf("spawn %v reasons %q", r.spawn, tr.reasons[ToolSpawnAgents])
+	if r.spawn || !strings.Contains(strings.Join(tr.reasons[decl.ToolSpawnAgents], ";"), "reached max_depth 1") {
+		t.Errorf("spawn %v reasons %q", r.spawn, tr.reasons[decl.ToolSpawnAgents])
 	}
 }

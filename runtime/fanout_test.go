@@ -8,13 +8,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // agent__batch runs its calls at most batchParallel at a time and refuses
 // more than maxBatchCalls: one model call cannot start unbounded work.
 func TestBatchFanOutIsBounded(t *testing.T) {
 	var running, peak atomic.Int32
-	f := newFixture(Agent{Name: "a", Use: useTools("count")}).withTools(Tool{Name: "count", Kind: KindGo,
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("count")}).withTools(decl.Tool{Name: "count", Kind: decl.KindGo,
 		Go: goTool(func(context.Context, json.RawMessage) (string, error) {
 			n := running.Add(1)
 			for {
@@ -35,7 +37,7 @@ func TestBatchFanOutIsBounded(t *testing.T) {
 		}
 		return fmt.Sprintf(`{"calls":[%s]}`, strings.Join(parts, ","))
 	}
-	out := mustOK(t, call(t, s, ToolBatch, calls(64)))
+	out := mustOK(t, call(t, s, decl.ToolBatch, calls(64)))
 	if got := strings.Count(out, `"ok":true`); got != 64 {
 		t.Errorf("%d of 64 calls succeeded", got)
 	}
@@ -44,7 +46,7 @@ func TestBatchFanOutIsBounded(t *testing.T) {
 	if p := peak.Load(); p > 8 {
 		t.Errorf("%d calls ran at once, want at most 8", p)
 	}
-	if r := call(t, s, ToolBatch, calls(65)); r.OK || !strings.Contains(r.Error, "at most") {
+	if r := call(t, s, decl.ToolBatch, calls(65)); r.OK || !strings.Contains(r.Error, "at most") {
 		t.Errorf("oversized batch = %+v", r)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/search"
 )
 
@@ -36,7 +37,7 @@ func benchTools(n int) []*PoolTool {
 			desc = append(desc, word())
 		}
 		tools[i] = &PoolTool{
-			Name: server + "__" + orig, Original: orig, Server: server, Kind: KindMCP,
+			Name: server + "__" + orig, Original: orig, Server: server, Kind: decl.KindMCP,
 			Description: strings.Join(desc, " ") + ".",
 			InputSchema: []byte(fmt.Sprintf(`{"type":"object","properties":{"%s":{},"%s":{}}}`, word(), word())),
 		}

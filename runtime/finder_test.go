@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/search"
 )
 
@@ -45,14 +46,14 @@ func memoryFixture(t *testing.T) *Session {
 	conn.add("memory", memoryServer())
 	reg := &Registry{
 		Package: "mem", Separator: "__",
-		Defaults: Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 10 * time.Second, MaxDepth: 2, InitConcurrency: 4},
-		Servers:  []Server{{Name: "memory", Transport: "stdio", Command: "memory-server", Trusted: true}},
-		Tools: []Tool{
-			{Name: "summarize", Description: "Summarize a document.", Kind: KindGo, Category: "text", Go: echoGo()},
-			{Name: "weather", Description: "Current weather for a city.", Kind: KindGo, Go: echoGo()},
+		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 10 * time.Second, MaxDepth: 2, InitConcurrency: 4},
+		Servers:  []decl.Server{{Name: "memory", Transport: "stdio", Command: "memory-server", Trusted: true}},
+		Tools: []decl.Tool{
+			{Name: "summarize", Description: "Summarize a document.", Kind: decl.KindGo, Category: "text", Go: echoGo()},
+			{Name: "weather", Description: "Current weather for a city.", Kind: decl.KindGo, Go: echoGo()},
 		},
-		Agents: []Agent{
-			{Name: "m", Discovery: true, Use: []Use{{Kind: UseServer, Name: "memory"}, {Kind: UseTool, Name: "summarize"}}},
+		Agents: []decl.Agent{
+			{Name: "m", Discovery: true, Use: []decl.Use{{Kind: decl.UseServer, Name: "memory"}, {Kind: decl.UseTool, Name: "summarize"}}},
 			{Name: "none", Discovery: true},
 		},
 	}
@@ -69,7 +70,7 @@ type findResult struct {
 func findCall(t *testing.T, s *Session, query string) findResult {
 	t.Helper()
 	args, _ := json.Marshal(map[string]any{"query": query})
-	out := mustOK(t, call(t, s, ToolFind, string(args)))
+	out := mustOK(t, call(t, s, decl.ToolFind, string(args)))
 	var r findResult
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v: %s", err, out)

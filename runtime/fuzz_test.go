@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // FuzzSessionCall: any name with any arguments gets a result, never a
 // panic or a hang; a failure always says why.
 func FuzzSessionCall(f *testing.F) {
-	names := []string{"summarize", "entities_get", "read_file", "github__search_code", ToolBatch, ToolFinalReport,
-		ToolTaskStatus, ToolFind, ToolDescribe, ToolLoad, ToolActive, ToolMCPList, ToolMCPSchema, ToolMCPCall,
-		ToolOutputRead, ToolHandoff, ToolSpawnAgents, ToolListAgents, "agent__b", "nope", "fs_read_file", "sum", ""}
+	names := []string{"summarize", "entities_get", "read_file", "github__search_code", decl.ToolBatch, decl.ToolFinalReport,
+		decl.ToolTaskStatus, decl.ToolFind, decl.ToolDescribe, decl.ToolLoad, decl.ToolActive, decl.ToolMCPList, decl.ToolMCPSchema, decl.ToolMCPCall,
+		decl.ToolOutputRead, decl.ToolHandoff, decl.ToolSpawnAgents, decl.ToolListAgents, "agent__b", "nope", "fs_read_file", "sum", ""}
 	args := []string{``, `{}`, `null`, `[]`, `"x"`, `{"names":["summarize"]}`, `{"calls":[{"tool":"summarize"}]}`,
 		`{"server":"github","tool":"search_code","args":{"q":1}}`, `{"handle":"../x"}`, `{"query":"","limit":-1}`,
 		`{"agents":[{"agent":"b","prompt":"p"}]}`, `{"status":"success"}`, `{"agent":"b"}`, `{`, "\xff"}
@@ -20,9 +22,9 @@ func FuzzSessionCall(f *testing.F) {
 		f.Add(n, args[i%len(args)])
 	}
 	fx := newFixture(
-		Agent{Name: "a", Discovery: true, Use: []Use{{Kind: UseGlob, Name: "*"}, {Kind: UseBundle, Name: "docs_meta"}},
-			Aliases: []Alias{{Name: "sum", Target: "summarize"}}, Subagents: []string{"b"}, Router: []string{"b"}, Spawn: true},
-		Agent{Name: "b", Use: useTools("summarize")},
+		decl.Agent{Name: "a", Discovery: true, Use: []decl.Use{{Kind: decl.UseGlob, Name: "*"}, {Kind: decl.UseBundle, Name: "docs_meta"}},
+			Aliases: []decl.Alias{{Name: "sum", Target: "summarize"}}, Subagents: []string{"b"}, Router: []string{"b"}, Spawn: true},
+		decl.Agent{Name: "b", Use: useTools("summarize")},
 	)
 	fx.reg.Defaults.ResponseMaxBytes = 64
 	opts := fx.opts(&events{})

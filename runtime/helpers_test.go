@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // events collects slog records so tests can assert on event names.
@@ -127,7 +128,7 @@ func (c *memConnector) count(name string) (acquired, live int) {
 	return c.acquired[name], c.live[name]
 }
 
-func (c *memConnector) Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error) {
+func (c *memConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {
 	c.mu.Lock()
 	s, err := c.servers[srv.Name], c.fail[srv.Name]
 	c.mu.Unlock()
@@ -296,7 +297,7 @@ func addEchoTool(s *mcp.Server, name string) {
 var errBoom = errors.New("boom")
 
 // goTool wraps a function as a GoFunc returning a JSON string.
-func goTool(fn func(ctx context.Context, args json.RawMessage) (string, error)) GoFunc {
+func goTool(fn func(ctx context.Context, args json.RawMessage) (string, error)) decl.GoFunc {
 	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		s, err := fn(ctx, args)
 		if err != nil {
@@ -306,7 +307,7 @@ func goTool(fn func(ctx context.Context, args json.RawMessage) (string, error)) 
 	}
 }
 
-func echoGo() GoFunc {
+func echoGo() decl.GoFunc {
 	return func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage(append([]byte(nil), args...)), nil
 	}
@@ -336,7 +337,7 @@ func poolNames(s *Session) []string {
 	var out []string
 	for _, t := range s.Tools() {
 		switch t.Kind {
-		case KindGo, KindBuiltin, KindREST, KindMCP:
+		case decl.KindGo, decl.KindBuiltin, decl.KindREST, decl.KindMCP:
 			out = append(out, t.Name)
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Killing one upstream server mid-call gives an error result and a
@@ -46,12 +47,12 @@ func TestAcceptanceKillUpstreamMidCall(t *testing.T) {
 		Package: "p", Separator: "__",
 		// A tool timeout far beyond the test's patience: the in-flight call
 		// must end because its server died, not because it timed out.
-		Defaults: Defaults{ToolTimeout: 10 * time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 2, MaxDepth: 1},
-		Servers: []Server{
+		Defaults: decl.Defaults{ToolTimeout: 10 * time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 2, MaxDepth: 1},
+		Servers: []decl.Server{
 			{Name: "alpha", Transport: "stdio", Command: alphaBin, Trusted: true},
 			{Name: "beta", Transport: "stdio", Command: bin, Trusted: true},
 		},
-		Agents: []Agent{{Name: "both", Use: []Use{{Kind: UseServer, Name: "alpha"}, {Kind: UseServer, Name: "beta"}}}},
+		Agents: []decl.Agent{{Name: "both", Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseServer, Name: "beta"}}}},
 	}
 	ctx := context.Background()
 	s, err := Open(ctx, reg, "both", Options{Logger: logger, Connector: NewMCPConnector(m)})
@@ -324,14 +325,14 @@ func TestAcceptanceSwitchLeavesNothing(t *testing.T) {
 	rec := &accRecorder{}
 	reg := &Registry{
 		Package: "p", Separator: "__",
-		Defaults: Defaults{ToolTimeout: time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 2, MaxDepth: 1},
-		Servers: []Server{
+		Defaults: decl.Defaults{ToolTimeout: time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 2, MaxDepth: 1},
+		Servers: []decl.Server{
 			{Name: "one", Transport: "stdio", Command: bin, Trusted: true},
 			{Name: "two", Transport: "stdio", Command: bin, Trusted: true},
 		},
-		Agents: []Agent{
-			{Name: "a", Use: []Use{{Kind: UseServer, Name: "one"}}},
-			{Name: "b", Use: []Use{{Kind: UseServer, Name: "two"}}},
+		Agents: []decl.Agent{
+			{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "one"}}},
+			{Name: "b", Use: []decl.Use{{Kind: decl.UseServer, Name: "two"}}},
 		},
 	}
 	ctx := context.Background()

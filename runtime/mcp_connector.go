@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // defaultConnector is the process-wide MCP connector used when
@@ -19,7 +20,7 @@ func NewMCPConnector(m *mcpconn.Manager) Connector { return mcpConnector{m: m} }
 
 type mcpConnector struct{ m *mcpconn.Manager }
 
-func (c mcpConnector) Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error) {
+func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {
 	cfg, err := ServerConfig(srv, getenv)
 	if err != nil {
 		return nil, err
@@ -38,7 +39,7 @@ func (c mcpConnector) Acquire(ctx context.Context, srv *Server, getenv func(stri
 // env() parts now. A variable that is not set is an error naming the server
 // and the variable; every value read is marked for redaction, so secrets
 // never reach events or error messages.
-func ServerConfig(srv *Server, getenv func(string) (string, bool)) (mcpconn.Config, error) {
+func ServerConfig(srv *decl.Server, getenv func(string) (string, bool)) (mcpconn.Config, error) {
 	cfg := mcpconn.Config{
 		Name:            srv.Name,
 		Transport:       srv.Transport,
@@ -50,7 +51,7 @@ func ServerConfig(srv *Server, getenv func(string) (string, bool)) (mcpconn.Conf
 		HealthInterval:  srv.HealthInterval,
 		HealthTimeout:   srv.HealthTimeout,
 	}
-	resolve := func(what string, v Value) (string, error) {
+	resolve := func(what string, v decl.Value) (string, error) {
 		for _, p := range v {
 			if p.Env == "" {
 				continue

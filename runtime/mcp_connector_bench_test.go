@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // BenchmarkMCPCall is one tools/call to the same go-sdk stdio server
@@ -82,9 +83,9 @@ func BenchmarkMCPCall(b *testing.B) {
 	b.Run("impl=session", func(b *testing.B) {
 		reg := &Registry{
 			Package: "p", Separator: "__",
-			Defaults: Defaults{ToolTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, InitConcurrency: 1, MaxDepth: 1},
-			Servers:  []Server{{Name: "echo", Transport: "stdio", Command: bin, Trusted: true}},
-			Agents:   []Agent{{Name: "a", Use: []Use{{Kind: UseServer, Name: "echo"}}}},
+			Defaults: decl.Defaults{ToolTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, InitConcurrency: 1, MaxDepth: 1},
+			Servers:  []decl.Server{{Name: "echo", Transport: "stdio", Command: bin, Trusted: true}},
+			Agents:   []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "echo"}}}},
 		}
 		s, err := Open(ctx, reg, "a", Options{Connector: NewMCPConnector(m), Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // buildEchoFixture builds testdata/mcpservers/echo, a go-sdk stdio server.
@@ -22,11 +23,11 @@ func buildEchoFixture(t *testing.T) string {
 }
 
 func TestServerConfigResolvesEnv(t *testing.T) {
-	srv := &Server{
+	srv := &decl.Server{
 		Name: "docs", Transport: "http",
-		URL:     Value{{Lit: "https://docs.example/mcp?k="}, {Env: "DOCS_KEY"}},
-		Headers: []KeyValue{{Key: "Authorization", Value: Value{{Lit: "Bearer "}, {Env: "DOCS_TOKEN"}}}},
-		Env:     []KeyValue{{Key: "MODE", Value: Value{{Lit: "ro"}}}},
+		URL:     decl.Value{{Lit: "https://docs.example/mcp?k="}, {Env: "DOCS_KEY"}},
+		Headers: []decl.KeyValue{{Key: "Authorization", Value: decl.Value{{Lit: "Bearer "}, {Env: "DOCS_TOKEN"}}}},
+		Env:     []decl.KeyValue{{Key: "MODE", Value: decl.Value{{Lit: "ro"}}}},
 	}
 	env := map[string]string{"DOCS_KEY": "k-123", "DOCS_TOKEN": "t-456"}
 	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
@@ -57,11 +58,11 @@ func TestMCPConnectorSession(t *testing.T) {
 	defer m.Close()
 	reg := &Registry{
 		Package: "p", Separator: "__",
-		Defaults: Defaults{ToolTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, InitConcurrency: 2, MaxDepth: 1},
-		Servers: []Server{{Name: "echo", Transport: "stdio", Command: bin, Trusted: true,
+		Defaults: decl.Defaults{ToolTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, InitConcurrency: 2, MaxDepth: 1},
+		Servers: []decl.Server{{Name: "echo", Transport: "stdio", Command: bin, Trusted: true,
 			Args: []string{"-instructions", "Echo server."},
-			Env:  []KeyValue{{Key: "ECHO_TOKEN", Value: Value{{Env: "ECHO_TOKEN"}}}}}},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseServer, Name: "echo"}}}},
+			Env:  []decl.KeyValue{{Key: "ECHO_TOKEN", Value: decl.Value{{Env: "ECHO_TOKEN"}}}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "echo"}}}},
 	}
 	getenv := func(k string) (string, bool) {
 		if k == "ECHO_TOKEN" {

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // offset+limit overflowed for limit=MaxInt64 and the slice panicked
 // ("tool panicked: slice bounds out of range").
 func TestMCPListToolsHugeLimit(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseBundle, Name: "docs_meta"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseBundle, Name: "docs_meta"}}})
 	f.conn.add("docs", mcpServer("Docs server.", "a_tool", "b_tool", "c_tool"))
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	for _, c := range []struct {
@@ -23,7 +25,7 @@ func TestMCPListToolsHugeLimit(t *testing.T) {
 		{math.MinInt64, 1, []string{"a_tool"}},
 	} {
 		args := fmt.Sprintf(`{"server":"docs","offset":%d,"limit":%d}`, c.offset, c.limit)
-		out := mustOK(t, call(t, s, ToolMCPList, args))
+		out := mustOK(t, call(t, s, decl.ToolMCPList, args))
 		var page struct {
 			Tools []struct{ Name string }
 			Total int

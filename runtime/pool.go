@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // PoolTool is one tool of a registry's pool: a declared tool, a server tool
@@ -21,8 +23,8 @@ type PoolTool struct {
 	Original    string // KindMCP: the server's own name
 	Category    string
 	Keywords    []string
-	Untrusted   bool  // from an untrusted server: reachable through meta tools only
-	Decl        *Tool // the Registry entry; nil for a tool found only at run time
+	Untrusted   bool       // from an untrusted server: reachable through meta tools only
+	Decl        *decl.Tool // the Registry entry; nil for a tool found only at run time
 
 	args *argSchema // checks arguments; compiled on first call, shared by sessions (args.go)
 }
@@ -33,9 +35,9 @@ type PoolTool struct {
 // changes or is invalidated.
 type Pool struct {
 	reg     *Registry
-	servers map[string]*Server
-	bundles map[string]*Bundle
-	agents  map[string]*Agent
+	servers map[string]*decl.Server
+	bundles map[string]*decl.Bundle
+	agents  map[string]*decl.Agent
 	queues  map[string]*queue
 
 	warned sync.Map // keys of warnings logged once per pool
@@ -70,9 +72,9 @@ func PoolFor(reg *Registry) *Pool {
 func newPool(reg *Registry) *Pool {
 	p := &Pool{
 		reg:      reg,
-		servers:  map[string]*Server{},
-		bundles:  map[string]*Bundle{},
-		agents:   map[string]*Agent{},
+		servers:  map[string]*decl.Server{},
+		bundles:  map[string]*decl.Bundle{},
+		agents:   map[string]*decl.Agent{},
 		queues:   map[string]*queue{},
 		live:     map[string][]UpstreamTool{},
 		watchers: map[int]func(){},
@@ -167,10 +169,10 @@ func sameUpstreamTool(a, b UpstreamTool) bool {
 
 // lockDrift compares live tools with the locked tools of a server.
 func (p *Pool) lockDrift(server string, live []UpstreamTool) drift {
-	locked := map[string]*Tool{}
+	locked := map[string]*decl.Tool{}
 	for i := range p.reg.Tools {
 		t := &p.reg.Tools[i]
-		if t.Kind == KindMCP && t.Server == server {
+		if t.Kind == decl.KindMCP && t.Server == server {
 			locked[t.Original] = t
 		}
 	}
@@ -216,25 +218,22 @@ func jsonEqual(a, b json.RawMessage) bool {
 }
 
 // serverExposes applies a server's own allow/deny lists to one of its tools.
-func serverExposes(srv *Server, tool string) bool {
+func serverExposes(srv *decl.Server, tool string) bool {
 	if srv == nil {
 		return true
 	}
-	if len(srv.AllowTools) > 0 && !allowMatch(srv, srv.AllowTools, tool) {
-		return false
-	}
-	return !matchAny(srv.DenyTools, tool)
+	return filterPermits(srv, decl.Filter{Allows: [][]string{srv.AllowTools}, Deny: srv.DenyTools}, tool)
 }
 
-// allowMatch applies an allow list (the server's or a bundle's) to one of
-// a server's tools: names and globs for a trusted server, exact names only
-// for an untrusted one, whose glob entries match nothing. Deny lists keep
-// their globs: they can only take away.
-func allowMatch(srv *Server, allow []string, tool string) bool {
+// filterPermits applies a filter over a server's tools: names and globs
+// for a trusted server, exact names only for an untrusted one, whose glob
+// allow entries match nothing. Deny lists keep their globs: they can only
+// take away.
+func filterPermits(srv *decl.Server, f decl.Filter, tool string) bool {
 	if srv != nil && !srv.Trusted {
-		return slices.Contains(allow, tool)
+		return f.PermitsExact(tool)
 	}
-	return matchAny(allow, tool)
+	return f.Permits(tool)
 }
 
 // rebuild makes a new snapshot; p.mu is held (or p is not shared yet).
@@ -250,7 +249,7 @@ func (p *Pool) rebuild() {
 	snap := &poolSnapshot{byName: map[string]*PoolTool{}, renamed: map[string]string{}}
 	holder := map[string]string{} // exposed name → who has it, for reports
 	add := func(t *PoolTool, who string) {
-		if IsReservedToolName(t.Name) {
+		if decl.IsReservedToolName(t.Name) {
 			snap.collisions = append(snap.collisions, collision{t.Name, "the runtime's own tool", who})
 			return
 		}
@@ -272,13 +271,13 @@ func (p *Pool) rebuild() {
 		snap.byName[t.Name] = t
 		snap.tools = append(snap.tools, t)
 	}
-	locked := map[string][]*Tool{} // server → its locked tools, by the server's names
+	locked := map[string][]*decl.Tool{} // server → its locked tools, by the server's names
 	for i := range reg.Tools {
 		t := &reg.Tools[i]
 		for _, old := range t.RenamedFrom {
 			snap.renamed[old] = t.Name
 		}
-		if t.Kind == KindMCP {
+		if t.Kind == decl.KindMCP {
 			locked[t.Server] = append(locked[t.Server], t)
 			continue
 		}
@@ -297,16 +296,16 @@ func (p *Pool) rebuild() {
 	for _, s := range sortedKeys(servers) {
 		srv := p.servers[s]
 		untrusted := srv != nil && !srv.Trusted
-		declared := map[string]*Tool{}
+		declared := map[string]*decl.Tool{}
 		for _, t := range locked[s] {
 			declared[t.Original] = t
 		}
 		live, isLive := p.live[s]
 		if !isLive { // not connected (yet): the lock file's tools stand in
-			slices.SortFunc(locked[s], func(a, b *Tool) int { return strings.Compare(a.Original, b.Original) })
+			slices.SortFunc(locked[s], func(a, b *decl.Tool) int { return strings.Compare(a.Original, b.Original) })
 			for _, t := range locked[s] {
 				add(&PoolTool{
-					Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Kind: KindMCP,
+					Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Kind: decl.KindMCP,
 					Server: s, Original: t.Original, Category: t.Category, Keywords: t.Keywords, Untrusted: untrusted, Decl: t,
 				}, fmt.Sprintf("server %s tool %q", s, t.Original))
 			}
@@ -317,8 +316,8 @@ func (p *Pool) rebuild() {
 				continue
 			}
 			pt := &PoolTool{
-				Name: ExposedName(s, reg.separator(), lt.Name), Description: lt.Description,
-				InputSchema: normalizeSchema(lt.InputSchema), Kind: KindMCP, Server: s, Original: lt.Name,
+				Name: decl.ExposedName(s, reg.Sep(), lt.Name), Description: lt.Description,
+				InputSchema: normalizeSchema(lt.InputSchema), Kind: decl.KindMCP, Server: s, Original: lt.Name,
 				Untrusted: untrusted,
 			}
 			if d := declared[lt.Name]; d != nil {
@@ -363,30 +362,6 @@ func (p *Pool) newCollisions() []collision {
 func samePoolTool(a, b *PoolTool) bool {
 	return a.Decl == b.Decl && a.Kind == b.Kind && a.Server == b.Server && a.Original == b.Original &&
 		a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) && a.Untrusted == b.Untrusted
-}
-
-func (r *Registry) separator() string {
-	if r.Separator == "" {
-		return "__"
-	}
-	return r.Separator
-}
-
-// ExposedName namespaces a server tool and keeps it inside the portable
-// name set ^[a-zA-Z0-9_-]{1,64}$. toolgen uses it for locked tools, so the
-// names it generates are the names agents see at run time.
-func ExposedName(server, sep, tool string) string {
-	name := server + sep + tool
-	b := []byte(name)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	if len(b) > 64 {
-		b = b[:64]
-	}
-	return string(b)
 }
 
 // normalizeSchema makes an input schema an object schema, as MCP requires.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
 )
 
@@ -39,18 +40,18 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 	}
 	e.q = st.s.pool.queues[qname]
 	switch pt.Kind {
-	case KindGo:
+	case decl.KindGo:
 		if d != nil && d.Go != nil {
 			e.goFn = d.Go
 		} else {
 			e.run = failing(fmt.Errorf("tool %q: Go function not linked into this binary", pt.Name))
 		}
-	case KindBuiltin:
+	case decl.KindBuiltin:
 		e.run, e.linked = st.builtinProvider(e, d), true
-	case KindREST:
+	case decl.KindREST:
 		e.run, e.linked = st.restProvider(d), true
 		e.info.Namespace = "rest"
-	case KindMCP:
+	case decl.KindMCP:
 		e.run, e.linked = callUpstream, true
 		e.info.Namespace = pt.Server
 		if srv != nil {
@@ -85,8 +86,8 @@ func callUpstream(ctx context.Context, st *agentState, e *entry, args json.RawMe
 // declaredSchema is a declared tool's input schema. A builtin tool
 // declares none: its schema is its builtin's, so that tool_describe,
 // tool_load and search see the arguments before the tool is built.
-func (p *Pool) declaredSchema(t *Tool) json.RawMessage {
-	if t.Kind != KindBuiltin || len(t.InputSchema) > 0 {
+func (p *Pool) declaredSchema(t *decl.Tool) json.RawMessage {
+	if t.Kind != decl.KindBuiltin || len(t.InputSchema) > 0 {
 		return t.InputSchema
 	}
 	for i := range p.reg.Policies {
@@ -114,11 +115,11 @@ type builtinTool interface {
 // policy's builtin is built once per context and kept until teardown: an
 // entry dropped by a step change and rebuilt later must not open new
 // os.Root handles each time.
-func (st *agentState) builtinProvider(e *entry, d *Tool) provider {
+func (st *agentState) builtinProvider(e *entry, d *decl.Tool) provider {
 	if d == nil {
 		return failing(fmt.Errorf("tool %q: no policy", e.info.Name))
 	}
-	var pol *Policy
+	var pol *decl.Policy
 	for i := range st.s.reg.Policies {
 		if st.s.reg.Policies[i].Name == d.Policy {
 			pol = &st.s.reg.Policies[i]
@@ -163,7 +164,7 @@ type builtInstance struct {
 
 // newBuiltin builds a policy's builtin, confined to its paths under
 // Options.Workdir.
-func (s *Session) newBuiltin(pol *Policy) (builtinTool, error) {
+func (s *Session) newBuiltin(pol *decl.Policy) (builtinTool, error) {
 	wd := s.opts.Workdir
 	switch pol.Builtin {
 	case "fs_read":

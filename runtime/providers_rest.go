@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/rest"
 )
 
 // restProvider builds a REST tool with its env() values read now, when
 // the agent context is built; a missing variable makes every call fail
 // with an error naming the tool and the variable.
-func (st *agentState) restProvider(d *Tool) provider {
+func (st *agentState) restProvider(d *decl.Tool) provider {
 	if d == nil || d.REST == nil {
 		return failing(fmt.Errorf("REST tool without a rest block"))
 	}
@@ -41,7 +42,7 @@ func (st *agentState) restProvider(d *Tool) provider {
 
 // envValues are the values v reads from the environment: what must never
 // show in messages.
-func envValues(getenv func(string) (string, bool), v Value) []string {
+func envValues(getenv func(string) (string, bool), v decl.Value) []string {
 	var out []string
 	for _, p := range v {
 		if p.Env == "" {

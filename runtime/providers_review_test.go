@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 func openFDs(t *testing.T) int {
@@ -21,8 +23,8 @@ func openFDs(t *testing.T) int {
 // when the next step brought it back, opening new os.Root handles each
 // time; the old ones were closed only at teardown.
 func TestStepTogglesDoNotLeakBuiltinFDs(t *testing.T) {
-	f := newFixture(Agent{Name: "a"})
-	f.reg.Workflows[0].Roles[0].Steps = append(f.reg.Workflows[0].Roles[0].Steps, Step{Name: "files", Bundles: []string{"files"}})
+	f := newFixture(decl.Agent{Name: "a"})
+	f.reg.Workflows[0].Roles[0].Steps = append(f.reg.Workflows[0].Roles[0].Steps, decl.Step{Name: "files", Bundles: []string{"files"}})
 	wd := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(wd, "workspace"), 0o755); err != nil {
 		t.Fatal(err)

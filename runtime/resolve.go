@@ -6,27 +6,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
-// Names of the tools the runtime itself provides.
-const (
-	ToolSpawnAgents = "spawn_agents"
-	ToolListAgents  = "list_available_agents"
-	ToolHandoff     = "router__handoff-to"
-	ToolFinalReport = "agent__final_report"
-	ToolTaskStatus  = "agent__task_status"
-	ToolBatch       = "agent__batch"
-	ToolFind        = "tool_find"
-	ToolDescribe    = "tool_describe"
-	ToolLoad        = "tool_load"
-	ToolActive      = "tool_active"
-	ToolMCPList     = "mcp_list_tools"
-	ToolMCPSchema   = "mcp_get_tool_schema"
-	ToolMCPCall     = "mcp_call_tool"
-	ToolOutputRead  = "output_read"
-	subagentPrefix  = "agent__"
-	defaultMaxDepth = 2
-)
+const defaultMaxDepth = 2
 
 // switchGrace is how long Switch waits for in-flight calls.
 var switchGrace = 5 * time.Second
@@ -34,7 +18,7 @@ var switchGrace = 5 * time.Second
 // resolution is an agent's tool surface computed from a pool snapshot. The
 // same code serves Open, ToolsForStep and Explain.
 type resolution struct {
-	agent     *Agent
+	agent     *decl.Agent
 	step      string // "WF/ROLE/STEP" when resolving a step's bundles for the agent
 	depth     int
 	maxDepth  int
@@ -102,28 +86,16 @@ type metaScopes map[string]*metaScope
 
 type metaScope struct {
 	bundles []string
-	allows  [][]string // intersect: a tool must match every list
-	deny    []string   // union
+	filter  decl.Filter // the bundles' lists: allow ∩, deny ∪
 }
 
-func (m *metaScope) permits(srv *Server, tool string) bool {
-	if !serverExposes(srv, tool) {
-		return false
-	}
-	for _, a := range m.allows {
-		if !allowMatch(srv, a, tool) {
-			return false
-		}
-	}
-	return !matchAny(m.deny, tool)
+func (m *metaScope) permits(srv *decl.Server, tool string) bool {
+	return serverExposes(srv, tool) && filterPermits(srv, m.filter, tool)
 }
 
-func (m *metaScope) merge(b *Bundle) {
+func (m *metaScope) merge(b *decl.Bundle) {
 	m.bundles = append(m.bundles, b.Name)
-	if len(b.AllowTools) > 0 {
-		m.allows = append(m.allows, b.AllowTools)
-	}
-	m.deny = append(m.deny, b.DenyTools...)
+	m.filter.Add(b.AllowTools, b.DenyTools)
 }
 
 func (r *resolution) warn(event, msg string, attrs ...slog.Attr) {
@@ -133,7 +105,7 @@ func (r *resolution) warn(event, msg string, attrs ...slog.Attr) {
 // warnUntrustedGlobs reports the glob entries of an untrusted server's
 // allow lists, which match nothing at run time: untrusted servers take
 // exact tool names. Each is logged once per pool.
-func (r *resolution) warnUntrustedGlobs(srv *Server, b *Bundle) {
+func (r *resolution) warnUntrustedGlobs(srv *decl.Server, b *decl.Bundle) {
 	if srv == nil || srv.Trusted {
 		return
 	}
@@ -143,7 +115,7 @@ func (r *resolution) warnUntrustedGlobs(srv *Server, b *Bundle) {
 	}{{"server." + srv.Name + " allow_tools", srv.AllowTools}, {"bundle." + b.Name + " allow_tools", b.AllowTools}}
 	for _, l := range lists {
 		for _, p := range l.allow {
-			if !isGlob(p) {
+			if !decl.IsGlob(p) {
 				continue
 			}
 			r.warnings = append(r.warnings, warning{
@@ -151,12 +123,12 @@ func (r *resolution) warnUntrustedGlobs(srv *Server, b *Bundle) {
 				attrs: []slog.Attr{slog.String("server", srv.Name), slog.String("pattern", p), slog.String("list", l.where)},
 				once:  l.where + "\x00" + p,
 			})
-			r.tr.note(ToolMCPCall, "%s %q: a glob, which matches nothing for untrusted server %s", l.where, p, srv.Name)
+			r.tr.note(decl.ToolMCPCall, "%s %q: a glob, which matches nothing for untrusted server %s", l.where, p, srv.Name)
 		}
 	}
 }
 
-func (p *Pool) agentMaxDepth(a *Agent) int {
+func (p *Pool) agentMaxDepth(a *decl.Agent) int {
 	switch {
 	case a.MaxDepth > 0:
 		return a.MaxDepth
@@ -169,7 +141,7 @@ func (p *Pool) agentMaxDepth(a *Agent) int {
 // resolveAgent computes what an agent can call at a spawn depth. limit is
 // the max_depth in force above a sub-agent (0 at the top): a sub-agent
 // never goes deeper than the smallest max_depth on its way down.
-func (p *Pool) resolveAgent(snap *poolSnapshot, a *Agent, depth, limit int, tr *trace) *resolution {
+func (p *Pool) resolveAgent(snap *poolSnapshot, a *decl.Agent, depth, limit int, tr *trace) *resolution {
 	r := &resolution{
 		agent: a, depth: depth, maxDepth: p.agentMaxDepth(a),
 		use: map[string]bool{}, allowed: map[string]bool{}, aliases: map[string]string{},
@@ -187,14 +159,14 @@ func (p *Pool) resolveAgent(snap *poolSnapshot, a *Agent, depth, limit int, tr *
 	for i, u := range a.Use {
 		where := fmt.Sprintf("tools.use[%d]", i)
 		switch u.Kind {
-		case UseTool:
-			if u.Name == ToolSpawnAgents || u.Name == ToolListAgents {
+		case decl.UseTool:
+			if u.Name == decl.ToolSpawnAgents || u.Name == decl.ToolListAgents {
 				spawnOptIn = true
-				tr.noteRuntime(ToolSpawnAgents, "%s names %s: opts in to coordination tools", where, u.Name)
+				tr.noteRuntime(decl.ToolSpawnAgents, "%s names %s: opts in to coordination tools", where, u.Name)
 				continue
 			}
 			r.useTool(snap, u.Name, where+" tool."+u.Name)
-		case UseServer:
+		case decl.UseServer:
 			srv := p.servers[u.Name]
 			if srv == nil {
 				r.warn(EventToolUnknown, "unknown server in tools.use; skipped", slog.String("agent", a.Name), slog.String("server", u.Name))
@@ -214,17 +186,17 @@ func (p *Pool) resolveAgent(snap *poolSnapshot, a *Agent, depth, limit int, tr *
 					r.add(t, "%s server.%s", where, u.Name)
 				}
 			}
-		case UseBundle:
+		case decl.UseBundle:
 			b := p.bundles[u.Name]
 			if b == nil {
 				r.warn(EventToolUnknown, "unknown bundle in tools.use; skipped", slog.String("agent", a.Name), slog.String("bundle", u.Name))
 				continue
 			}
 			p.selectBundle(snap, r, b, where, direct, &directOrder)
-		case UseGlob:
+		case decl.UseGlob:
 			n := 0
 			for _, t := range snap.tools {
-				if !matchGlob(u.Name, t.Name) {
+				if !decl.Match(u.Name, t.Name) {
 					continue
 				}
 				if t.Untrusted {
@@ -278,11 +250,11 @@ func (r *resolution) add(t *PoolTool, format string, args ...any) {
 // scope, direct server bundles are merged per server later.
 // selected is a direct bundle and where it was selected.
 type selected struct {
-	b     *Bundle
+	b     *decl.Bundle
 	where string
 }
 
-func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *Bundle, where string, direct map[string][]selected, order *[]string) {
+func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *decl.Bundle, where string, direct map[string][]selected, order *[]string) {
 	srv := p.servers[b.Server]
 	switch {
 	case b.Mode == "meta":
@@ -301,7 +273,7 @@ func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *Bundle, where 
 			r.meta[b.Server] = m
 		}
 		m.merge(b)
-		r.tr.note(ToolMCPCall, "%s bundle.%s: meta tools reach server %s", where, b.Name, b.Server)
+		r.tr.note(decl.ToolMCPCall, "%s bundle.%s: meta tools reach server %s", where, b.Name, b.Server)
 	case b.Server != "":
 		if srv == nil {
 			r.warn(EventToolUnknown, "bundle names an unknown server; skipped", slog.String("bundle", b.Name), slog.String("server", b.Server))
@@ -340,8 +312,7 @@ func (p *Pool) mergeDirect(snap *poolSnapshot, r *resolution, direct map[string]
 			wheres = append(wheres, sel.where+" bundle."+sel.b.Name)
 		}
 		if ms := r.meta[server]; ms != nil {
-			m.allows = append(m.allows, ms.allows...)
-			m.deny = append(m.deny, ms.deny...)
+			m.filter.Merge(ms.filter)
 			wheres = append(wheres, "meta bundle."+strings.Join(ms.bundles, " + bundle."))
 			for _, sel := range direct[server] {
 				ms.merge(sel.b)
@@ -399,7 +370,7 @@ func (r *resolution) applyAllowed(snap *poolSnapshot) {
 		return // the entries themselves were checked when the agent was resolved
 	}
 	for i, p := range a.Allowed {
-		if isGlob(p) {
+		if decl.IsGlob(p) {
 			continue
 		}
 		if _, alias := r.aliases[p]; alias {
@@ -428,7 +399,7 @@ func (r *resolution) allowedBy(name string, aliasesOf []string) bool {
 			}
 		}
 		for _, p := range a.Allowed {
-			if isGlob(p) && matchGlob(p, name) {
+			if decl.IsGlob(p) && decl.Match(p, name) {
 				return true
 			}
 		}
@@ -441,8 +412,8 @@ func (r *resolution) allowedBy(name string, aliasesOf []string) bool {
 func (r *resolution) allowReason(name string, aliasesOf []string) string {
 	for i, p := range r.agent.Allowed {
 		switch {
-		case isGlob(p):
-			if matchGlob(p, name) {
+		case decl.IsGlob(p):
+			if decl.Match(p, name) {
 				return fmt.Sprintf("tools.allowed[%d] glob %q", i, p)
 			}
 		case p == name:
@@ -464,8 +435,8 @@ func (r *resolution) allowReason(name string, aliasesOf []string) string {
 func (r *resolution) restrictSpawn(optIn bool) {
 	a := r.agent
 	both := func(mark func(string, string, ...any), format string, args ...any) {
-		mark(ToolSpawnAgents, format, args...)
-		mark(ToolListAgents, format, args...)
+		mark(decl.ToolSpawnAgents, format, args...)
+		mark(decl.ToolListAgents, format, args...)
 	}
 	switch {
 	case !optIn && r.depth > 0:
@@ -493,7 +464,7 @@ func (r *resolution) restrictSubagents() {
 	if r.depth >= r.maxDepth {
 		tools := make([]string, len(a.Subagents))
 		for i, sub := range a.Subagents {
-			tools[i] = subagentPrefix + sub
+			tools[i] = decl.SubagentPrefix + sub
 			r.tr.excludeRuntime(tools[i], "removed: depth %d reached max_depth %d", r.depth, r.maxDepth)
 		}
 		r.warn(EventSubagentMaxDepth, "max depth reached: sub-agent tools removed",
@@ -502,13 +473,13 @@ func (r *resolution) restrictSubagents() {
 	}
 	r.subagents = a.Subagents
 	for _, sub := range a.Subagents {
-		r.tr.noteRuntime(subagentPrefix+sub, "subagents: %s (depth %d < max_depth %d)", sub, r.depth, r.maxDepth)
+		r.tr.noteRuntime(decl.SubagentPrefix+sub, "subagents: %s (depth %d < max_depth %d)", sub, r.depth, r.maxDepth)
 	}
 }
 
 // spawnable lists the agents spawn_agents may start: the declared
 // sub-agents, or every other agent when none are declared.
-func (p *Pool) spawnable(a *Agent) []string {
+func (p *Pool) spawnable(a *decl.Agent) []string {
 	if len(a.Subagents) > 0 {
 		return a.Subagents
 	}
@@ -522,16 +493,16 @@ func (p *Pool) spawnable(a *Agent) []string {
 }
 
 // serversFor lists the servers an agent's use entries need connected.
-func (p *Pool) serversFor(snap *poolSnapshot, a *Agent) []string {
+func (p *Pool) serversFor(snap *poolSnapshot, a *decl.Agent) []string {
 	need := map[string]bool{}
-	sep := p.reg.separator()
+	sep := p.reg.Sep()
 	for _, u := range a.Use {
 		switch u.Kind {
-		case UseServer:
+		case decl.UseServer:
 			if srv := p.servers[u.Name]; srv != nil && srv.Trusted {
 				need[u.Name] = true
 			}
-		case UseBundle:
+		case decl.UseBundle:
 			if b := p.bundles[u.Name]; b != nil && b.Server != "" {
 				need[b.Server] = true
 			}
@@ -542,11 +513,11 @@ func (p *Pool) serversFor(snap *poolSnapshot, a *Agent) []string {
 					}
 				}
 			}
-		case UseTool:
+		case decl.UseTool:
 			if t := snap.byName[u.Name]; t != nil && t.Server != "" && !t.Untrusted {
 				need[t.Server] = true
 			}
-		case UseGlob:
+		case decl.UseGlob:
 			for _, srv := range p.reg.Servers {
 				if srv.Trusted && globMayReachServer(u.Name, srv.Name, sep) {
 					need[srv.Name] = true
@@ -576,10 +547,10 @@ type stepSurface struct {
 // direct and meta bundles alike. With an agent whose tools.allowed is set,
 // direct tools outside it stay out (meta tools check it per call). While
 // the step is active this is the agent's whole tool policy.
-func (p *Pool) resolveStep(snap *poolSnapshot, a *Agent, addr string, bundles []string, tr *trace) (*stepSurface, []warning) {
+func (p *Pool) resolveStep(snap *poolSnapshot, a *decl.Agent, addr string, bundles []string, tr *trace) (*stepSurface, []warning) {
 	r := &resolution{agent: a, step: addr, use: map[string]bool{}, allowed: map[string]bool{}, aliases: map[string]string{}, meta: metaScopes{}, tr: tr}
 	if a == nil {
-		r.agent = &Agent{}
+		r.agent = &decl.Agent{}
 	} else {
 		for _, al := range a.Aliases {
 			r.aliases[al.Name] = al.Target

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/toolgen-dev/toolgen/internal/redact"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // secretsOf returns the scrubber of a session: every env() value the
@@ -15,7 +16,7 @@ import (
 func secretsOf(reg *Registry, getenv func(string) (string, bool), log *slog.Logger, report bool) *redact.Redactor {
 	var values []string
 	warned := map[string]bool{}
-	add := func(v Value, attr slog.Attr) {
+	add := func(v decl.Value, attr slog.Attr) {
 		for _, p := range v {
 			if p.Env == "" {
 				continue
@@ -48,7 +49,7 @@ func secretsOf(reg *Registry, getenv func(string) (string, bool), log *slog.Logg
 	}
 	for i := range reg.Tools {
 		t := &reg.Tools[i]
-		if t.Kind != KindREST || t.REST == nil {
+		if t.Kind != decl.KindREST || t.REST == nil {
 			continue
 		}
 		where := slog.String("tool", t.Name)

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/internal/redact"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 func envMap(m map[string]string) func(string) (string, bool) {
@@ -45,13 +46,13 @@ func TestSecretsScrubbedFromEverythingGetEnv(t *testing.T) {
 	defer m.Close()
 	reg := &Registry{
 		Package: "p", Separator: "__",
-		Defaults: Defaults{ToolTimeout: 30 * time.Second, StartupTimeout: 30 * time.Second, ResponseMaxBytes: 1 << 20, InitConcurrency: 1, MaxDepth: 1},
-		Servers: []Server{{Name: "everything", Transport: "stdio", Command: node, Args: args, Trusted: true,
-			Env: []KeyValue{
-				{Key: "API_TOKEN", Value: Value{{Env: "EV_TOKEN"}}},
-				{Key: "SHORT_FLAG", Value: Value{{Env: "EV_SHORT"}}},
+		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, StartupTimeout: 30 * time.Second, ResponseMaxBytes: 1 << 20, InitConcurrency: 1, MaxDepth: 1},
+		Servers: []decl.Server{{Name: "everything", Transport: "stdio", Command: node, Args: args, Trusted: true,
+			Env: []decl.KeyValue{
+				{Key: "API_TOKEN", Value: decl.Value{{Env: "EV_TOKEN"}}},
+				{Key: "SHORT_FLAG", Value: decl.Value{{Env: "EV_SHORT"}}},
 			}}},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseGlob, Name: "everything__get-env"}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseGlob, Name: "everything__get-env"}}}},
 	}
 	s := open(t, reg, "a", Options{Logger: ev.logger(), Connector: NewMCPConnector(m),
 		Getenv: envMap(map[string]string{"EV_TOKEN": token, "EV_SHORT": "S"})})
@@ -91,11 +92,11 @@ func TestSecretsScrubbedFromREST(t *testing.T) {
 	}))
 	defer srv.Close()
 	reg := &Registry{
-		Defaults: Defaults{ToolTimeout: 10 * time.Second, ResponseMaxBytes: 256},
-		Tools: []Tool{{Name: "echo_http", Kind: KindREST, REST: &REST{Method: "GET",
-			URL:     Value{{Lit: srv.URL + "/v1/"}, {Env: "ECHO_KEY"}, {Lit: "/{x}"}},
-			Headers: []KeyValue{{Key: "Authorization", Value: Value{{Lit: "Bearer "}, {Env: "ECHO_TOKEN"}}}}}}},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: "echo_http"}}}},
+		Defaults: decl.Defaults{ToolTimeout: 10 * time.Second, ResponseMaxBytes: 256},
+		Tools: []decl.Tool{{Name: "echo_http", Kind: decl.KindREST, REST: &decl.REST{Method: "GET",
+			URL:     decl.Value{{Lit: srv.URL + "/v1/"}, {Env: "ECHO_KEY"}, {Lit: "/{x}"}},
+			Headers: []decl.KeyValue{{Key: "Authorization", Value: decl.Value{{Lit: "Bearer "}, {Env: "ECHO_TOKEN"}}}}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "echo_http"}}}},
 	}
 	ev := &events{}
 	s := open(t, reg, "a", Options{Logger: ev.logger(), SpillDir: t.TempDir(),
@@ -125,7 +126,7 @@ func TestSecretsScrubbedFromREST(t *testing.T) {
 			EOF     bool   `json:"eof"`
 		}
 		args, _ := json.Marshal(map[string]any{"handle": h.ToolOutput.Handle, "offset": offset})
-		if err := json.Unmarshal([]byte(mustOK(t, call(t, s, ToolOutputRead, string(args)))), &p); err != nil {
+		if err := json.Unmarshal([]byte(mustOK(t, call(t, s, decl.ToolOutputRead, string(args)))), &p); err != nil {
 			t.Fatal(err)
 		}
 		paged.WriteString(p.Content)
@@ -170,11 +171,11 @@ func TestSecretsScrubbedFromHTTPMCP(t *testing.T) {
 	defer m.Close()
 	reg := &Registry{
 		Package: "p", Separator: "__",
-		Defaults: Defaults{ToolTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, ResponseMaxBytes: 1 << 20, InitConcurrency: 1, MaxDepth: 1},
-		Servers: []Server{{Name: "who", Transport: "http", Trusted: true,
-			URL:     Value{{Lit: srv.URL + "/mcp/"}, {Env: "WHO_KEY"}},
-			Headers: []KeyValue{{Key: "Authorization", Value: Value{{Lit: "Bearer "}, {Env: "WHO_TOKEN"}}}}}},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseServer, Name: "who"}}}},
+		Defaults: decl.Defaults{ToolTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, ResponseMaxBytes: 1 << 20, InitConcurrency: 1, MaxDepth: 1},
+		Servers: []decl.Server{{Name: "who", Transport: "http", Trusted: true,
+			URL:     decl.Value{{Lit: srv.URL + "/mcp/"}, {Env: "WHO_KEY"}},
+			Headers: []decl.KeyValue{{Key: "Authorization", Value: decl.Value{{Lit: "Bearer "}, {Env: "WHO_TOKEN"}}}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "who"}}}},
 	}
 	s := open(t, reg, "a", Options{Logger: (&events{}).logger(), Connector: NewMCPConnector(m),
 		Getenv: envMap(map[string]string{"WHO_TOKEN": token, "WHO_KEY": key})})
@@ -194,10 +195,10 @@ func TestShortSecretLeavesErrorsReadable(t *testing.T) {
 	}))
 	defer srv.Close()
 	reg := &Registry{
-		Defaults: Defaults{ToolTimeout: 10 * time.Second},
-		Tools: []Tool{{Name: "gh", Kind: KindREST, REST: &REST{Method: "GET", URL: Value{{Lit: srv.URL + "/x"}},
-			Headers: []KeyValue{{Key: "Authorization", Value: Value{{Lit: "token "}, {Env: "GITHUB_TOKEN"}}}}}}},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: "gh"}}}},
+		Defaults: decl.Defaults{ToolTimeout: 10 * time.Second},
+		Tools: []decl.Tool{{Name: "gh", Kind: decl.KindREST, REST: &decl.REST{Method: "GET", URL: decl.Value{{Lit: srv.URL + "/x"}},
+			Headers: []decl.KeyValue{{Key: "Authorization", Value: decl.Value{{Lit: "token "}, {Env: "GITHUB_TOKEN"}}}}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "gh"}}}},
 	}
 	ev := &events{}
 	s := open(t, reg, "a", Options{Logger: ev.logger(), Getenv: envMap(map[string]string{"GITHUB_TOKEN": "x"})})
@@ -211,8 +212,8 @@ func TestShortSecretLeavesErrorsReadable(t *testing.T) {
 // A session without env() values builds no scrubber: calls pay nothing.
 func TestNoSecretsNoScrubber(t *testing.T) {
 	reg := &Registry{
-		Tools:  []Tool{{Name: "noop", Kind: KindGo, Go: echoGo()}},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: "noop"}}}},
+		Tools:  []decl.Tool{{Name: "noop", Kind: decl.KindGo, Go: echoGo()}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "noop"}}}},
 	}
 	s := open(t, reg, "a", Options{Logger: (&events{}).logger()})
 	if s.scrub != nil {
@@ -225,17 +226,17 @@ func TestNoSecretsNoScrubber(t *testing.T) {
 func TestSecretsScrubbedFromGoToolResultsAndErrors(t *testing.T) {
 	const token = "gho_EEEE5555ffff"
 	reg := &Registry{
-		Servers: []Server{{Name: "gh", Transport: "stdio", Command: "true",
-			Env: []KeyValue{{Key: "GITHUB_TOKEN", Value: Value{{Env: "GITHUB_TOKEN"}}}}}},
-		Tools: []Tool{
-			{Name: "leak", Kind: KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) {
+		Servers: []decl.Server{{Name: "gh", Transport: "stdio", Command: "true",
+			Env: []decl.KeyValue{{Key: "GITHUB_TOKEN", Value: decl.Value{{Env: "GITHUB_TOKEN"}}}}}},
+		Tools: []decl.Tool{
+			{Name: "leak", Kind: decl.KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) {
 				return "token=" + token, nil
 			})},
-			{Name: "leak_err", Kind: KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) {
+			{Name: "leak_err", Kind: decl.KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) {
 				return "", errors.New("auth failed with " + token)
 			})},
 		},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseTool, Name: "leak"}, {Kind: UseTool, Name: "leak_err"}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "leak"}, {Kind: decl.UseTool, Name: "leak_err"}}}},
 	}
 	s := open(t, reg, "a", Options{Logger: (&events{}).logger(), Getenv: envMap(map[string]string{"GITHUB_TOKEN": token})})
 	requireScrubbed(t, "Go result", mustOK(t, call(t, s, "leak", `{}`)), "EEEE5555")

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"go.uber.org/goleak"
 )
 
 func TestSeed_DynamicToolLoading_RoutingDenyByDefault(t *testing.T) {
-	f := newFixture(Agent{Name: "a"})
+	f := newFixture(decl.Agent{Name: "a"})
 	if got := f.reg.StepBundles("release", "planner", "review"); !slices.Equal(got, []string{"code_read", "web"}) {
 		t.Errorf("route %v", got)
 	}
@@ -29,7 +30,7 @@ func TestSeed_DynamicToolLoading_RoutingDenyByDefault(t *testing.T) {
 }
 
 func TestSeed_DynamicToolLoading_RoutingGeneratedSwitchOverridesAndCache(t *testing.T) {
-	f := newFixture(Agent{Name: "a"})
+	f := newFixture(decl.Agent{Name: "a"})
 	calls := 0
 	f.reg.Route = func(wf, role, step string) []string {
 		calls++
@@ -58,7 +59,7 @@ func TestSeed_DynamicToolLoading_RoutingGeneratedSwitchOverridesAndCache(t *test
 }
 
 func TestSeed_DynamicToolLoading_DirectBundleNamespacing(t *testing.T) {
-	f := newFixture(Agent{Name: "a"})
+	f := newFixture(decl.Agent{Name: "a"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	tools, err := s.ToolsForStep(context.Background(), "release", "planner", "plan")
 	if err != nil {
@@ -77,7 +78,7 @@ func TestSeed_DynamicToolLoading_DirectBundleNamespacing(t *testing.T) {
 }
 
 func TestSeed_DynamicToolLoading_AllowIntersectDenyUnion(t *testing.T) {
-	f := newFixture(Agent{Name: "a"})
+	f := newFixture(decl.Agent{Name: "a"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	// code_read allows search_code, get_file_contents; code_hist allows get_file_*
 	// and denies get_file_contents: nothing is in both allow lists and outside the denies
@@ -88,7 +89,7 @@ func TestSeed_DynamicToolLoading_AllowIntersectDenyUnion(t *testing.T) {
 	// meta scopes merge the same way
 	p := PoolFor(f.reg)
 	// (scraper is untrusted: exact names, no globs)
-	f.reg.Bundles = append(f.reg.Bundles, Bundle{Name: "web2", Mode: "meta", Server: "scraper", AllowTools: []string{"fetch_page", "fetch_secret"}, DenyTools: []string{"fetch_secret"}})
+	f.reg.Bundles = append(f.reg.Bundles, decl.Bundle{Name: "web2", Mode: "meta", Server: "scraper", AllowTools: []string{"fetch_page", "fetch_secret"}, DenyTools: []string{"fetch_secret"}})
 	p.bundles["web2"] = &f.reg.Bundles[len(f.reg.Bundles)-1]
 	ss, _ := p.resolveStep(p.snap.Load(), nil, "x/y/z", []string{"web", "web2"}, nil)
 	m := ss.meta["scraper"]
@@ -99,7 +100,7 @@ func TestSeed_DynamicToolLoading_AllowIntersectDenyUnion(t *testing.T) {
 }
 
 func TestSeed_DynamicToolLoading_MetaBundleInjection(t *testing.T) {
-	f := newFixture(Agent{Name: "a"})
+	f := newFixture(decl.Agent{Name: "a"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	ctx := context.Background()
 	tools, err := s.ToolsForStep(ctx, "release", "planner", "review")
@@ -107,11 +108,11 @@ func TestSeed_DynamicToolLoading_MetaBundleInjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	// no scraper tool schema is injected: only the meta surface
-	want := []string{"github__get_file_contents", "github__search_code", ToolMCPCall, ToolMCPSchema, ToolMCPList}
+	want := []string{"github__get_file_contents", "github__search_code", decl.ToolMCPCall, decl.ToolMCPSchema, decl.ToolMCPList}
 	if diff := cmp.Diff(want, toolNames(tools)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	out := mustOK(t, call(t, s, ToolMCPList, `{"server":"scraper"}`))
+	out := mustOK(t, call(t, s, decl.ToolMCPList, `{"server":"scraper"}`))
 	var list struct {
 		Tools []struct{ Name string }
 		Total int
@@ -120,11 +121,11 @@ func TestSeed_DynamicToolLoading_MetaBundleInjection(t *testing.T) {
 	if list.Total != 1 || list.Tools[0].Name != "fetch_page" {
 		t.Errorf("mcp_list_tools: %s", out)
 	}
-	out = mustOK(t, call(t, s, ToolMCPSchema, `{"server":"scraper","tool":"fetch_page"}`))
+	out = mustOK(t, call(t, s, decl.ToolMCPSchema, `{"server":"scraper","tool":"fetch_page"}`))
 	if !strings.Contains(out, `"input_schema":{"properties":{"q"`) {
 		t.Errorf("schema: %s", out)
 	}
-	out = mustOK(t, call(t, s, ToolMCPCall, `{"server":"scraper","tool":"fetch_page","args":{"q":"https://x"}}`))
+	out = mustOK(t, call(t, s, decl.ToolMCPCall, `{"server":"scraper","tool":"fetch_page","args":{"q":"https://x"}}`))
 	if out != `fetch_page:{"q":"https://x"}` {
 		t.Errorf("call: %s", out)
 	}
@@ -132,20 +133,20 @@ func TestSeed_DynamicToolLoading_MetaBundleInjection(t *testing.T) {
 		`{"server":"scraper","tool":"post_form","args":{}}`,  // outside allow_tools
 		`{"server":"github","tool":"delete_repo","args":{}}`, // server outside the meta scope
 	} {
-		if r := call(t, s, ToolMCPCall, bad); r.OK {
+		if r := call(t, s, decl.ToolMCPCall, bad); r.OK {
 			t.Errorf("%s: allowed", bad)
 		}
 	}
-	if r := call(t, s, ToolMCPSchema, `{"server":"scraper","tool":"post_form"}`); r.OK {
+	if r := call(t, s, decl.ToolMCPSchema, `{"server":"scraper","tool":"post_form"}`); r.OK {
 		t.Error("schema of a disallowed tool returned")
 	}
 }
 
 func TestSeed_DynamicToolLoading_MetaBundleInUse(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseBundle, Name: "docs_meta"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseBundle, Name: "docs_meta"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	names := toolNames(s.Tools())
-	for _, n := range []string{ToolMCPCall, ToolMCPSchema, ToolMCPList} {
+	for _, n := range []string{decl.ToolMCPCall, decl.ToolMCPSchema, decl.ToolMCPList} {
 		if !slices.Contains(names, n) {
 			t.Errorf("missing %s: %v", n, names)
 		}
@@ -153,14 +154,14 @@ func TestSeed_DynamicToolLoading_MetaBundleInUse(t *testing.T) {
 	if slices.Contains(names, "docs__search_docs") {
 		t.Error("meta bundle injected a tool schema")
 	}
-	if out := mustOK(t, call(t, s, ToolMCPCall, `{"server":"docs","tool":"search_docs","args":{"q":"a"}}`)); out != `search_docs:{"q":"a"}` {
+	if out := mustOK(t, call(t, s, decl.ToolMCPCall, `{"server":"docs","tool":"search_docs","args":{"q":"a"}}`)); out != `search_docs:{"q":"a"}` {
 		t.Errorf("call: %s", out)
 	}
 }
 
 func TestSeed_DynamicToolLoading_TrustEnforcement(t *testing.T) {
 	f := newFixture(
-		Agent{Name: "direct", Use: []Use{{Kind: UseServer, Name: "scraper"}, {Kind: UseBundle, Name: "scrape_direct"}, {Kind: UseTool, Name: "scraper__fetch_page"}}},
+		decl.Agent{Name: "direct", Use: []decl.Use{{Kind: decl.UseServer, Name: "scraper"}, {Kind: decl.UseBundle, Name: "scrape_direct"}, {Kind: decl.UseTool, Name: "scraper__fetch_page"}}},
 	)
 	ev := &events{}
 	s := open(t, f.reg, "direct", f.opts(ev))
@@ -178,7 +179,7 @@ func TestSeed_DynamicToolLoading_TrustEnforcement(t *testing.T) {
 	}
 	// untrusted and no allow_tools anywhere: the meta bundle is refused too
 	f.reg.Servers[2].AllowTools = nil
-	f.reg.Bundles = append(f.reg.Bundles, Bundle{Name: "web_open", Mode: "meta", Server: "scraper"})
+	f.reg.Bundles = append(f.reg.Bundles, decl.Bundle{Name: "web_open", Mode: "meta", Server: "scraper"})
 	p := newPool(f.reg)
 	ss, warns := p.resolveStep(p.snap.Load(), nil, "a/b/c", []string{"web_open"}, nil)
 	if len(ss.meta) != 0 || len(warns) == 0 {
@@ -187,7 +188,7 @@ func TestSeed_DynamicToolLoading_TrustEnforcement(t *testing.T) {
 }
 
 func TestSeed_DynamicToolLoading_LazyConnect(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("summarize")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("summarize")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	if acq, _ := f.conn.count("github"); acq != 0 {
 		t.Fatal("Open connected a server the agent does not use")
@@ -210,7 +211,7 @@ func TestSeed_DynamicToolLoading_LazyConnect(t *testing.T) {
 
 func TestSeed_DynamicToolLoading_DeterministicClose(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	f := newFixture(Agent{Name: "a"})
+	f := newFixture(decl.Agent{Name: "a"})
 	s, _ := Open(context.Background(), f.reg, "a", f.opts(&events{}))
 	s.ToolsForStep(context.Background(), "release", "planner", "review")
 	s.Close()
@@ -222,7 +223,7 @@ func TestSeed_DynamicToolLoading_DeterministicClose(t *testing.T) {
 }
 
 func TestSeed_DynamicToolLoading_SameStepSameSurface(t *testing.T) {
-	f := newFixture(Agent{Name: "a"})
+	f := newFixture(decl.Agent{Name: "a"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	ctx := context.Background()
 	a, _ := s.ToolsForStep(ctx, "release", "planner", "review")

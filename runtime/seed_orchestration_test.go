@@ -16,13 +16,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"go.uber.org/goleak"
 )
 
 func TestSeed_ToolOrchestration_AgentSwitchInitiated(t *testing.T) {
 	f := newFixture(
-		Agent{Name: "coder", Use: []Use{{Kind: UseServer, Name: "github"}}},
-		Agent{Name: "writer", Use: useTools("summarize")},
+		decl.Agent{Name: "coder", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}},
+		decl.Agent{Name: "writer", Use: useTools("summarize")},
 	)
 	ev := &events{}
 	s := open(t, f.reg, "coder", f.opts(ev))
@@ -58,7 +59,7 @@ func TestSeed_ToolOrchestration_AgentSwitchInitiated(t *testing.T) {
 
 func TestSeed_ToolOrchestration_ContextTeardown(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	f := newFixture(Agent{Name: "coder", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseServer, Name: "docs"}}})
+	f := newFixture(decl.Agent{Name: "coder", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseServer, Name: "docs"}}})
 	ev := &events{}
 	s, err := Open(context.Background(), f.reg, "coder", f.opts(ev))
 	if err != nil {
@@ -87,7 +88,7 @@ func TestSeed_ToolOrchestration_ContextTeardown(t *testing.T) {
 }
 
 func TestSeed_ToolOrchestration_ContextBuild(t *testing.T) {
-	f := newFixture(Agent{Name: "coder", Use: []Use{{Kind: UseTool, Name: "read_file"}, {Kind: UseServer, Name: "github"}}})
+	f := newFixture(decl.Agent{Name: "coder", Use: []decl.Use{{Kind: decl.UseTool, Name: "read_file"}, {Kind: decl.UseServer, Name: "github"}}})
 	ev := &events{}
 	s := open(t, f.reg, "coder", f.opts(ev))
 	ev.requireOne(t, EventServerStart, "server", "github", "agent", "coder")
@@ -112,14 +113,14 @@ func TestSeed_ToolOrchestration_SwitchTimeout(t *testing.T) {
 	shortGrace(t, 100*time.Millisecond)
 	release := make(chan struct{})
 	started := make(chan struct{})
-	f := newFixture(Agent{Name: "slow", Use: useTools("hang")}, Agent{Name: "next", Use: useTools("summarize")})
-	f.reg.Tools = append(f.reg.Tools, Tool{Name: "hang", Kind: KindGo, Go: goTool(func(ctx context.Context, _ json.RawMessage) (string, error) {
+	f := newFixture(decl.Agent{Name: "slow", Use: useTools("hang")}, decl.Agent{Name: "next", Use: useTools("summarize")})
+	f.reg.Tools = append(f.reg.Tools, decl.Tool{Name: "hang", Kind: decl.KindGo, Go: goTool(func(ctx context.Context, _ json.RawMessage) (string, error) {
 		close(started)
 		<-release // ignores ctx on purpose: only the forced teardown ends the wait
 		return "late", nil
 	})})
 	f.reg.Defaults.ToolTimeout = 0
-	slices.SortFunc(f.reg.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(f.reg.Tools, func(a, b decl.Tool) int { return strings.Compare(a.Name, b.Name) })
 	ev := &events{}
 	s, err := Open(context.Background(), f.reg, "slow", f.opts(ev))
 	if err != nil {
@@ -150,8 +151,8 @@ func TestSeed_ToolOrchestration_SwitchTimeout(t *testing.T) {
 func TestSeed_ToolOrchestration_SwitchWaitsForInFlight(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{})
-	f := newFixture(Agent{Name: "a", Use: useTools("work")}, Agent{Name: "b"})
-	f.reg.Tools = append(f.reg.Tools, Tool{Name: "work", Kind: KindGo, Go: goTool(func(ctx context.Context, _ json.RawMessage) (string, error) {
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("work")}, decl.Agent{Name: "b"})
+	f.reg.Tools = append(f.reg.Tools, decl.Tool{Name: "work", Kind: decl.KindGo, Go: goTool(func(ctx context.Context, _ json.RawMessage) (string, error) {
 		close(started)
 		<-release
 		return "done", nil
@@ -177,7 +178,7 @@ func TestSeed_ToolOrchestration_SwitchWaitsForInFlight(t *testing.T) {
 }
 
 func TestSeed_ToolOrchestration_AllowedToolInvoked(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("entities_*"), Allowed: []string{"entities_get"}})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("entities_*"), Allowed: []string{"entities_get"}})
 	ev := &events{}
 	s := open(t, f.reg, "a", f.opts(ev))
 	r := call(t, s, "entities_get", `{"id":"7"}`)
@@ -197,8 +198,8 @@ func TestSeed_ToolOrchestration_AllowedToolInvoked(t *testing.T) {
 
 func TestSeed_ToolOrchestration_BlockedToolInvoked(t *testing.T) {
 	f := newFixture(
-		Agent{Name: "a", Use: useTools("entities_*"), Allowed: []string{"entities_get"}},
-		Agent{Name: "b", Use: useTools("entities_get")}, // allowed omitted: only use
+		decl.Agent{Name: "a", Use: useTools("entities_*"), Allowed: []string{"entities_get"}},
+		decl.Agent{Name: "b", Use: useTools("entities_get")}, // allowed omitted: only use
 	)
 	ev := &events{}
 	s := open(t, f.reg, "a", f.opts(ev))
@@ -218,7 +219,7 @@ func TestSeed_ToolOrchestration_BlockedToolInvoked(t *testing.T) {
 }
 
 func TestSeed_ToolOrchestration_WildcardAllowAll(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("entities_*", "summarize"), Allowed: []string{"*"}})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("entities_*", "summarize"), Allowed: []string{"*"}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	if diff := cmp.Diff([]string{"entities_create", "entities_delete", "entities_get", "entities_update", "summarize"}, poolNames(s)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
@@ -229,7 +230,7 @@ func TestSeed_ToolOrchestration_WildcardAllowAll(t *testing.T) {
 }
 
 func TestSeed_ToolOrchestration_MCPServerFailsToStart(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseServer, Name: "docs"}, {Kind: UseTool, Name: "summarize"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseServer, Name: "docs"}, {Kind: decl.UseTool, Name: "summarize"}}})
 	f.conn.fail["docs"] = errors.New("exec: docs-server: not found")
 	ev := &events{}
 	s := open(t, f.reg, "a", f.opts(ev))
@@ -246,7 +247,7 @@ func TestSeed_ToolOrchestration_MCPServerFailsToStart(t *testing.T) {
 }
 
 func TestSeed_ToolOrchestration_MissingServerEnv(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}})
 	ev := &events{}
 	opts := f.opts(ev)
 	opts.Getenv = func(string) (string, bool) { return "", false }
@@ -264,7 +265,7 @@ func TestSeed_ToolOrchestration_MissingServerEnv(t *testing.T) {
 }
 
 func TestSeed_ToolOrchestration_MCPHealthCheck(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	st := s.Servers()
 	if len(st) != 1 || st[0].Health != HealthGreen {
@@ -285,7 +286,7 @@ type healthUpstream struct {
 func (u healthUpstream) Health() Health { return u.h }
 
 func TestSeed_ToolOrchestration_AliasResolved(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("summarize"), Aliases: []Alias{{Name: "sum", Target: "summarize"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("summarize"), Aliases: []decl.Alias{{Name: "sum", Target: "summarize"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	for _, name := range []string{"sum", "summarize"} {
 		if out := mustOK(t, call(t, s, name, `{"x":1}`)); out != `{"x":1}` {
@@ -296,8 +297,8 @@ func TestSeed_ToolOrchestration_AliasResolved(t *testing.T) {
 
 func TestSeed_ToolOrchestration_AliasInAllowList(t *testing.T) {
 	f := newFixture(
-		Agent{Name: "a", Use: useTools("summarize", "entities_get"), Allowed: []string{"sum"}, Aliases: []Alias{{Name: "sum", Target: "summarize"}}},
-		Agent{Name: "b", Use: useTools("summarize"), Allowed: []string{"summarize"}, Aliases: []Alias{{Name: "sum", Target: "summarize"}}},
+		decl.Agent{Name: "a", Use: useTools("summarize", "entities_get"), Allowed: []string{"sum"}, Aliases: []decl.Alias{{Name: "sum", Target: "summarize"}}},
+		decl.Agent{Name: "b", Use: useTools("summarize"), Allowed: []string{"summarize"}, Aliases: []decl.Alias{{Name: "sum", Target: "summarize"}}},
 	)
 	for _, agent := range []string{"a", "b"} {
 		s := open(t, f.reg, agent, f.opts(&events{}))
@@ -310,7 +311,7 @@ func TestSeed_ToolOrchestration_AliasInAllowList(t *testing.T) {
 }
 
 func TestSeed_ToolOrchestration_GeneratedAllowSwitch(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseGlob, Name: "entities_*"}},
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseGlob, Name: "entities_*"}},
 		Allowed: []string{"entities_get", "github__get_*"},
 		Allow: func(name string) bool {
 			switch name {
@@ -335,7 +336,7 @@ func workspace(t *testing.T) string {
 }
 
 func TestSeed_ToolOrchestration_FsReadToolRegistered(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("read_file")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("read_file")})
 	opts := f.opts(&events{})
 	opts.Workdir = workspace(t)
 	s := open(t, f.reg, "a", opts)
@@ -353,7 +354,7 @@ func TestSeed_ToolOrchestration_FsReadToolRegistered(t *testing.T) {
 }
 
 func TestSeed_ToolOrchestration_FsWriteToolRegistered(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("write_file")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("write_file")})
 	opts := f.opts(&events{})
 	opts.Workdir = workspace(t)
 	s := open(t, f.reg, "a", opts)
@@ -367,7 +368,7 @@ func TestSeed_ToolOrchestration_FsWriteToolRegistered(t *testing.T) {
 }
 
 func TestSeed_ToolOrchestration_ShellExecToolRegistered(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("git")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("git")})
 	opts := f.opts(&events{})
 	opts.Workdir = workspace(t)
 	s := open(t, f.reg, "a", opts)
@@ -380,7 +381,7 @@ func TestSeed_ToolOrchestration_ShellExecToolRegistered(t *testing.T) {
 }
 
 func TestSeed_ToolOrchestration_MCPCapabilitiesDiscovered(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "docs"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "docs"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	// docs is not in the lock file: its tools come from tools/list alone
 	if diff := cmp.Diff([]string{"docs__search_docs"}, poolNames(s)); diff != "" {
@@ -392,10 +393,10 @@ func TestSeed_ToolOrchestration_MCPCapabilitiesDiscovered(t *testing.T) {
 }
 
 func TestSeed_ToolOrchestration_ToolMetadataExposed(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "docs"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "docs"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	ti := infoOf(s.Tools(), "docs__search_docs")
-	if ti.Description != "The search docs tool." || !strings.Contains(string(ti.InputSchema), `"q"`) || ti.Kind != KindMCP || ti.Namespace != "docs" {
+	if ti.Description != "The search docs tool." || !strings.Contains(string(ti.InputSchema), `"q"`) || ti.Kind != decl.KindMCP || ti.Namespace != "docs" {
 		t.Errorf("metadata %+v", ti)
 	}
 }
@@ -429,7 +430,7 @@ type healthConnector struct {
 	h *atomic.Value
 }
 
-func (c healthConnector) Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error) {
+func (c healthConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {
 	up, err := c.Connector.Acquire(ctx, srv, getenv)
 	if err != nil {
 		return nil, err
@@ -438,7 +439,7 @@ func (c healthConnector) Acquire(ctx context.Context, srv *Server, getenv func(s
 }
 
 func TestSeed_ToolOrchestration_MCPHealthEvents(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}})
 	f.reg.Servers[1].HealthInterval = time.Millisecond
 	var h atomic.Value
 	h.Store(HealthGreen)
@@ -464,7 +465,7 @@ func TestSeed_ToolOrchestration_SwitchReleasesQueueWaiters(t *testing.T) {
 	hold := make(chan struct{})
 	var holding sync.WaitGroup
 	holding.Add(3)
-	f := newFixture(Agent{Name: "a", Use: useTools("held")}, Agent{Name: "b"}).withTools(Tool{Name: "held", Kind: KindGo, Queue: "github",
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("held")}, decl.Agent{Name: "b"}).withTools(decl.Tool{Name: "held", Kind: decl.KindGo, Queue: "github",
 		Go: goTool(func(context.Context, json.RawMessage) (string, error) {
 			holding.Done()
 			<-hold
@@ -512,7 +513,7 @@ type slowConnector struct {
 	slow string
 }
 
-func (c slowConnector) Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error) {
+func (c slowConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {
 	if srv.Name == c.slow {
 		<-ctx.Done()
 		return nil, fmt.Errorf("server %q: %w", srv.Name, context.Cause(ctx))
@@ -521,7 +522,7 @@ func (c slowConnector) Acquire(ctx context.Context, srv *Server, getenv func(str
 }
 
 func TestSeed_ToolOrchestration_MCPServerStartupTimeout(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseServer, Name: "docs"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseServer, Name: "docs"}}})
 	f.reg.Servers[0].StartupTimeout = 20 * time.Millisecond // docs
 	ev := &events{}
 	opts := f.opts(ev)

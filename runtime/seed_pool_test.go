@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 func TestSeed_AgentToolPool_ToolPoolInitialization(t *testing.T) {
-	f := newFixture(Agent{Name: "all", Use: []Use{{Kind: UseGlob, Name: "*"}}})
+	f := newFixture(decl.Agent{Name: "all", Use: []decl.Use{{Kind: decl.UseGlob, Name: "*"}}})
 	ev := &events{}
 	s := open(t, f.reg, "all", f.opts(ev))
 	pool := PoolFor(f.reg)
@@ -42,7 +43,7 @@ func TestSeed_AgentToolPool_ToolPoolInitialization(t *testing.T) {
 }
 
 func TestSeed_AgentToolPool_ToolPoolCacheInvalidation(t *testing.T) {
-	f := newFixture(Agent{Name: "gh", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	f := newFixture(decl.Agent{Name: "gh", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}})
 	ev := &events{}
 	s := open(t, f.reg, "gh", f.opts(ev))
 	pool := PoolFor(f.reg)
@@ -76,7 +77,7 @@ func TestSeed_AgentToolPool_ToolPoolCacheInvalidation(t *testing.T) {
 }
 
 func TestSeed_AgentToolPool_ExactToolNameMatching(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("search_hybrid", "entities_get", "graph_traverse")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("search_hybrid", "entities_get", "graph_traverse")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	if diff := cmp.Diff([]string{"entities_get", "graph_traverse", "search_hybrid"}, poolNames(s)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
@@ -84,7 +85,7 @@ func TestSeed_AgentToolPool_ExactToolNameMatching(t *testing.T) {
 }
 
 func TestSeed_AgentToolPool_GlobPatternMatching(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("entities_*")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("entities_*")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	if diff := cmp.Diff([]string{"entities_create", "entities_delete", "entities_get", "entities_update"}, poolNames(s)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
@@ -92,7 +93,7 @@ func TestSeed_AgentToolPool_GlobPatternMatching(t *testing.T) {
 }
 
 func TestSeed_AgentToolPool_WildcardAccess(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("*")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("*")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	var want []string
 	for _, pt := range PoolFor(f.reg).Tools() {
@@ -109,7 +110,7 @@ func TestSeed_AgentToolPool_WildcardAccess(t *testing.T) {
 }
 
 func TestSeed_AgentToolPool_ToolNotFoundInPool(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("entities_get", "no_such_tool")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("entities_get", "no_such_tool")})
 	ev := &events{}
 	s := open(t, f.reg, "a", f.opts(ev))
 	if diff := cmp.Diff([]string{"entities_get"}, poolNames(s)); diff != "" {
@@ -123,17 +124,17 @@ func TestSeed_AgentToolPool_ToolNotFoundInPool(t *testing.T) {
 
 func TestSeed_AgentToolPool_DefaultSubAgentDeniedTools(t *testing.T) {
 	f := newFixture(
-		Agent{Name: "lead", Use: useTools("*"), Spawn: true, Subagents: []string{"worker"}},
-		Agent{Name: "worker", Use: useTools("*")}, // "*" does not opt in
+		decl.Agent{Name: "lead", Use: useTools("*"), Spawn: true, Subagents: []string{"worker"}},
+		decl.Agent{Name: "worker", Use: useTools("*")}, // "*" does not opt in
 	)
 	lead := open(t, f.reg, "lead", f.opts(&events{}))
-	if !slices.Contains(toolNames(lead.Tools()), ToolSpawnAgents) {
+	if !slices.Contains(toolNames(lead.Tools()), decl.ToolSpawnAgents) {
 		t.Fatal("top-level agent with spawn = true lacks spawn_agents")
 	}
 	opts := f.opts(&events{})
 	opts.Depth = 1
 	w := open(t, f.reg, "worker", opts)
-	for _, n := range []string{ToolSpawnAgents, ToolListAgents} {
+	for _, n := range []string{decl.ToolSpawnAgents, decl.ToolListAgents} {
 		if slices.Contains(toolNames(w.Tools()), n) {
 			t.Errorf("sub-agent at depth 1 kept %s", n)
 		}
@@ -145,25 +146,25 @@ func TestSeed_AgentToolPool_DefaultSubAgentDeniedTools(t *testing.T) {
 
 func TestSeed_AgentToolPool_OptInToDelegation(t *testing.T) {
 	f := newFixture(
-		Agent{Name: "lead", Spawn: true, Subagents: []string{"mid"}},
-		Agent{Name: "mid", Use: useTools(ToolSpawnAgents, "summarize"), Subagents: []string{"leaf"}},
-		Agent{Name: "leaf", Use: useTools("summarize")},
+		decl.Agent{Name: "lead", Spawn: true, Subagents: []string{"mid"}},
+		decl.Agent{Name: "mid", Use: useTools(decl.ToolSpawnAgents, "summarize"), Subagents: []string{"leaf"}},
+		decl.Agent{Name: "leaf", Use: useTools("summarize")},
 	)
 	runner := &recordingRunner{}
 	opts := f.opts(&events{})
 	opts.Runner = runner
 	runner.inner = func(ctx context.Context, child *Session, prompt string) (string, error) {
 		if child.Agent() == "mid" {
-			if !slices.Contains(toolNames(child.Tools()), ToolSpawnAgents) {
+			if !slices.Contains(toolNames(child.Tools()), decl.ToolSpawnAgents) {
 				return "", errString("mid lacks spawn_agents at depth 1")
 			}
-			r := child.Call(ctx, ToolSpawnAgents, []byte(`{"agents":[{"agent":"leaf","prompt":"p2"}]}`))
+			r := child.Call(ctx, decl.ToolSpawnAgents, []byte(`{"agents":[{"agent":"leaf","prompt":"p2"}]}`))
 			return r.Result, nil
 		}
 		return "leaf done", nil
 	}
 	lead := open(t, f.reg, "lead", opts)
-	r := call(t, lead, ToolSpawnAgents, `{"agents":[{"agent":"mid","prompt":"p1"}]}`)
+	r := call(t, lead, decl.ToolSpawnAgents, `{"agents":[{"agent":"mid","prompt":"p1"}]}`)
 	out := mustOK(t, r)
 	if !strings.Contains(out, `leaf done`) {
 		t.Fatalf("nested spawn result: %s", out)
@@ -174,12 +175,12 @@ func TestSeed_AgentToolPool_OptInToDelegation(t *testing.T) {
 }
 
 func TestSeed_AgentToolPool_MaxDepthEnforcement(t *testing.T) {
-	f := newFixture(Agent{Name: "deep", Spawn: true, Use: useTools(ToolSpawnAgents)})
+	f := newFixture(decl.Agent{Name: "deep", Spawn: true, Use: useTools(decl.ToolSpawnAgents)})
 	ev := &events{}
 	opts := f.opts(ev)
 	opts.Depth = 2 // == max_depth
 	s := open(t, f.reg, "deep", opts)
-	if slices.Contains(toolNames(s.Tools()), ToolSpawnAgents) {
+	if slices.Contains(toolNames(s.Tools()), decl.ToolSpawnAgents) {
 		t.Error("spawn_agents kept at max depth")
 	}
 	e := ev.requireOne(t, EventSubagentMaxDepth, "agent", "deep")
@@ -189,7 +190,7 @@ func TestSeed_AgentToolPool_MaxDepthEnforcement(t *testing.T) {
 }
 
 func TestSeed_AgentToolPool_LLMCannotAccessUnresolvedTools(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("entities_get")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("entities_get")})
 	ev := &events{}
 	s := open(t, f.reg, "a", f.opts(ev))
 	if slices.Contains(toolNames(s.Tools()), "entities_delete") {
@@ -207,7 +208,7 @@ func TestSeed_AgentToolPool_LLMCannotAccessUnresolvedTools(t *testing.T) {
 }
 
 func TestSeed_AgentToolPool_GlobResolutionAtBuildTime(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("github__get_*")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("github__get_*")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	before := poolNames(s)
 	changed := make(chan struct{}, 1)
@@ -238,7 +239,7 @@ func TestSeed_AgentToolPool_GlobResolutionAtBuildTime(t *testing.T) {
 // A server's list changing must not rebuild what sessions made for the
 // unchanged tools (a builtin's confined roots, for one).
 func TestPoolKeepsUnchangedTools(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseTool, Name: "read_file"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseTool, Name: "read_file"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	pool := PoolFor(f.reg)
 	before := pool.snap.Load().byName["read_file"]

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // discoveryFixture: an agent that starts with the discovery tools only.
 func discoveryFixture(t *testing.T) (*Session, *events) {
-	f := newFixture(Agent{Name: "d", Discovery: true, Use: useTools("registry_*", "entities_*", "summarize", "read_file"),
-		Allowed: []string{"registry_*", "entities_get", "summarize", "read_file"}, Aliases: []Alias{{Name: "sum", Target: "summarize"}}})
+	f := newFixture(decl.Agent{Name: "d", Discovery: true, Use: useTools("registry_*", "entities_*", "summarize", "read_file"),
+		Allowed: []string{"registry_*", "entities_get", "summarize", "read_file"}, Aliases: []decl.Alias{{Name: "sum", Target: "summarize"}}})
 	ev := &events{}
 	return open(t, f.reg, "d", f.opts(ev)), ev
 }
@@ -23,7 +24,7 @@ func TestSeed_ToolSearch_DiscoveryStartsWithDiscoveryTools(t *testing.T) {
 		t.Errorf("discovery agent starts with pool tools: %v", got)
 	}
 	names := toolNames(s.Tools())
-	for _, n := range []string{ToolFind, ToolDescribe, ToolLoad, ToolActive, ToolMCPCall, ToolFinalReport} {
+	for _, n := range []string{decl.ToolFind, decl.ToolDescribe, decl.ToolLoad, decl.ToolActive, decl.ToolMCPCall, decl.ToolFinalReport} {
 		if !slices.Contains(names, n) {
 			t.Errorf("missing %s: %v", n, names)
 		}
@@ -35,8 +36,8 @@ func TestSeed_ToolSearch_DiscoveryStartsWithDiscoveryTools(t *testing.T) {
 
 func TestSeed_ToolSearch_SearchForRegistryTools(t *testing.T) {
 	s, _ := discoveryFixture(t)
-	mustOK(t, call(t, s, ToolLoad, `{"names":["registry_next"]}`))
-	out := mustOK(t, call(t, s, ToolFind, `{"query":"registry list tasks"}`))
+	mustOK(t, call(t, s, decl.ToolLoad, `{"names":["registry_next"]}`))
+	out := mustOK(t, call(t, s, decl.ToolFind, `{"query":"registry list tasks"}`))
 	var res struct {
 		Results []FindHit
 	}
@@ -64,7 +65,7 @@ func TestSeed_ToolSearch_LimitSearchResults(t *testing.T) {
 	if diff := cmp.Diff(all[:2], top); diff != "" {
 		t.Errorf("limit changed the order (-want +got):\n%s", diff)
 	}
-	out := mustOK(t, call(t, s, ToolFind, `{"query":"entity registry tasks summarize","limit":1}`))
+	out := mustOK(t, call(t, s, decl.ToolFind, `{"query":"entity registry tasks summarize","limit":1}`))
 	if strings.Count(out, `"name"`) != 1 {
 		t.Errorf("limit 1: %s", out)
 	}
@@ -72,7 +73,7 @@ func TestSeed_ToolSearch_LimitSearchResults(t *testing.T) {
 
 func TestSeed_ToolSearch_DescribeATool(t *testing.T) {
 	s, _ := discoveryFixture(t)
-	out := mustOK(t, call(t, s, ToolDescribe, `{"name":"read_file"}`))
+	out := mustOK(t, call(t, s, decl.ToolDescribe, `{"name":"read_file"}`))
 	var d struct {
 		Name, Description, Category string
 		InputSchema                 json.RawMessage `json:"input_schema"`
@@ -83,20 +84,20 @@ func TestSeed_ToolSearch_DescribeATool(t *testing.T) {
 	if d.Name != "read_file" || d.Category != "files" || d.Active || !slices.Equal(d.Keywords, []string{"open", "cat", "contents"}) || len(d.InputSchema) == 0 {
 		t.Errorf("describe: %s", out)
 	}
-	mustOK(t, call(t, s, ToolLoad, `{"names":["read_file"]}`))
-	if out := mustOK(t, call(t, s, ToolDescribe, `{"name":"read_file"}`)); !strings.Contains(out, `"active":true`) {
+	mustOK(t, call(t, s, decl.ToolLoad, `{"names":["read_file"]}`))
+	if out := mustOK(t, call(t, s, decl.ToolDescribe, `{"name":"read_file"}`)); !strings.Contains(out, `"active":true`) {
 		t.Errorf("after load: %s", out)
 	}
 }
 
 func TestSeed_ToolSearch_DescribeToolNotFound(t *testing.T) {
 	s, _ := discoveryFixture(t)
-	r := call(t, s, ToolDescribe, `{"name":"registry_lst"}`)
+	r := call(t, s, decl.ToolDescribe, `{"name":"registry_lst"}`)
 	if r.OK || !strings.Contains(r.Error, `did you mean "registry_list"`) || !strings.Contains(r.Error, "tool_find") {
 		t.Errorf("result %+v", r)
 	}
 	// a tool outside the policy is not described (nor confirmed to exist)
-	if r := call(t, s, ToolDescribe, `{"name":"entities_delete"}`); r.OK {
+	if r := call(t, s, decl.ToolDescribe, `{"name":"entities_delete"}`); r.OK {
 		t.Errorf("described a disallowed tool: %s", r.Result)
 	}
 }
@@ -105,7 +106,7 @@ func TestSeed_ToolSearch_LoadMultipleTools(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	changed := 0
 	s.Subscribe(func() { changed++ })
-	out := mustOK(t, call(t, s, ToolLoad, `{"names":["registry_list","sum"]}`))
+	out := mustOK(t, call(t, s, decl.ToolLoad, `{"names":["registry_list","sum"]}`))
 	var res struct {
 		Loaded []struct {
 			Name        string
@@ -125,18 +126,18 @@ func TestSeed_ToolSearch_LoadMultipleTools(t *testing.T) {
 	}
 	// callable directly and through the meta call tool
 	mustOK(t, call(t, s, "registry_list", `{}`))
-	if out := mustOK(t, call(t, s, ToolMCPCall, `{"tool":"sum","args":{"a":1}}`)); out != `{"a":1}` {
+	if out := mustOK(t, call(t, s, decl.ToolMCPCall, `{"tool":"sum","args":{"a":1}}`)); out != `{"a":1}` {
 		t.Errorf("meta call of a loaded tool: %q", out)
 	}
-	if r := call(t, s, ToolMCPCall, `{"tool":"registry_next","args":{}}`); r.OK {
+	if r := call(t, s, decl.ToolMCPCall, `{"tool":"registry_next","args":{}}`); r.OK {
 		t.Error("meta call reached an unloaded tool")
 	}
 }
 
 func TestSeed_ToolSearch_LoadAlreadyActiveTool(t *testing.T) {
 	s, _ := discoveryFixture(t)
-	mustOK(t, call(t, s, ToolLoad, `{"names":["registry_list"]}`))
-	out := mustOK(t, call(t, s, ToolLoad, `{"names":["registry_list"]}`))
+	mustOK(t, call(t, s, decl.ToolLoad, `{"names":["registry_list"]}`))
+	out := mustOK(t, call(t, s, decl.ToolLoad, `{"names":["registry_list"]}`))
 	if !strings.Contains(out, `"already_active":["registry_list"]`) || !strings.Contains(out, `"active_count":1`) {
 		t.Errorf("reload: %s", out)
 	}
@@ -149,7 +150,7 @@ func TestSeed_ToolSearch_LoadNonExistentTool(t *testing.T) {
 		`{"names":["registry_list","entities_delete"]}`, // outside the policy
 		`{"names":["registry_list","graph_traverse"]}`,  // not in use
 	} {
-		r := call(t, s, ToolLoad, args)
+		r := call(t, s, decl.ToolLoad, args)
 		if r.OK || !strings.Contains(r.Error, "othing was loaded") {
 			t.Errorf("%s: %+v", args, r)
 		}
@@ -161,8 +162,8 @@ func TestSeed_ToolSearch_LoadNonExistentTool(t *testing.T) {
 
 func TestSeed_ToolSearch_ListActiveTools(t *testing.T) {
 	s, _ := discoveryFixture(t)
-	mustOK(t, call(t, s, ToolLoad, `{"names":["summarize","registry_next"]}`))
-	out := mustOK(t, call(t, s, ToolActive, `{}`))
+	mustOK(t, call(t, s, decl.ToolLoad, `{"names":["summarize","registry_next"]}`))
+	out := mustOK(t, call(t, s, decl.ToolActive, `{}`))
 	want := `{"count":2,"tools":[{"name":"registry_next","description":"Next task from the registry."},{"name":"summarize","description":"Summarize a document."}]}`
 	if out != want {
 		t.Errorf("tool_active:\n got %s\nwant %s", out, want)
@@ -171,14 +172,14 @@ func TestSeed_ToolSearch_ListActiveTools(t *testing.T) {
 
 func TestSeed_ToolSearch_NoActiveTools(t *testing.T) {
 	s, _ := discoveryFixture(t)
-	out := mustOK(t, call(t, s, ToolActive, `{}`))
+	out := mustOK(t, call(t, s, decl.ToolActive, `{}`))
 	if !strings.Contains(out, `"tools":[]`) || !strings.Contains(out, `"count":0`) || !strings.Contains(out, "No tools are active") {
 		t.Errorf("tool_active: %s", out)
 	}
 }
 
 func TestSeed_ToolSearch_ToolNameMigration(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("read_file")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("read_file")})
 	ev := &events{}
 	s := open(t, f.reg, "a", f.opts(ev))
 	if !slices.Contains(poolNames(s), "read_file") {
@@ -187,7 +188,7 @@ func TestSeed_ToolSearch_ToolNameMigration(t *testing.T) {
 }
 
 func TestSeed_ToolSearch_BackwardCompatibility(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("read_file")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("read_file")})
 	ev := &events{}
 	s := open(t, f.reg, "a", f.opts(ev))
 	r := call(t, s, "fs_read_file", `{"path":"x"}`)
@@ -198,7 +199,7 @@ func TestSeed_ToolSearch_BackwardCompatibility(t *testing.T) {
 }
 
 func TestSeed_ToolSearch_IndexCoversRuntimeDiscoveredTools(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Discovery: true, Use: []Use{{Kind: UseServer, Name: "docs"}}})
+	f := newFixture(decl.Agent{Name: "a", Discovery: true, Use: []decl.Use{{Kind: decl.UseServer, Name: "docs"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	// docs is in no lock file: its tool was indexed when the server connected
 	hits := s.Find("search docs", 5)

@@ -17,18 +17,19 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"go.uber.org/goleak"
 )
 
 // withTools adds Go tools to a fixture registry, keeping Tools sorted.
-func (f *fixture) withTools(tools ...Tool) *fixture {
+func (f *fixture) withTools(tools ...decl.Tool) *fixture {
 	f.reg.Tools = append(f.reg.Tools, tools...)
-	slices.SortFunc(f.reg.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(f.reg.Tools, func(a, b decl.Tool) int { return strings.Compare(a.Name, b.Name) })
 	return f
 }
 
 func TestSeed_ToolSystem_ToolExecuteResult(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}, {Kind: UseTool, Name: "summarize"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseTool, Name: "summarize"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	r := call(t, s, "github__search_code", `{"q":"x"}`)
 	b, _ := json.Marshal(r)
@@ -41,16 +42,16 @@ func TestSeed_ToolSystem_ToolExecuteResult(t *testing.T) {
 		t.Errorf("latency not a number of ms: %s", b)
 	}
 	var back Result
-	if err := json.Unmarshal(b, &back); err != nil || back.Result != r.Result || back.Kind != KindMCP {
+	if err := json.Unmarshal(b, &back); err != nil || back.Result != r.Result || back.Kind != decl.KindMCP {
 		t.Errorf("round trip %+v %v", back, err)
 	}
-	if r := call(t, s, "summarize", `{}`); r.Kind != KindGo || r.Namespace != "go" {
+	if r := call(t, s, "summarize", `{}`); r.Kind != decl.KindGo || r.Namespace != "go" {
 		t.Errorf("go tool kind/namespace %+v", r)
 	}
 }
 
 func TestSeed_ToolSystem_MCPToolErrorIsResult(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "docs"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "docs"}}})
 	addEchoTool(f.conn.servers["docs"], "fail")
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	if r := call(t, s, "docs__fail", `{}`); r.OK || r.Error != "it failed" || r.Namespace != "docs" {
@@ -60,8 +61,8 @@ func TestSeed_ToolSystem_MCPToolErrorIsResult(t *testing.T) {
 
 func TestSeed_ToolSystem_AgentProvider(t *testing.T) {
 	f := newFixture(
-		Agent{Name: "lead", Subagents: []string{"researcher"}},
-		Agent{Name: "researcher", Description: "Finds things.", Use: useTools("search_hybrid")},
+		decl.Agent{Name: "lead", Subagents: []string{"researcher"}},
+		decl.Agent{Name: "researcher", Description: "Finds things.", Use: useTools("search_hybrid")},
 	)
 	var childTools []string
 	runner := runnerFunc(func(ctx context.Context, child *Session, prompt string) (string, error) {
@@ -73,7 +74,7 @@ func TestSeed_ToolSystem_AgentProvider(t *testing.T) {
 	opts.Runner = runner
 	s := open(t, f.reg, "lead", opts)
 	ti := infoOf(s.Tools(), "agent__researcher")
-	if ti.Kind != KindAgent || ti.Namespace != "subagent" || !strings.Contains(ti.Description, "Finds things.") {
+	if ti.Kind != decl.KindAgent || ti.Namespace != "subagent" || !strings.Contains(ti.Description, "Finds things.") {
 		t.Errorf("tool %+v", ti)
 	}
 	out := mustOK(t, call(t, s, "agent__researcher", `{"prompt":"cats"}`))
@@ -95,7 +96,7 @@ func (f runnerFunc) Run(ctx context.Context, child *Session, prompt string) (str
 }
 
 func TestSeed_ToolSystem_SpawnAgentsInParallel(t *testing.T) {
-	f := newFixture(Agent{Name: "lead", Spawn: true, Subagents: []string{"w1", "w2"}}, Agent{Name: "w1", Description: "one"}, Agent{Name: "w2"}, Agent{Name: "other"})
+	f := newFixture(decl.Agent{Name: "lead", Spawn: true, Subagents: []string{"w1", "w2"}}, decl.Agent{Name: "w1", Description: "one"}, decl.Agent{Name: "w2"}, decl.Agent{Name: "other"})
 	var mu sync.Mutex
 	running, both := 0, make(chan struct{})
 	opts := f.opts(&events{})
@@ -110,49 +111,49 @@ func TestSeed_ToolSystem_SpawnAgentsInParallel(t *testing.T) {
 		return child.Agent() + ":" + prompt, nil
 	})
 	s := open(t, f.reg, "lead", opts)
-	out := mustOK(t, call(t, s, ToolSpawnAgents, `{"agents":[{"agent":"w1","prompt":"a"},{"agent":"w2","prompt":"b"}]}`))
+	out := mustOK(t, call(t, s, decl.ToolSpawnAgents, `{"agents":[{"agent":"w1","prompt":"a"},{"agent":"w2","prompt":"b"}]}`))
 	if out != `[{"agent":"w1","ok":true,"result":"w1:a"},{"agent":"w2","ok":true,"result":"w2:b"}]` {
 		t.Errorf("spawn: %s", out)
 	}
-	if r := call(t, s, ToolSpawnAgents, `{"agents":[{"agent":"other","prompt":"a"}]}`); r.OK {
+	if r := call(t, s, decl.ToolSpawnAgents, `{"agents":[{"agent":"other","prompt":"a"}]}`); r.OK {
 		t.Error("spawned an agent that is not a sub-agent")
 	}
-	if out := mustOK(t, call(t, s, ToolListAgents, `{}`)); out != `{"agents":[{"name":"w1","description":"one"},{"name":"w2"}]}` {
+	if out := mustOK(t, call(t, s, decl.ToolListAgents, `{}`)); out != `{"agents":[{"name":"w1","description":"one"},{"name":"w2"}]}` {
 		t.Errorf("list: %s", out)
 	}
 }
 
 func TestSeed_ToolSystem_RouterToolProvider(t *testing.T) {
-	f := newFixture(Agent{Name: "front", Router: []string{"billing", "tech"}}, Agent{Name: "billing"}, Agent{Name: "tech"}, Agent{Name: "plain"})
+	f := newFixture(decl.Agent{Name: "front", Router: []string{"billing", "tech"}}, decl.Agent{Name: "billing"}, decl.Agent{Name: "tech"}, decl.Agent{Name: "plain"})
 	s := open(t, f.reg, "front", f.opts(&events{}))
-	ti := infoOf(s.Tools(), ToolHandoff)
-	if ti.Kind != KindRouter || ti.Namespace != "router" {
+	ti := infoOf(s.Tools(), decl.ToolHandoff)
+	if ti.Kind != decl.KindRouter || ti.Namespace != "router" {
 		t.Fatalf("tool %+v", ti)
 	}
-	if out := mustOK(t, call(t, s, ToolHandoff, `{"agent":"tech","message":"printer on fire"}`)); out != `{"handoff_to":"tech","message":"printer on fire"}` {
+	if out := mustOK(t, call(t, s, decl.ToolHandoff, `{"agent":"tech","message":"printer on fire"}`)); out != `{"handoff_to":"tech","message":"printer on fire"}` {
 		t.Errorf("handoff: %s", out)
 	}
-	if r := call(t, s, ToolHandoff, `{"agent":"plain"}`); r.OK || !strings.Contains(r.Error, "not a router destination") {
+	if r := call(t, s, decl.ToolHandoff, `{"agent":"plain"}`); r.OK || !strings.Contains(r.Error, "not a router destination") {
 		t.Errorf("result %+v", r)
 	}
 	p := open(t, f.reg, "plain", f.opts(&events{}))
-	if slices.Contains(toolNames(p.Tools()), ToolHandoff) {
+	if slices.Contains(toolNames(p.Tools()), decl.ToolHandoff) {
 		t.Error("router tool registered without destinations")
 	}
 }
 
 func TestSeed_ToolSystem_InternalToolProvider(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("summarize", "entities_get")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("summarize", "entities_get")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
-	mustOK(t, call(t, s, ToolTaskStatus, `{"status":"in-progress","done":"x","pending":"y","now":"z"}`))
-	if r := call(t, s, ToolTaskStatus, `{"status":"sleeping"}`); r.OK {
+	mustOK(t, call(t, s, decl.ToolTaskStatus, `{"status":"in-progress","done":"x","pending":"y","now":"z"}`))
+	if r := call(t, s, decl.ToolTaskStatus, `{"status":"sleeping"}`); r.OK {
 		t.Error("bad status accepted")
 	}
-	mustOK(t, call(t, s, ToolFinalReport, `{"status":"success","format":"text","content":"done"}`))
+	mustOK(t, call(t, s, decl.ToolFinalReport, `{"status":"success","format":"text","content":"done"}`))
 	if v, _ := s.st.Load().memory.Get(MemoryFinalReport); !strings.Contains(v, `"content":"done"`) {
 		t.Errorf("final report not stored: %q", v)
 	}
-	out := mustOK(t, call(t, s, ToolBatch, `{"calls":[{"tool":"summarize","args":{"a":1}},{"tool":"entities_get","args":{"id":"2"}},{"tool":"graph_traverse","args":{}}]}`))
+	out := mustOK(t, call(t, s, decl.ToolBatch, `{"calls":[{"tool":"summarize","args":{"a":1}},{"tool":"entities_get","args":{"id":"2"}},{"tool":"graph_traverse","args":{}}]}`))
 	var res []struct {
 		Tool   string
 		OK     bool
@@ -163,8 +164,8 @@ func TestSeed_ToolSystem_InternalToolProvider(t *testing.T) {
 	if len(res) != 3 || !res[0].OK || res[0].Result != `{"a":1}` || res[1].Result != `{"id":"2"}` || res[2].OK || !strings.Contains(res[2].Error, "not allowed") {
 		t.Errorf("batch: %s", out)
 	}
-	ti := infoOf(s.Tools(), ToolFinalReport)
-	if ti.Kind != KindInternal || ti.Namespace != "agent" {
+	ti := infoOf(s.Tools(), decl.ToolFinalReport)
+	if ti.Kind != decl.KindInternal || ti.Namespace != "agent" {
 		t.Errorf("tool %+v", ti)
 	}
 }
@@ -172,7 +173,7 @@ func TestSeed_ToolSystem_InternalToolProvider(t *testing.T) {
 func TestSeed_ToolSystem_Timeout(t *testing.T) {
 	stuck := make(chan struct{})
 	t.Cleanup(func() { close(stuck) })
-	f := newFixture(Agent{Name: "a", Use: useTools("stuck")}).withTools(Tool{Name: "stuck", Kind: KindGo, Timeout: 50 * time.Millisecond,
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("stuck")}).withTools(decl.Tool{Name: "stuck", Kind: decl.KindGo, Timeout: 50 * time.Millisecond,
 		Go: goTool(func(ctx context.Context, _ json.RawMessage) (string, error) {
 			<-stuck // ignores its context: the pipeline must still return
 			return "", nil
@@ -184,9 +185,9 @@ func TestSeed_ToolSystem_Timeout(t *testing.T) {
 }
 
 func TestSeed_ToolSystem_FailuresAreResults(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("panics", "errs", "summarize")}).withTools(
-		Tool{Name: "errs", Kind: KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { return "", errBoom })},
-		Tool{Name: "panics", Kind: KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { panic("kaboom") })},
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("panics", "errs", "summarize")}).withTools(
+		decl.Tool{Name: "errs", Kind: decl.KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { return "", errBoom })},
+		decl.Tool{Name: "panics", Kind: decl.KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { panic("kaboom") })},
 	)
 	f.reg.Defaults.ToolTimeout = 0 // the in-process fast path recovers too
 	ev := &events{}
@@ -201,14 +202,14 @@ func TestSeed_ToolSystem_FailuresAreResults(t *testing.T) {
 		t.Errorf("failed call event %+v", e)
 	}
 	for _, bad := range []string{`{"calls":`, `[1,2`, `nope`} {
-		if r := call(t, s, ToolBatch, bad); r.OK || !strings.Contains(r.Error, "invalid") {
+		if r := call(t, s, decl.ToolBatch, bad); r.OK || !strings.Contains(r.Error, "invalid") {
 			t.Errorf("bad JSON %q: %+v", bad, r)
 		}
 	}
 }
 
 func TestSeed_ToolSystem_ResponseCache(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	n := 0
 	st := s.st.Load()
@@ -235,7 +236,7 @@ func (u countingUpstream) Call(ctx context.Context, tool string, args json.RawMe
 
 func TestSeed_ToolSystem_SizeLimitStoresOutput(t *testing.T) {
 	big := strings.Repeat("line of output\n", 2000) // 30000 bytes
-	f := newFixture(Agent{Name: "a", Use: useTools("big")}).withTools(Tool{Name: "big", Kind: KindGo,
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("big")}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
 		Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(big), nil }})
 	f.reg.Defaults.ResponseMaxBytes = 10000
 	s := open(t, f.reg, "a", f.opts(&events{}))
@@ -252,7 +253,7 @@ func TestSeed_ToolSystem_SizeLimitStoresOutput(t *testing.T) {
 	var got strings.Builder
 	offset := 0
 	for {
-		page := mustOK(t, call(t, s, ToolOutputRead, fmt.Sprintf(`{"handle":%q,"offset":%d}`, h.ToolOutput.Handle, offset)))
+		page := mustOK(t, call(t, s, decl.ToolOutputRead, fmt.Sprintf(`{"handle":%q,"offset":%d}`, h.ToolOutput.Handle, offset)))
 		if len(page) > 10000 {
 			t.Fatalf("page of %d bytes over the cap", len(page))
 		}
@@ -272,7 +273,7 @@ func TestSeed_ToolSystem_SizeLimitStoresOutput(t *testing.T) {
 		t.Error("paged output differs from the original")
 	}
 	for _, bad := range []string{`{"handle":"../../etc/passwd"}`, fmt.Sprintf(`{"handle":%q,"offset":99999999}`, h.ToolOutput.Handle)} {
-		if r := call(t, s, ToolOutputRead, bad); r.OK {
+		if r := call(t, s, decl.ToolOutputRead, bad); r.OK {
 			t.Errorf("%s: %+v", bad, r)
 		}
 	}
@@ -284,7 +285,7 @@ func TestSeed_ToolSystem_SizeLimitStoresOutput(t *testing.T) {
 }
 
 func TestSeed_ToolSystem_BudgetExceeded(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("summarize")})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("summarize")})
 	f.reg.Defaults.ContextBudget = 10 // tokens: 40 characters
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	// summarize echoes its arguments: {"t":"…"} is 8 characters plus the text
@@ -303,8 +304,8 @@ func TestSeed_ToolSystem_RestProvider(t *testing.T) {
 		fmt.Fprint(w, `{"temp":21}`)
 	}))
 	defer srv.Close()
-	f := newFixture(Agent{Name: "a", Use: useTools("weather")})
-	f.reg.Tools[slices.IndexFunc(f.reg.Tools, func(t Tool) bool { return t.Name == "weather" })].REST.URL = Value{{Env: "WEATHER_BASE"}, {Lit: "/v1/{city}"}}
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("weather")})
+	f.reg.Tools[slices.IndexFunc(f.reg.Tools, func(t decl.Tool) bool { return t.Name == "weather" })].REST.URL = decl.Value{{Env: "WEATHER_BASE"}, {Lit: "/v1/{city}"}}
 	opts := f.opts(&events{})
 	opts.Getenv = func(k string) (string, bool) {
 		switch k {
@@ -317,7 +318,7 @@ func TestSeed_ToolSystem_RestProvider(t *testing.T) {
 	}
 	s := open(t, f.reg, "a", opts)
 	r := call(t, s, "weather", `{"city":"Oslo"}`)
-	if !r.OK || !strings.Contains(r.Result, `"temp":21`) || gotPath != "/v1/Oslo" || gotAuth != "Bearer k3y" || r.Kind != KindREST || r.Namespace != "rest" {
+	if !r.OK || !strings.Contains(r.Result, `"temp":21`) || gotPath != "/v1/Oslo" || gotAuth != "Bearer k3y" || r.Kind != decl.KindREST || r.Namespace != "rest" {
 		t.Errorf("result %+v path %q auth %q", r, gotPath, gotAuth)
 	}
 	opts.Getenv = func(k string) (string, bool) {
@@ -336,7 +337,7 @@ func TestSeed_ToolSystem_RestProvider(t *testing.T) {
 // queue of concurrency 3.
 func TestSeed_ToolSystem_QueueManagement(t *testing.T) {
 	var cur, peak, done atomic.Int64
-	f := newFixture(Agent{Name: "a", Use: useTools("limited")}).withTools(Tool{Name: "limited", Kind: KindGo, Queue: "github",
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("limited")}).withTools(decl.Tool{Name: "limited", Kind: decl.KindGo, Queue: "github",
 		Go: goTool(func(context.Context, json.RawMessage) (string, error) {
 			n := cur.Add(1)
 			for {
@@ -375,7 +376,7 @@ func TestSeed_ToolSystem_QueueWaitersCancellable(t *testing.T) {
 	hold := make(chan struct{})
 	var holding sync.WaitGroup
 	holding.Add(3)
-	f := newFixture(Agent{Name: "a", Use: useTools("held")}, Agent{Name: "b"}).withTools(Tool{Name: "held", Kind: KindGo, Queue: "github",
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("held")}, decl.Agent{Name: "b"}).withTools(decl.Tool{Name: "held", Kind: decl.KindGo, Queue: "github",
 		Go: goTool(func(context.Context, json.RawMessage) (string, error) {
 			holding.Done()
 			<-hold
@@ -409,26 +410,26 @@ func TestSeed_ToolSystem_QueueWaitersCancellable(t *testing.T) {
 }
 
 func TestSeed_ToolSystem_ToolNamespacing(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}, Subagents: []string{"b"}, Router: []string{"b"}}, Agent{Name: "b"})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}, Subagents: []string{"b"}, Router: []string{"b"}}, decl.Agent{Name: "b"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	want := map[string]string{
-		"github__search_code": "github", "agent__b": "subagent", ToolFinalReport: "agent", ToolHandoff: "router",
+		"github__search_code": "github", "agent__b": "subagent", decl.ToolFinalReport: "agent", decl.ToolHandoff: "router",
 	}
 	for name, ns := range want {
 		if got := infoOf(s.Tools(), name).Namespace; got != ns {
 			t.Errorf("%s: namespace %q, want %q", name, got, ns)
 		}
 	}
-	if got := ExposedName("my.server", "__", "get/file"); got != "my_server__get_file" {
+	if got := decl.ExposedName("my.server", "__", "get/file"); got != "my_server__get_file" {
 		t.Errorf("sanitised %q", got)
 	}
-	if got := ExposedName("s", "__", strings.Repeat("x", 100)); len(got) != 64 {
+	if got := decl.ExposedName("s", "__", strings.Repeat("x", 100)); len(got) != 64 {
 		t.Errorf("not truncated: %d", len(got))
 	}
 }
 
 func TestSeed_ToolSystem_LockDrift(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: []Use{{Kind: UseServer, Name: "github"}}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}})
 	ev := &events{}
 	open(t, f.reg, "a", f.opts(ev))
 	e := ev.requireOne(t, EventLockDrift, "server", "github")
@@ -440,7 +441,7 @@ func TestSeed_ToolSystem_LockDrift(t *testing.T) {
 }
 
 func TestSessionToolsSortedAndStable(t *testing.T) {
-	f := newFixture(Agent{Name: "a", Use: useTools("*"), Subagents: []string{"b"}}, Agent{Name: "b"})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("*"), Subagents: []string{"b"}}, decl.Agent{Name: "b"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	names := toolNames(s.Tools())
 	if !slices.IsSorted(names) {

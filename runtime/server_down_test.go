@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // A library host gives the session its own logger; the shared connection
@@ -26,9 +27,9 @@ func TestServerDeathReachesSessionLogger(t *testing.T) {
 	rec := &accRecorder{}
 	reg := &Registry{
 		Package: "p", Separator: "__",
-		Defaults: Defaults{ToolTimeout: time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 1, MaxDepth: 1},
-		Servers:  []Server{{Name: "alpha", Transport: "stdio", Command: bin, Trusted: true}}, // no health_check
-		Agents:   []Agent{{Name: "a", Use: []Use{{Kind: UseServer, Name: "alpha"}}}},
+		Defaults: decl.Defaults{ToolTimeout: time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 1, MaxDepth: 1},
+		Servers:  []decl.Server{{Name: "alpha", Transport: "stdio", Command: bin, Trusted: true}}, // no health_check
+		Agents:   []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}}}},
 	}
 	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(rec), Connector: NewMCPConnector(m)})
 	if err != nil {
@@ -65,11 +66,11 @@ func TestServerFailingFirstStartComesUpLater(t *testing.T) {
 	rec := &accRecorder{}
 	reg := &Registry{
 		Package: "p", Separator: "__",
-		Defaults: Defaults{ToolTimeout: time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 1, MaxDepth: 1},
-		Servers:  []Server{{Name: "alpha", Transport: "stdio", Command: late, Trusted: true}},
-		Tools: []Tool{{Name: "alpha__echo", Description: "Echo the text back.", Kind: KindMCP, Server: "alpha", Original: "echo",
+		Defaults: decl.Defaults{ToolTimeout: time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 1, MaxDepth: 1},
+		Servers:  []decl.Server{{Name: "alpha", Transport: "stdio", Command: late, Trusted: true}},
+		Tools: []decl.Tool{{Name: "alpha__echo", Description: "Echo the text back.", Kind: decl.KindMCP, Server: "alpha", Original: "echo",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}},
-		Agents: []Agent{{Name: "a", Use: []Use{{Kind: UseServer, Name: "alpha"}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}}}},
 	}
 	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(rec), Connector: NewMCPConnector(m)})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 	"github.com/toolgen-dev/toolgen/internal/redact"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Session is one agent context: its resolved tools, its use of MCP
@@ -273,7 +274,7 @@ func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string)
 	}
 	defer st.exit()
 	bundles, _ := s.router.bundles(workflow, role, step)
-	addr := stepAddr(workflow, role, step)
+	addr := decl.StepAddr(workflow, role, step)
 	first, _ := s.pool.resolveStep(s.pool.snap.Load(), st.agent, addr, bundles, nil)
 	st.connect(ctx, first.servers)
 	surf, warns := s.pool.resolveStep(s.pool.snap.Load(), st.agent, addr, bundles, nil)
@@ -324,7 +325,7 @@ func (s *Session) unknownAgent(name string) error {
 // agentState is one built agent context.
 type agentState struct {
 	s      *Session
-	agent  *Agent
+	agent  *decl.Agent
 	res    *resolution
 	log    *slog.Logger
 	memory Memory
@@ -571,7 +572,7 @@ func (st *agentState) stepTools() []ToolInfo {
 		}
 	}
 	if len(st.step.meta) > 0 {
-		for _, n := range []string{ToolMCPCall, ToolMCPSchema, ToolMCPList} {
+		for _, n := range []string{decl.ToolMCPCall, decl.ToolMCPSchema, decl.ToolMCPList} {
 			if e := sf.byName[n]; e != nil {
 				out = append(out, e.info)
 			}

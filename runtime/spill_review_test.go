@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // spillFixture is an agent whose tool "big" returns out, with a size cap
 // small enough that out is spilled.
 func spillFixture(t *testing.T, out string, maxBytes int, opts func(*Options)) *Session {
 	t.Helper()
-	f := newFixture(Agent{Name: "a", Use: useTools("big")}).withTools(Tool{Name: "big", Kind: KindGo,
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("big")}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
 		Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(out), nil }})
 	f.reg.Defaults.ResponseMaxBytes = maxBytes
 	o := f.opts(&events{})
@@ -56,7 +58,7 @@ func TestOutputReadKeepsRunesWhole(t *testing.T) {
 				if pages > len(c.out) {
 					t.Fatal("paging does not advance")
 				}
-				out := mustOK(t, call(t, s, ToolOutputRead, fmt.Sprintf(`{"handle":%q,"offset":%d,"limit":%d}`, handle, offset, c.limit)))
+				out := mustOK(t, call(t, s, decl.ToolOutputRead, fmt.Sprintf(`{"handle":%q,"offset":%d,"limit":%d}`, handle, offset, c.limit)))
 				var p struct {
 					Content    string
 					Bytes      int
@@ -93,7 +95,7 @@ func TestSpillDirCleanedAndCapped(t *testing.T) {
 	defer func(old int64) { spillLimit = old }(spillLimit)
 	spillLimit = 500
 
-	f := newFixture(Agent{Name: "a", Use: useTools("big")}).withTools(Tool{Name: "big", Kind: KindGo,
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("big")}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
 		Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(out), nil }})
 	f.reg.Defaults.ResponseMaxBytes = 64
 	o := f.opts(&events{})
@@ -109,7 +111,7 @@ func TestSpillDirCleanedAndCapped(t *testing.T) {
 		t.Errorf("third 200-byte output under a 500-byte limit: %+v", r)
 	}
 	// what was stored stays readable
-	if page := mustOK(t, call(t, s, ToolOutputRead, fmt.Sprintf(`{"handle":%q}`, first))); !strings.Contains(page, `"total_bytes":200`) {
+	if page := mustOK(t, call(t, s, decl.ToolOutputRead, fmt.Sprintf(`{"handle":%q}`, first))); !strings.Contains(page, `"total_bytes":200`) {
 		t.Errorf("reading a stored output after the limit: %s", page)
 	}
 	entries, _ := os.ReadDir(base)

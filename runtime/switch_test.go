@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // shortGrace shortens the switch timeout for one test.
@@ -23,15 +25,15 @@ func shortGrace(t *testing.T, d time.Duration) {
 // open: each completes on the agent it started on, or runs on the new
 // agent, or (tool missing there) fails with "agent switched to".
 func TestSwitchRaceNeverSessionClosed(t *testing.T) {
-	name := func(agent string) GoFunc {
+	name := func(agent string) decl.GoFunc {
 		return goTool(func(context.Context, json.RawMessage) (string, error) { return agent, nil })
 	}
 	reg := &Registry{
-		Tools: []Tool{
-			{Name: "only_a", Kind: KindGo, Go: name("a")},
-			{Name: "shared", Kind: KindGo, Go: name("any")},
+		Tools: []decl.Tool{
+			{Name: "only_a", Kind: decl.KindGo, Go: name("a")},
+			{Name: "shared", Kind: decl.KindGo, Go: name("any")},
 		},
-		Agents: []Agent{
+		Agents: []decl.Agent{
 			{Name: "a", Use: useTools("only_a", "shared")},
 			{Name: "b", Use: useTools("shared")},
 		},
@@ -96,8 +98,8 @@ func TestSwitchRaceNeverSessionClosed(t *testing.T) {
 // fails naming the agent it was switched to.
 func TestCallAfterSwitch(t *testing.T) {
 	reg := &Registry{
-		Tools: []Tool{{Name: "only_a", Kind: KindGo, Go: echoGo()}, {Name: "shared", Kind: KindGo, Go: echoGo()}},
-		Agents: []Agent{
+		Tools: []decl.Tool{{Name: "only_a", Kind: decl.KindGo, Go: echoGo()}, {Name: "shared", Kind: decl.KindGo, Go: echoGo()}},
+		Agents: []decl.Agent{
 			{Name: "a", Use: useTools("only_a", "shared")},
 			{Name: "b", Use: useTools("shared")},
 		},
@@ -151,11 +153,11 @@ func TestForcedTeardownCancelsGoTools(t *testing.T) {
 				return "", ctx.Err()
 			})
 			reg := &Registry{
-				Tools: []Tool{
-					{Name: "honest", Kind: KindGo, Go: honest, Timeout: tc.timeout},
-					{Name: "stubborn", Kind: KindGo, Go: stubborn, Timeout: tc.timeout},
+				Tools: []decl.Tool{
+					{Name: "honest", Kind: decl.KindGo, Go: honest, Timeout: tc.timeout},
+					{Name: "stubborn", Kind: decl.KindGo, Go: stubborn, Timeout: tc.timeout},
 				},
-				Agents: []Agent{{Name: "old", Use: useTools("honest", "stubborn")}, {Name: "new"}},
+				Agents: []decl.Agent{{Name: "old", Use: useTools("honest", "stubborn")}, {Name: "new"}},
 			}
 			ev := &events{}
 			s := open(t, reg, "old", Options{Logger: ev.logger()})

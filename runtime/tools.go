@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Input schemas of the tools the runtime provides.
@@ -33,9 +35,9 @@ func runtimeEntry(name, desc string, kind ToolKind, ns string, schema json.RawMe
 // st.mu is held.
 func (st *agentState) addRuntimeTools(meta metaScopes, add func(*entry, bool)) {
 	a := st.agent
-	add(runtimeEntry(ToolFinalReport, "Deliver the final answer of this task.", KindInternal, "agent", schemaFinalReport, finalReport), true)
-	add(runtimeEntry(ToolTaskStatus, "Record task progress: what is done, pending and next.", KindInternal, "agent", schemaTaskStatus, taskStatus), true)
-	batch := runtimeEntry(ToolBatch, "Run several tool calls in parallel; returns one result per call, in order.", KindInternal, "agent", schemaBatch, runBatch)
+	add(runtimeEntry(decl.ToolFinalReport, "Deliver the final answer of this task.", decl.KindInternal, "agent", schemaFinalReport, finalReport), true)
+	add(runtimeEntry(decl.ToolTaskStatus, "Record task progress: what is done, pending and next.", decl.KindInternal, "agent", schemaTaskStatus, taskStatus), true)
+	batch := runtimeEntry(decl.ToolBatch, "Run several tool calls in parallel; returns one result per call, in order.", decl.KindInternal, "agent", schemaBatch, runBatch)
 	batch.noBudget = true
 	add(batch, true)
 	pool := st.s.pool
@@ -44,39 +46,39 @@ func (st *agentState) addRuntimeTools(meta metaScopes, add func(*entry, bool)) {
 		if sa := pool.agents[sub]; sa != nil && sa.Description != "" {
 			desc += ": " + sa.Description
 		}
-		e := runtimeEntry(subagentPrefix+sub, desc, KindAgent, "subagent", schemaSubagent, runSubagent(sub))
+		e := runtimeEntry(decl.SubagentPrefix+sub, desc, decl.KindAgent, "subagent", schemaSubagent, runSubagent(sub))
 		e.linked = true
 		add(e, true)
 	}
 	if len(a.Router) > 0 {
-		add(runtimeEntry(ToolHandoff, "Hand the conversation off to another agent: "+strings.Join(a.Router, ", ")+".",
-			KindRouter, "router", schemaHandoff, handoff), true)
+		add(runtimeEntry(decl.ToolHandoff, "Hand the conversation off to another agent: "+strings.Join(a.Router, ", ")+".",
+			decl.KindRouter, "router", schemaHandoff, handoff), true)
 	}
 	if st.res.spawn {
-		e := runtimeEntry(ToolSpawnAgents, "Run several sub-agents in parallel, each with its own prompt.", KindAgent, "agent", schemaSpawn, spawnAgents)
+		e := runtimeEntry(decl.ToolSpawnAgents, "Run several sub-agents in parallel, each with its own prompt.", decl.KindAgent, "agent", schemaSpawn, spawnAgents)
 		e.linked = true
 		add(e, true)
-		add(runtimeEntry(ToolListAgents, "List the agents spawn_agents can run.", KindAgent, "agent", schemaNone, listAgents), true)
+		add(runtimeEntry(decl.ToolListAgents, "List the agents spawn_agents can run.", decl.KindAgent, "agent", schemaNone, listAgents), true)
 	}
 	if a.Discovery {
-		add(runtimeEntry(ToolFind, "Search the tools you can load; marks the active ones. Describe the action and the object in plain words (\"delete a calendar event\", \"remember a fact about a person\").", KindDiscovery, "discovery", schemaFind, toolFind), true)
-		add(runtimeEntry(ToolDescribe, "Describe one tool: description, input schema, category, keywords, active status.", KindDiscovery, "discovery", schemaDescribe, toolDescribe), true)
-		add(runtimeEntry(ToolLoad, "Activate tools by name (all or none); returns their schemas.", KindDiscovery, "discovery", schemaLoad, toolLoad), true)
-		add(runtimeEntry(ToolActive, "List the tools loaded so far.", KindDiscovery, "discovery", schemaNone, toolActive), true)
+		add(runtimeEntry(decl.ToolFind, "Search the tools you can load; marks the active ones. Describe the action and the object in plain words (\"delete a calendar event\", \"remember a fact about a person\").", decl.KindDiscovery, "discovery", schemaFind, toolFind), true)
+		add(runtimeEntry(decl.ToolDescribe, "Describe one tool: description, input schema, category, keywords, active status.", decl.KindDiscovery, "discovery", schemaDescribe, toolDescribe), true)
+		add(runtimeEntry(decl.ToolLoad, "Activate tools by name (all or none); returns their schemas.", decl.KindDiscovery, "discovery", schemaLoad, toolLoad), true)
+		add(runtimeEntry(decl.ToolActive, "List the tools loaded so far.", decl.KindDiscovery, "discovery", schemaNone, toolActive), true)
 	}
 	servers := sortedKeys(meta)
 	if len(servers) > 0 {
 		scope := " Servers: " + strings.Join(servers, ", ") + "."
-		add(runtimeEntry(ToolMCPList, "List the tools of an MCP server (paged)."+scope, KindMeta, "mcp", schemaMCPList, mcpListTools), true)
-		add(runtimeEntry(ToolMCPSchema, "Get the input schema of one MCP server tool."+scope, KindMeta, "mcp", schemaMCPSchema, mcpGetToolSchema), true)
+		add(runtimeEntry(decl.ToolMCPList, "List the tools of an MCP server (paged)."+scope, decl.KindMeta, "mcp", schemaMCPList, mcpListTools), true)
+		add(runtimeEntry(decl.ToolMCPSchema, "Get the input schema of one MCP server tool."+scope, decl.KindMeta, "mcp", schemaMCPSchema, mcpGetToolSchema), true)
 	}
 	if len(servers) > 0 || a.Discovery {
-		e := runtimeEntry(ToolMCPCall, "Call an MCP server tool, or a loaded tool by name.", KindMeta, "mcp", schemaMCPCall, mcpCallTool)
+		e := runtimeEntry(decl.ToolMCPCall, "Call an MCP server tool, or a loaded tool by name.", decl.KindMeta, "mcp", schemaMCPCall, mcpCallTool)
 		add(e, true)
 	}
 	if st.maxBytes > 0 {
-		e := runtimeEntry(ToolOutputRead, fmt.Sprintf("Read a stored tool output (over %d bytes) by handle, a page at a time; continue at the next_offset each page returns.", st.maxBytes),
-			KindOutput, "output", schemaOutputRead, outputRead)
+		e := runtimeEntry(decl.ToolOutputRead, fmt.Sprintf("Read a stored tool output (over %d bytes) by handle, a page at a time; continue at the next_offset each page returns.", st.maxBytes),
+			decl.KindOutput, "output", schemaOutputRead, outputRead)
 		e.noCap = true
 		add(e, true)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 func finalReport(_ context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
@@ -77,7 +79,7 @@ func runBatch(ctx context.Context, st *agentState, _ *entry, args json.RawMessag
 	parallel(len(a.Calls), batchParallel, func(i int) {
 		c := a.Calls[i]
 		out[i].Tool = c.Tool
-		if c.Tool == ToolBatch {
+		if c.Tool == decl.ToolBatch {
 			out[i].Result = Result{Error: "agent__batch cannot be nested"}
 			return
 		}
@@ -164,7 +166,7 @@ func spawnAgents(ctx context.Context, st *agentState, _ *entry, args json.RawMes
 	allowed := st.s.pool.spawnable(st.agent)
 	for _, t := range a.Agents {
 		if !slices.Contains(allowed, t.Agent) {
-			return "", fmt.Errorf("agent %q cannot be spawned here; available: %v (see %s)", t.Agent, allowed, ToolListAgents)
+			return "", fmt.Errorf("agent %q cannot be spawned here; available: %v (see %s)", t.Agent, allowed, decl.ToolListAgents)
 		}
 	}
 	type spawned struct {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Find ranks the tools the agent may load (or call) for a query, best
@@ -104,7 +105,7 @@ func (st *agentState) notFound(name string) error {
 	if !strings.HasSuffix(msg, "?") {
 		msg += "."
 	}
-	return errors.New(msg + " Use " + ToolFind + " to discover available tools.")
+	return errors.New(msg + " Use " + decl.ToolFind + " to discover available tools.")
 }
 
 func toolDescribe(_ context.Context, st *agentState, _ *entry, args json.RawMessage) (string, error) {
@@ -190,7 +191,7 @@ func toolLoad(_ context.Context, st *agentState, _ *entry, args json.RawMessage)
 	}
 	return marshal(map[string]any{
 		"loaded": loaded, "already_active": already, "active_count": count,
-		"note": "Loaded tools are callable by name, or through " + ToolMCPCall + " with {tool, args}.",
+		"note": "Loaded tools are callable by name, or through " + decl.ToolMCPCall + " with {tool, args}.",
 	})
 }
 
@@ -211,7 +212,7 @@ func toolActive(_ context.Context, st *agentState, _ *entry, _ json.RawMessage) 
 	}
 	res := map[string]any{"tools": out, "count": len(out)}
 	if len(out) == 0 {
-		res["message"] = "No tools are active. Use " + ToolFind + " and " + ToolLoad + " to activate some."
+		res["message"] = "No tools are active. Use " + decl.ToolFind + " and " + decl.ToolLoad + " to activate some."
 	}
 	return marshal(res)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // metaPermits checks a server tool against the meta scope in force (the
@@ -19,7 +21,7 @@ func (st *agentState) metaPermits(server, tool string) (inScope, ok bool) {
 	srv := st.s.pool.servers[server]
 	ok = m.permits(srv, tool)
 	if ok && tool != "" && st.agent.Allowed != nil {
-		name := ExposedName(server, st.s.reg.separator(), tool)
+		name := decl.ExposedName(server, st.s.reg.Sep(), tool)
 		st.mu.Lock()
 		ok = st.res.allowedBy(name, nil)
 		st.mu.Unlock()
@@ -103,7 +105,7 @@ func mcpGetToolSchema(ctx context.Context, st *agentState, _ *entry, args json.R
 			return marshal(map[string]any{"server": a.Server, "name": t.Name, "description": t.Description, "input_schema": normalizeSchema(t.InputSchema)})
 		}
 	}
-	return "", fmt.Errorf("tool %q not found on server %q (or not allowed); use %s", a.Tool, a.Server, ToolMCPList)
+	return "", fmt.Errorf("tool %q not found on server %q (or not allowed); use %s", a.Tool, a.Server, decl.ToolMCPList)
 }
 
 // mcpCallTool calls a server tool inside the meta scope, or a loaded tool
@@ -120,15 +122,15 @@ func mcpCallTool(ctx context.Context, st *agentState, _ *entry, args json.RawMes
 	if len(a.Args) == 0 || string(a.Args) == "null" {
 		a.Args = emptyArgs
 	}
-	sep := st.s.reg.separator()
+	sep := st.s.reg.Sep()
 	if a.Server == "" || st.isActive(a.Server+sep+a.Tool) {
 		name := a.Tool
 		if a.Server != "" {
 			name = a.Server + sep + a.Tool
 		}
 		e := st.surf.Load().byName[name]
-		if e == nil || e.info.Kind == KindMeta || IsReservedToolName(e.info.Name) {
-			return "", fmt.Errorf("tool %q is not active for agent %q; load it with %s first", name, st.agent.Name, ToolLoad)
+		if e == nil || e.info.Kind == decl.KindMeta || decl.IsReservedToolName(e.info.Name) {
+			return "", fmt.Errorf("tool %q is not active for agent %q; load it with %s first", name, st.agent.Name, decl.ToolLoad)
 		}
 		return st.invoke(ctx, e, a.Args)
 	}
@@ -152,7 +154,7 @@ func (st *agentState) isActive(name string) bool {
 // with the server's queue, timeout and cache.
 func (st *agentState) metaEntry(server, tool string) *entry {
 	srv := st.s.pool.servers[server]
-	e := &entry{info: ToolInfo{Name: ExposedName(server, st.s.reg.separator(), tool), Kind: KindMCP, Namespace: server},
+	e := &entry{info: ToolInfo{Name: decl.ExposedName(server, st.s.reg.Sep(), tool), Kind: decl.KindMCP, Namespace: server},
 		server: server, original: tool, run: callUpstream, linked: true}
 	if pt := st.s.pool.snap.Load().byName[e.info.Name]; pt != nil && pt.Server == server && pt.Original == tool {
 		e.args = pt.args // the pool's compiled schema of this server tool

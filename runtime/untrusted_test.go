@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Untrusted servers take exact tool names at run time: a glob in the
@@ -17,16 +18,16 @@ func TestUntrustedServerTakesExactNames(t *testing.T) {
 	node, args := everything(t)
 	reg := &Registry{
 		Separator: "__",
-		Defaults:  Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 60 * time.Second},
-		Servers: []Server{{Name: "ev", Transport: "stdio", Command: node, Args: args, ProtocolVersion: "2025-11-25",
+		Defaults:  decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 60 * time.Second},
+		Servers: []decl.Server{{Name: "ev", Transport: "stdio", Command: node, Args: args, ProtocolVersion: "2025-11-25",
 			Trusted: false, AllowTools: []string{"echo", "get-*"}}},
-		Bundles: []Bundle{
+		Bundles: []decl.Bundle{
 			{Name: "ev_star", Mode: "meta", Server: "ev", AllowTools: []string{"*"}},
 			{Name: "ev_plain", Mode: "meta", Server: "ev"},
 		},
-		Agents: []Agent{
-			{Name: "star", Use: []Use{{Kind: UseBundle, Name: "ev_star"}}},
-			{Name: "plain", Use: []Use{{Kind: UseBundle, Name: "ev_plain"}}},
+		Agents: []decl.Agent{
+			{Name: "star", Use: []decl.Use{{Kind: decl.UseBundle, Name: "ev_star"}}},
+			{Name: "plain", Use: []decl.Use{{Kind: decl.UseBundle, Name: "ev_plain"}}},
 		},
 	}
 	ev := &events{}
@@ -41,12 +42,12 @@ func TestUntrustedServerTakesExactNames(t *testing.T) {
 
 	// allow_tools = ["*"] on the bundle: nothing, not everything
 	for _, tool := range []string{"echo", "get-sum", "get-env"} {
-		r := call(t, s, ToolMCPCall, `{"server":"ev","tool":"`+tool+`","args":{"message":"x","a":1,"b":2}}`)
+		r := call(t, s, decl.ToolMCPCall, `{"server":"ev","tool":"`+tool+`","args":{"message":"x","a":1,"b":2}}`)
 		if r.OK || !strings.Contains(r.Error, "not allowed") {
 			t.Errorf("star: %s through a glob: %+v", tool, r)
 		}
 	}
-	if out := mustOK(t, call(t, s, ToolMCPList, `{"server":"ev"}`)); !strings.Contains(out, `"total":0`) {
+	if out := mustOK(t, call(t, s, decl.ToolMCPList, `{"server":"ev"}`)); !strings.Contains(out, `"total":0`) {
 		t.Errorf("star: mcp_list_tools = %s", out)
 	}
 	ev.requireOne(t, EventUntrustedGlob, "server", "ev", "pattern", "*", "list", "bundle.ev_star allow_tools")
@@ -56,13 +57,13 @@ func TestUntrustedServerTakesExactNames(t *testing.T) {
 	if err := s.Switch(ctx, "plain"); err != nil {
 		t.Fatal(err)
 	}
-	if out := mustOK(t, call(t, s, ToolMCPCall, `{"server":"ev","tool":"echo","args":{"message":"exact"}}`)); !strings.Contains(out, "exact") {
+	if out := mustOK(t, call(t, s, decl.ToolMCPCall, `{"server":"ev","tool":"echo","args":{"message":"exact"}}`)); !strings.Contains(out, "exact") {
 		t.Errorf("plain: echo = %s", out)
 	}
-	if r := call(t, s, ToolMCPCall, `{"server":"ev","tool":"get-sum","args":{"a":1,"b":2}}`); r.OK {
+	if r := call(t, s, decl.ToolMCPCall, `{"server":"ev","tool":"get-sum","args":{"a":1,"b":2}}`); r.OK {
 		t.Errorf("plain: get-sum through the server's glob get-*: %+v", r)
 	}
-	out := mustOK(t, call(t, s, ToolMCPList, `{"server":"ev"}`))
+	out := mustOK(t, call(t, s, decl.ToolMCPList, `{"server":"ev"}`))
 	if !strings.Contains(out, `"total":1`) || !strings.Contains(out, `"echo"`) {
 		t.Errorf("plain: mcp_list_tools = %s", out)
 	}
@@ -82,16 +83,16 @@ func TestUntrustedServerTakesExactNames(t *testing.T) {
 // The same rule where a hand-built registry has no lock entries and the
 // pool learns the tools live: globs never admit an untrusted server's tool.
 func TestUntrustedGlobsMatchNothing(t *testing.T) {
-	srv := &Server{Name: "u", AllowTools: []string{"delete_*", "read"}}
+	srv := &decl.Server{Name: "u", AllowTools: []string{"delete_*", "read"}}
 	for _, tool := range []string{"delete_all", "read"} {
-		trusted := serverExposes(&Server{Name: "t", Trusted: true, AllowTools: srv.AllowTools}, tool)
+		trusted := serverExposes(&decl.Server{Name: "t", Trusted: true, AllowTools: srv.AllowTools}, tool)
 		untrusted := serverExposes(srv, tool)
 		if !trusted || untrusted != (tool == "read") {
 			t.Errorf("%s: trusted %v untrusted %v", tool, trusted, untrusted)
 		}
 	}
 	m := &metaScope{}
-	m.merge(&Bundle{Name: "b", AllowTools: []string{"*"}})
+	m.merge(&decl.Bundle{Name: "b", AllowTools: []string{"*"}})
 	if m.permits(srv, "read") {
 		t.Error(`a meta bundle's "*" admitted a tool of an untrusted server`)
 	}

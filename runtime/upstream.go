@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Upstream is one live MCP server connection as a session sees it. The
@@ -39,7 +41,7 @@ type failNotifier interface {
 
 // Connector acquires Upstreams for servers of a Registry.
 type Connector interface {
-	Acquire(ctx context.Context, srv *Server, getenv func(string) (string, bool)) (Upstream, error)
+	Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error)
 }
 
 type UpstreamTool struct {

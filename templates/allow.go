@@ -2,12 +2,12 @@ package templates
 
 import (
 	"fmt"
-	"path"
 	"slices"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // emitAllow prints an agent's allow check from the set the loader decided
@@ -46,8 +46,7 @@ func allowCheck(set *ir.AllowSet) func(string) bool {
 			return true
 		}
 		for _, p := range set.Globs {
-			// Malformed patterns match nothing; validation rejects them.
-			if ok, err := path.Match(p, name); ok && err == nil {
+			if decl.Match(p, name) {
 				return true
 			}
 		}

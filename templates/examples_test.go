@@ -19,7 +19,7 @@ import (
 	smallex "github.com/toolgen-dev/toolgen/generated/small"
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
-	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // exampleSpecs lists examples/*/spec with the generated/ dir each
@@ -101,7 +101,7 @@ func TestDeterministic(t *testing.T) {
 func TestGeneratedMatchesRuntimeRegistry(t *testing.T) {
 	for _, c := range []struct {
 		spec string
-		reg  *runtime.Registry
+		reg  *decl.Registry
 	}{
 		{"../examples/small/spec", smallex.Registry},
 		{"../examples/full/spec", full.Registry},
@@ -149,16 +149,16 @@ func TestAllowCheckOnlyWithAllowed(t *testing.T) {
 	}
 }
 
-func compareRegistries(t *testing.T, spec *ir.Spec, gen *runtime.Registry) {
+func compareRegistries(t *testing.T, spec *ir.Spec, gen *decl.Registry) {
 	goTools, diags := LoadGoTools(spec)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
 	mem := RuntimeRegistry(spec, goTools)
 	if diff := cmp.Diff(mem, gen,
-		cmpopts.IgnoreFields(runtime.Registry{}, "Index", "Route"),
-		cmpopts.IgnoreFields(runtime.Agent{}, "Allow"),
-		cmpopts.IgnoreFields(runtime.Tool{}, "Go"),
+		cmpopts.IgnoreFields(decl.Registry{}, "Index", "Route"),
+		cmpopts.IgnoreFields(decl.Agent{}, "Allow"),
+		cmpopts.IgnoreFields(decl.Tool{}, "Go"),
 		cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("registries differ (-memory +generated):\n%s", diff)
 	}
@@ -169,7 +169,7 @@ func compareRegistries(t *testing.T, spec *ir.Spec, gen *runtime.Registry) {
 		}
 	}
 	for _, tool := range gen.Tools {
-		if (tool.Kind == runtime.KindGo) != (tool.Go != nil) {
+		if (tool.Kind == decl.KindGo) != (tool.Go != nil) {
 			t.Errorf("tool %s: kind %s with Go func %v", tool.Name, tool.Kind, tool.Go != nil)
 		}
 	}
@@ -225,9 +225,9 @@ func compareRegistries(t *testing.T, spec *ir.Spec, gen *runtime.Registry) {
 
 // TestGoToolWrappers calls the generated wrappers of examples/full.
 func TestGoToolWrappers(t *testing.T) {
-	byName := map[string]runtime.GoFunc{}
+	byName := map[string]decl.GoFunc{}
 	for _, tool := range full.Registry.Tools {
-		if tool.Kind == runtime.KindGo {
+		if tool.Kind == decl.KindGo {
 			byName[tool.Name] = tool.Go
 		}
 	}
@@ -267,7 +267,7 @@ func TestNoSecretsInOutput(t *testing.T) {
 			t.Errorf("%s contains the value of an environment variable", name)
 		}
 	}
-	if !bytes.Contains(files[RegistryFile], []byte(`runtime.Value{{Lit: "Bearer "}, {Env: "SCRAPER_TOKEN"}}`)) {
+	if !bytes.Contains(files[RegistryFile], []byte(`decl.Value{{Lit: "Bearer "}, {Env: "SCRAPER_TOKEN"}}`)) {
 		t.Errorf("registry does not name SCRAPER_TOKEN as a run-time lookup")
 	}
 }

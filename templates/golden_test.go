@@ -16,6 +16,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in ../testdata/gen and testdata/bench")
@@ -170,7 +171,7 @@ func names2(m map[string]map[string][]byte) []string {
 }
 
 // versionGuard builds the small golden as if generated for a newer runtime
-// (GenVersion above runtime.MaxVersion) and expects the build to fail at
+// (GenVersion above decl.MaxVersion) and expects the build to fail at
 // the guard.
 func versionGuard(t *testing.T, files map[string][]byte) {
 	if files == nil {
@@ -181,10 +182,11 @@ func versionGuard(t *testing.T, files map[string][]byte) {
 		drift[name] = b
 	}
 	reg := string(drift[RegistryFile])
-	if !strings.Contains(reg, "const GenVersion = 1\n") {
-		t.Fatal("no GenVersion = 1 in the registry")
+	cur := fmt.Sprintf("const GenVersion = %d\n", decl.GenVersion)
+	if !strings.Contains(reg, cur) {
+		t.Fatalf("no %q in the registry", cur)
 	}
-	drift[RegistryFile] = []byte(strings.Replace(reg, "const GenVersion = 1\n", "const GenVersion = 1000\n", 1))
+	drift[RegistryFile] = []byte(strings.Replace(reg, cur, "const GenVersion = 1000\n", 1))
 	root, err := os.MkdirTemp("testdata", "_build")
 	if err != nil {
 		t.Fatal(err)

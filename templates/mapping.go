@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolgen-dev/toolgen/hcl/ir"
-	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/search"
 )
 
@@ -15,7 +15,7 @@ import (
 // user's function is not linked into toolgen), and Allow and Route are
 // closures over the same tables the generated switches print. goTools is
 // what LoadGoTools found; nil leaves Go tools without derived schemas.
-func RuntimeRegistry(spec *ir.Spec, goTools *GoTools) *runtime.Registry {
+func RuntimeRegistry(spec *ir.Spec, goTools *GoTools) *decl.Registry {
 	reg := registryValue(spec, goTools)
 	for i, a := range spec.Agents {
 		reg.Agents[i].Allow = allowCheck(a.Allow)
@@ -34,18 +34,18 @@ func RuntimeRegistry(spec *ir.Spec, goTools *GoTools) *runtime.Registry {
 // registryValue maps the IR to the runtime's Registry: the one mapping the
 // emitter prints and RuntimeRegistry returns. Func and index fields are
 // left for the caller.
-func registryValue(spec *ir.Spec, goTools *GoTools) *runtime.Registry {
+func registryValue(spec *ir.Spec, goTools *GoTools) *decl.Registry {
 	sep := spec.Separator
 	if sep == "" {
 		sep = "__"
 	}
-	reg := &runtime.Registry{
+	reg := &decl.Registry{
 		Package:   spec.Package,
 		Separator: sep,
 		Defaults:  defaultsValue(spec.Defaults),
 	}
 	for _, q := range spec.Queues {
-		reg.Queues = append(reg.Queues, runtime.Queue{Name: q.Name, Concurrent: q.Concurrent})
+		reg.Queues = append(reg.Queues, decl.Queue{Name: q.Name, Concurrent: q.Concurrent})
 	}
 	for _, s := range spec.Servers {
 		reg.Servers = append(reg.Servers, serverValue(s))
@@ -66,8 +66,8 @@ func registryValue(spec *ir.Spec, goTools *GoTools) *runtime.Registry {
 	return reg
 }
 
-func defaultsValue(d ir.Defaults) runtime.Defaults {
-	return runtime.Defaults{
+func defaultsValue(d ir.Defaults) decl.Defaults {
+	return decl.Defaults{
 		ToolTimeout:      d.ToolTimeout,
 		ResponseMaxBytes: d.ResponseMaxBytes,
 		StartupTimeout:   d.StartupTimeout,
@@ -78,34 +78,34 @@ func defaultsValue(d ir.Defaults) runtime.Defaults {
 }
 
 // value keeps env() parts as names: the secret is read when the binary runs.
-func value(v ir.Value) runtime.Value {
+func value(v ir.Value) decl.Value {
 	if len(v.Parts) == 0 {
 		return nil
 	}
-	out := make(runtime.Value, len(v.Parts))
+	out := make(decl.Value, len(v.Parts))
 	for i, p := range v.Parts {
-		out[i] = runtime.ValuePart{Lit: p.Lit, Env: p.Env}
+		out[i] = decl.ValuePart{Lit: p.Lit, Env: p.Env}
 	}
 	return out
 }
 
-func keyValues(kvs []ir.KeyValue) []runtime.KeyValue {
+func keyValues(kvs []ir.KeyValue) []decl.KeyValue {
 	if kvs == nil {
 		return nil
 	}
-	out := make([]runtime.KeyValue, len(kvs))
+	out := make([]decl.KeyValue, len(kvs))
 	for i, kv := range kvs {
-		out[i] = runtime.KeyValue{Key: kv.Key, Value: value(kv.Value)}
+		out[i] = decl.KeyValue{Key: kv.Key, Value: value(kv.Value)}
 	}
 	return out
 }
 
 // RuntimeServer is the runtime form of one spec server: what `toolgen lock`
 // connects with, so that it connects exactly as an agent binary would.
-func RuntimeServer(s *ir.Server) runtime.Server { return serverValue(s) }
+func RuntimeServer(s *ir.Server) decl.Server { return serverValue(s) }
 
-func serverValue(s *ir.Server) runtime.Server {
-	out := runtime.Server{
+func serverValue(s *ir.Server) decl.Server {
+	out := decl.Server{
 		Name:            s.Name,
 		Transport:       s.Transport,
 		Command:         s.Command,
@@ -129,8 +129,8 @@ func serverValue(s *ir.Server) runtime.Server {
 	return out
 }
 
-func policyValue(p *ir.Policy) runtime.Policy {
-	return runtime.Policy{
+func policyValue(p *ir.Policy) decl.Policy {
+	return decl.Policy{
 		Name:            p.Name,
 		Builtin:         p.Builtin,
 		AllowedPaths:    p.AllowedPaths,
@@ -144,8 +144,8 @@ func policyValue(p *ir.Policy) runtime.Policy {
 // toolValues lists declared tools and the locked tools of servers (the MCP
 // part of the catalog, already filtered by each server's allow/deny), by
 // exposed name.
-func toolValues(spec *ir.Spec, goTools *GoTools) []runtime.Tool {
-	out := make([]runtime.Tool, 0, len(spec.Catalog))
+func toolValues(spec *ir.Spec, goTools *GoTools) []decl.Tool {
+	out := make([]decl.Tool, 0, len(spec.Catalog))
 	for _, t := range spec.Tools {
 		out = append(out, declaredTool(t, goTools.Tool(t.Name)))
 	}
@@ -153,10 +153,10 @@ func toolValues(spec *ir.Spec, goTools *GoTools) []runtime.Tool {
 		if c.Kind != ir.KindMCP {
 			continue
 		}
-		t := runtime.Tool{
+		t := decl.Tool{
 			Name:        c.Name,
 			Description: c.Description,
-			Kind:        runtime.KindMCP,
+			Kind:        decl.KindMCP,
 			Category:    c.Category,
 			Keywords:    c.Keywords,
 			Server:      c.Server,
@@ -167,17 +167,17 @@ func toolValues(spec *ir.Spec, goTools *GoTools) []runtime.Tool {
 		}
 		out = append(out, t)
 	}
-	slices.SortFunc(out, func(a, b runtime.Tool) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b decl.Tool) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
 // declaredTool maps a declared tool; g is what LoadGoTools found for a Go
 // tool (nil otherwise), whose input schema it takes.
-func declaredTool(t *ir.Tool, g *GoTool) runtime.Tool {
-	out := runtime.Tool{
+func declaredTool(t *ir.Tool, g *GoTool) decl.Tool {
+	out := decl.Tool{
 		Name:        t.Name,
 		Description: t.Description,
-		Kind:        runtime.ToolKind(t.Kind),
+		Kind:        decl.ToolKind(t.Kind),
 		InputSchema: t.InputSchema,
 		Category:    t.Category,
 		Keywords:    t.Keywords,
@@ -187,7 +187,7 @@ func declaredTool(t *ir.Tool, g *GoTool) runtime.Tool {
 		Timeout:     t.Timeout,
 	}
 	if r := t.REST; r != nil {
-		out.REST = &runtime.REST{Method: r.Method, URL: value(r.URL), Headers: keyValues(r.Headers)}
+		out.REST = &decl.REST{Method: r.Method, URL: value(r.URL), Headers: keyValues(r.Headers)}
 	}
 	if g != nil {
 		out.InputSchema = g.InputSchema
@@ -195,8 +195,8 @@ func declaredTool(t *ir.Tool, g *GoTool) runtime.Tool {
 	return out
 }
 
-func bundleValue(b *ir.Bundle) runtime.Bundle {
-	return runtime.Bundle{
+func bundleValue(b *ir.Bundle) decl.Bundle {
+	return decl.Bundle{
 		Name:       b.Name,
 		Mode:       b.Mode,
 		Server:     b.Server,
@@ -206,8 +206,8 @@ func bundleValue(b *ir.Bundle) runtime.Bundle {
 	}
 }
 
-func agentValue(a *ir.Agent) runtime.Agent {
-	out := runtime.Agent{
+func agentValue(a *ir.Agent) decl.Agent {
+	out := decl.Agent{
 		Name:        a.Name,
 		Description: a.Description,
 		Discovery:   a.Discovery,
@@ -217,7 +217,7 @@ func agentValue(a *ir.Agent) runtime.Agent {
 		Router:      a.Router,
 	}
 	for _, u := range a.Use {
-		out.Use = append(out.Use, runtime.Use{Kind: runtime.UseKind(u.Kind), Name: u.Name})
+		out.Use = append(out.Use, decl.Use{Kind: decl.UseKind(u.Kind), Name: u.Name})
 	}
 	if a.AllowedSet {
 		// Non-nil even when empty: allowed = [] permits nothing, while nil
@@ -228,17 +228,17 @@ func agentValue(a *ir.Agent) runtime.Agent {
 		}
 	}
 	for _, al := range a.Aliases {
-		out.Aliases = append(out.Aliases, runtime.Alias{Name: al.Name, Target: al.Target})
+		out.Aliases = append(out.Aliases, decl.Alias{Name: al.Name, Target: al.Target})
 	}
 	return out
 }
 
-func workflowValue(w *ir.Workflow) runtime.Workflow {
-	out := runtime.Workflow{Name: w.Name}
+func workflowValue(w *ir.Workflow) decl.Workflow {
+	out := decl.Workflow{Name: w.Name}
 	for _, r := range w.Roles {
-		role := runtime.Role{Name: r.Name}
+		role := decl.Role{Name: r.Name}
 		for _, s := range r.Steps {
-			role.Steps = append(role.Steps, runtime.Step{Name: s.Name, Bundles: s.Bundles})
+			role.Steps = append(role.Steps, decl.Step{Name: s.Name, Bundles: s.Bundles})
 		}
 		out.Roles = append(out.Roles, role)
 	}

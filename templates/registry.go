@@ -9,7 +9,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/toolgen-dev/toolgen/hcl/ir"
-	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Private names registry_gen.go shares with the other generated files.
@@ -47,10 +47,10 @@ func emitRegistryFile(spec *ir.Spec, goTools *GoTools, source string, direct boo
 
 	f.Comment("GenVersion is the runtime version this code was generated for; the")
 	f.Comment("guard below fails the build when the linked runtime cannot run it.")
-	f.Const().Id("GenVersion").Op("=").Lit(runtime.GenVersion)
+	f.Const().Id("GenVersion").Op("=").Lit(decl.GenVersion)
 	f.Const().Defs(
-		jen.Id("_").Op("=").Add(rt("EnforceVersion")).Call(jen.Id("GenVersion").Op("-").Add(rt("MinVersion"))),
-		jen.Id("_").Op("=").Add(rt("EnforceVersion")).Call(rt("MaxVersion").Op("-").Id("GenVersion")),
+		jen.Id("_").Op("=").Add(dcl("EnforceVersion")).Call(jen.Id("GenVersion").Op("-").Add(dcl("MinVersion"))),
+		jen.Id("_").Op("=").Add(dcl("EnforceVersion")).Call(dcl("MaxVersion").Op("-").Id("GenVersion")),
 	)
 
 	reg := registryValue(spec, goTools)
@@ -73,7 +73,7 @@ type nameConst struct {
 	id, value, doc string
 }
 
-func emitNames(f *jen.File, spec *ir.Spec, reg *runtime.Registry) {
+func emitNames(f *jen.File, spec *ir.Spec, reg *decl.Registry) {
 	group := func(doc string, consts []nameConst) {
 		if len(consts) == 0 {
 			return
@@ -132,24 +132,24 @@ func emitNames(f *jen.File, spec *ir.Spec, reg *runtime.Registry) {
 var errNotDirect = errors.New("lists printed by jennifer")
 
 var (
-	toolType  = reflect.TypeFor[runtime.Tool]()
-	agentType = reflect.TypeFor[runtime.Agent]()
+	toolType  = reflect.TypeFor[decl.Tool]()
+	agentType = reflect.TypeFor[decl.Agent]()
 )
 
 // runtimeEnums are the runtime enum values printed by their constant names.
 var runtimeEnums = map[any]string{
-	runtime.KindBuiltin: "KindBuiltin",
-	runtime.KindGo:      "KindGo",
-	runtime.KindREST:    "KindREST",
-	runtime.KindMCP:     "KindMCP",
-	runtime.UseTool:     "UseTool",
-	runtime.UseServer:   "UseServer",
-	runtime.UseBundle:   "UseBundle",
-	runtime.UseGlob:     "UseGlob",
+	decl.KindBuiltin: "KindBuiltin",
+	decl.KindGo:      "KindGo",
+	decl.KindREST:    "KindREST",
+	decl.KindMCP:     "KindMCP",
+	decl.UseTool:     "UseTool",
+	decl.UseServer:   "UseServer",
+	decl.UseBundle:   "UseBundle",
+	decl.UseGlob:     "UseGlob",
 }
 
-// runtimeConsts and runtimeSourceConsts print runtime enum values by their
-// constant names (runtime.KindGo instead of runtime.ToolKind("go")).
+// runtimeConsts and runtimeSourceConsts print enum values by their
+// constant names (decl.KindGo instead of decl.ToolKind("go")).
 var (
 	runtimeConsts       = map[any]jen.Code{}
 	runtimeSourceConsts = map[any]string{}
@@ -157,12 +157,12 @@ var (
 
 func init() {
 	for v, name := range runtimeEnums {
-		runtimeConsts[v] = rt(name)
-		runtimeSourceConsts[v] = "runtime." + name
+		runtimeConsts[v] = dcl(name)
+		runtimeSourceConsts[v] = "decl." + name
 	}
 }
 
-func emitRegistryValue(f *jen.File, spec *ir.Spec, value *runtime.Registry, direct bool) *splices {
+func emitRegistryValue(f *jen.File, spec *ir.Spec, value *decl.Registry, direct bool) *splices {
 	// elementField replaces the func fields of the lists' elements.
 	// (It reads the owner's name without copying the whole struct into an
 	// interface: it is called for every field of every tool.)
@@ -188,7 +188,7 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec, value *runtime.Registry, dire
 	p := &valuePrinter{
 		consts: runtimeConsts,
 		field: func(owner reflect.Value, name string) (jen.Code, bool) {
-			if _, ok := owner.Interface().(runtime.Registry); ok {
+			if _, ok := owner.Interface().(decl.Registry); ok {
 				switch name {
 				case "Index":
 					return jen.Id(indexVar), true
@@ -254,7 +254,7 @@ func emitOpen(f *jen.File, a *ir.Agent) {
 	)
 }
 
-// emitGoTools writes one wrapper per Go function tool (a runtime.GoFunc),
+// emitGoTools writes one wrapper per Go function tool (a decl.GoFunc),
 // a shared strict decoder, and compile-time guards naming each function.
 func emitGoTools(f *jen.File, spec *ir.Spec, goTools *GoTools) {
 	tools := spec.GoTools()

@@ -256,8 +256,8 @@ func (p *sourcePrinter) typeName(t reflect.Type) (string, error) {
 		switch t.PkgPath() {
 		case "":
 			return t.Name(), nil
-		case rtPkg:
-			return p.use(rtPkg, "runtime") + "." + t.Name(), nil
+		case declPkg:
+			return p.use(declPkg, "decl") + "." + t.Name(), nil
 		case "time":
 			return p.use("time", "time") + "." + t.Name(), nil
 		case "encoding/json":

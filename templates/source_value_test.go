@@ -10,7 +10,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
-	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // TestSourcePrinterMatchesFormat holds sourcePrinter to what valuePrinter
@@ -18,23 +18,23 @@ import (
 // lists of real and synthetic specs.
 func TestSourcePrinterMatchesFormat(t *testing.T) {
 	long := strings.Repeat("a_very_long_name_", 4)
-	regs := map[string]*runtime.Registry{"edges": {
-		Tools: []runtime.Tool{
-			{Name: "t", Description: "Tab\there, \"quoted\", ünïcode, `ticks`.", Kind: runtime.KindREST,
+	regs := map[string]*decl.Registry{"edges": {
+		Tools: []decl.Tool{
+			{Name: "t", Description: "Tab\there, \"quoted\", ünïcode, `ticks`.", Kind: decl.KindREST,
 				InputSchema: json.RawMessage("{\n  \"type\": \"object\"\n}"),
 				Keywords:    []string{}, RenamedFrom: []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"},
-				REST: &runtime.REST{Method: "GET", URL: runtime.Value{{Lit: "https://x/"}, {Env: "TOKEN"}},
-					Headers: []runtime.KeyValue{{Key: "Authorization", Value: runtime.Value{{Lit: "Bearer "}, {Env: "TOKEN"}}}}},
+				REST: &decl.REST{Method: "GET", URL: decl.Value{{Lit: "https://x/"}, {Env: "TOKEN"}},
+					Headers: []decl.KeyValue{{Key: "Authorization", Value: decl.Value{{Lit: "Bearer "}, {Env: "TOKEN"}}}}},
 				Timeout: 1500 * time.Millisecond, Queue: "q"},
-			{Name: long, Description: strings.Repeat("long description ", 10), Kind: runtime.KindGo, Timeout: time.Duration(7)},
-			{Name: "raw", InputSchema: json.RawMessage("{\"a\":\"`\"}"), Server: "s", Original: "o", Kind: runtime.KindMCP},
+			{Name: long, Description: strings.Repeat("long description ", 10), Kind: decl.KindGo, Timeout: time.Duration(7)},
+			{Name: "raw", InputSchema: json.RawMessage("{\"a\":\"`\"}"), Server: "s", Original: "o", Kind: decl.KindMCP},
 			{Name: "only"},
 		},
-		Agents: []runtime.Agent{
-			{Name: "a", Allowed: []string{}, Use: []runtime.Use{{Kind: runtime.UseGlob, Name: "x*"}}, MaxDepth: 3, Spawn: true},
+		Agents: []decl.Agent{
+			{Name: "a", Allowed: []string{}, Use: []decl.Use{{Kind: decl.UseGlob, Name: "x*"}}, MaxDepth: 3, Spawn: true},
 			{Name: "b", Allowed: []string{strings.Repeat("x", 100)}, Subagents: []string{"a"}},
 		},
-		Policies: []runtime.Policy{{Name: "p", Builtin: "fs_read", AllowedPaths: []string{"."}, Timeout: time.Minute, MaxOutputBytes: 10, AllowHardlinks: true}},
+		Policies: []decl.Policy{{Name: "p", Builtin: "fs_read", AllowedPaths: []string{"."}, Timeout: time.Minute, MaxOutputBytes: 10, AllowHardlinks: true}},
 	}}
 	for _, dir := range []string{"../examples/full/spec", "../examples/demo/spec", "../testdata/specs/valid/design"} {
 		spec, diags := spechcl.Load(dir)

@@ -12,19 +12,19 @@ import (
 	"github.com/dave/jennifer/jen"
 )
 
-// valuePrinter prints a Go value (the runtime.Registry built by the shared
+// valuePrinter prints a Go value (the decl.Registry built by the shared
 // IR→runtime mapping) as a composite literal, so the generated registry and
 // the in-memory one used by explain and tests cannot disagree.
 //
 // Zero fields are left out; nil and empty slices differ (a non-nil empty
-// slice prints as T{}), because runtime.Agent.Allowed gives nil a meaning.
+// slice prints as T{}), because decl.Agent.Allowed gives nil a meaning.
 type valuePrinter struct {
 	// field, when it returns ok, replaces the printing of one struct field:
 	// func values and pointers to data emitted elsewhere (the search index).
 	// A nil code with ok leaves the field out.
 	field func(owner reflect.Value, name string) (code jen.Code, ok bool)
 	// consts names the constant to print for a value of a named string type
-	// (runtime.KindGo instead of runtime.ToolKind("go")).
+	// (decl.KindGo instead of decl.ToolKind("go")).
 	consts map[any]jen.Code
 }
 
@@ -161,7 +161,7 @@ func small(v reflect.Value) bool {
 }
 
 // tiny reports whether v is a struct of at most two set scalar fields,
-// short enough to list a few on one line: runtime.Value{{Lit: "Bearer "}, {Env: "TOKEN"}}.
+// short enough to list a few on one line: decl.Value{{Lit: "Bearer "}, {Env: "TOKEN"}}.
 func tiny(v reflect.Value) bool {
 	if v.Kind() != reflect.Struct {
 		return false

@@ -29,6 +29,7 @@ import (
 	"github.com/toolgen-dev/toolgen/generated/full"
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // hang is the upper bound that only catches hangs; no assertion is tighter.
@@ -196,7 +197,7 @@ func TestFullExample(t *testing.T) {
 	t.Run("allowed", func(t *testing.T) {
 		s, ev := open(t, e, full.AgentMaintainer, nil)
 		r := ok(t, s, full.ToolWordCount, `{"text":"one two three"}`)
-		if r.Result != "3" || r.Kind != runtime.KindGo {
+		if r.Result != "3" || r.Kind != decl.KindGo {
 			t.Errorf("word_count = %+v; want 3 of kind go", r)
 		}
 		ev.requireOne(t, runtime.EventToolCall, "tool", "word_count", "agent", "maintainer", "status", "ok", "kind", "go")
@@ -253,7 +254,7 @@ func TestFullExample(t *testing.T) {
 		}
 		// "everything__get-s*" in tools.allowed admits get-sum, over stdio.
 		r = ok(t, s, "everything__get-sum", `{"a":2,"b":3}`)
-		if !strings.Contains(r.Result, "5") || r.Kind != runtime.KindMCP || r.Namespace != "everything" {
+		if !strings.Contains(r.Result, "5") || r.Kind != decl.KindMCP || r.Namespace != "everything" {
 			t.Errorf("everything__get-sum = %+v", r)
 		}
 		// outside both globs
@@ -351,7 +352,7 @@ func TestFullExample(t *testing.T) {
 			t.Errorf("mcp_list_tools(scraper) = %s; want only fetch_page (the bundle's allow list)", r.Result)
 		}
 		r = ok(t, s, "mcp_call_tool", `{"server":"scraper","tool":"fetch_page","args":{"url":"https://example.org/a"}}`)
-		if r.Result != "page https://example.org/a: hello" || r.Kind != runtime.KindMeta {
+		if r.Result != "page https://example.org/a: hello" || r.Kind != decl.KindMeta {
 			t.Errorf("mcp_call_tool(fetch_page) = %+v", r)
 		}
 		ev.requireOne(t, runtime.EventToolCall, "tool", "mcp_call_tool", "status", "ok")
@@ -653,7 +654,7 @@ func TestFullExample(t *testing.T) {
 	t.Run("provider_builtin", func(t *testing.T) {
 		s, ev := open(t, e, full.AgentMaintainer, nil)
 		// fs_read, confined to ./workspace under Options.Workdir
-		if r := ok(t, s, full.ToolReadFile, `{"path":"workspace/notes.txt"}`); !strings.Contains(r.Result, "Ship on Friday.") || r.Kind != runtime.KindBuiltin {
+		if r := ok(t, s, full.ToolReadFile, `{"path":"workspace/notes.txt"}`); !strings.Contains(r.Result, "Ship on Friday.") || r.Kind != decl.KindBuiltin {
 			t.Errorf("read_file = %+v", r)
 		}
 		must(t, os.WriteFile(filepath.Join(e.workdir, "secret.txt"), []byte("secret"), 0o600))
@@ -690,7 +691,7 @@ func TestFullExample(t *testing.T) {
 			<-e.weatherHits
 		}
 		r := ok(t, s, full.ToolWeather, `{"city":"Paris"}`)
-		if !strings.Contains(r.Result, `"temp_c":21`) || r.Kind != runtime.KindREST {
+		if !strings.Contains(r.Result, `"temp_c":21`) || r.Kind != decl.KindREST {
 			t.Errorf("weather = %+v", r)
 		}
 		req := <-e.weatherHits
@@ -741,7 +742,7 @@ func TestFullExample(t *testing.T) {
 			t.Errorf("Instructions() = %.100q", in)
 		}
 		r := ok(t, s, "everything__echo", `{"message":"over stdio"}`)
-		if !strings.Contains(r.Result, "over stdio") || r.Kind != runtime.KindMCP {
+		if !strings.Contains(r.Result, "over stdio") || r.Kind != decl.KindMCP {
 			t.Errorf("everything__echo = %+v", r)
 		}
 		ev.requireOne(t, runtime.EventToolCall, "tool", "everything__echo", "server", "everything", "status", "ok")
@@ -811,7 +812,7 @@ func TestFullExample(t *testing.T) {
 		runner := &scriptedRunner{}
 		s, ev := open(t, e, full.AgentCoder, func(o *runtime.Options) { o.Runner = runner })
 		r := ok(t, s, "agent__researcher", `{"prompt":"count these four words"}`)
-		if r.Result != "4" || r.Kind != runtime.KindAgent {
+		if r.Result != "4" || r.Kind != decl.KindAgent {
 			t.Errorf("agent__researcher = %+v; want the child's word_count result", r)
 		}
 		runs := runner.done()
@@ -876,7 +877,7 @@ func TestFullExample(t *testing.T) {
 			To, Message string
 		}
 		must(t, json.Unmarshal([]byte(strings.Replace(r.Result, "handoff_to", "to", 1)), &h))
-		if h.To != "reviewer" || h.Message != "please review" || r.Kind != runtime.KindRouter {
+		if h.To != "reviewer" || h.Message != "please review" || r.Kind != decl.KindRouter {
 			t.Errorf("handoff = %+v", r)
 		}
 		fails(t, s, "router__handoff-to", `{"agent":"researcher"}`, "not a router destination")
@@ -950,7 +951,7 @@ func TestFullExample(t *testing.T) {
 		// toolgen explain resolves without connecting; a live session,
 		// with server-everything's real tools/list, must agree with it
 		for _, agent := range []string{full.AgentCoder, full.AgentMaintainer, full.AgentResearcher, full.AgentReviewer} {
-			x, err := full.Registry.Explain(runtime.ExplainOptions{Agent: agent})
+			x, err := runtime.Explain(full.Registry, runtime.ExplainOptions{Agent: agent})
 			must(t, err)
 			var callable, loadable, excluded []string
 			for _, tl := range x.Tools {

@@ -11,16 +11,17 @@ import (
 	"fmt"
 	tools "github.com/toolgen-dev/toolgen/examples/conformance/tools"
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"io"
 	"time"
 )
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 1
+const GenVersion = 2
 const (
-	_ = runtime.EnforceVersion(GenVersion - runtime.MinVersion)
-	_ = runtime.EnforceVersion(runtime.MaxVersion - GenVersion)
+	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
+	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
 )
 
 // Agents.
@@ -42,10 +43,10 @@ const (
 // Registry is the static description of the spec that sessions open
 // agents from. Route and the agents' Allow checks are in routes_gen.go,
 // the search index in index_gen.go.
-var Registry = &runtime.Registry{
+var Registry = &decl.Registry{
 	Package:   "conformance",
 	Separator: "__",
-	Defaults: runtime.Defaults{
+	Defaults: decl.Defaults{
 		ToolTimeout:      30 * time.Second,
 		ResponseMaxBytes: 100000,
 		StartupTimeout:   10 * time.Second,
@@ -58,41 +59,41 @@ var Registry = &runtime.Registry{
 	Route:  _toolgenRoute,
 }
 
-var _toolgenTools = []runtime.Tool{
+var _toolgenTools = []decl.Tool{
 	{
 		Name:        "json_schema_2020_12_tool",
 		Description: "Tool with JSON Schema 2020-12 features",
-		Kind:        runtime.KindREST,
+		Kind:        decl.KindREST,
 		InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`),
-		REST: &runtime.REST{
+		REST: &decl.REST{
 			Method: "POST",
-			URL:    runtime.Value{{Lit: "http://127.0.0.1:9/json-schema-2020-12"}},
+			URL:    decl.Value{{Lit: "http://127.0.0.1:9/json-schema-2020-12"}},
 		},
 	},
 	{
 		Name:        "test_error_handling",
 		Description: "Always fails with an error result (conformance scenario tools-call-error).",
-		Kind:        runtime.KindGo,
+		Kind:        decl.KindGo,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		Go:          _toolgenGoTestErrorHandling,
 	},
 	{
 		Name:        "test_simple_text",
 		Description: "Returns a fixed text response (conformance scenario tools-call-simple-text).",
-		Kind:        runtime.KindGo,
+		Kind:        decl.KindGo,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		Go:          _toolgenGoTestSimpleText,
 	},
 }
 
-var _toolgenAgents = []runtime.Agent{
+var _toolgenAgents = []decl.Agent{
 	{
 		Name:        "conformance",
 		Description: "Serves the conformance suite's tools.",
-		Use: []runtime.Use{
-			{Kind: runtime.UseTool, Name: "test_simple_text"},
-			{Kind: runtime.UseTool, Name: "test_error_handling"},
-			{Kind: runtime.UseTool, Name: "json_schema_2020_12_tool"},
+		Use: []decl.Use{
+			{Kind: decl.UseTool, Name: "test_simple_text"},
+			{Kind: decl.UseTool, Name: "test_error_handling"},
+			{Kind: decl.UseTool, Name: "json_schema_2020_12_tool"},
 		},
 		MaxDepth: 2,
 	},

@@ -11,16 +11,17 @@ import (
 	"fmt"
 	tools "github.com/toolgen-dev/toolgen/examples/demo/tools"
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"io"
 	"time"
 )
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 1
+const GenVersion = 2
 const (
-	_ = runtime.EnforceVersion(GenVersion - runtime.MinVersion)
-	_ = runtime.EnforceVersion(runtime.MaxVersion - GenVersion)
+	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
+	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
 )
 
 // Agents.
@@ -73,10 +74,10 @@ const (
 // Registry is the static description of the spec that sessions open
 // agents from. Route and the agents' Allow checks are in routes_gen.go,
 // the search index in index_gen.go.
-var Registry = &runtime.Registry{
+var Registry = &decl.Registry{
 	Package:   "demo",
 	Separator: "__",
-	Defaults: runtime.Defaults{
+	Defaults: decl.Defaults{
 		ToolTimeout:      30 * time.Second,
 		ResponseMaxBytes: 100000,
 		StartupTimeout:   20 * time.Second,
@@ -91,7 +92,7 @@ var Registry = &runtime.Registry{
 	Route:    _toolgenRoute,
 }
 
-var _toolgenServers = []runtime.Server{
+var _toolgenServers = []decl.Server{
 	{
 		Name:      "everything",
 		Transport: "stdio",
@@ -108,7 +109,7 @@ var _toolgenServers = []runtime.Server{
 	},
 }
 
-var _toolgenPolicies = []runtime.Policy{
+var _toolgenPolicies = []decl.Policy{
 	{
 		Name:            "commands",
 		Builtin:         "shell_exec",
@@ -122,11 +123,11 @@ var _toolgenPolicies = []runtime.Policy{
 	},
 }
 
-var _toolgenTools = []runtime.Tool{
+var _toolgenTools = []decl.Tool{
 	{
 		Name:        "everything__echo",
 		Description: "Echoes back the input string",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -146,7 +147,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-annotated-message",
 		Description: "Demonstrates how annotations can be used to provide metadata about content.",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -176,7 +177,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-env",
 		Description: "Returns all environment variables, helpful for debugging MCP server configuration",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {},
@@ -188,7 +189,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-resource-links",
 		Description: "Returns up to ten resource links that reference different types of resources",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -208,7 +209,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-resource-reference",
 		Description: "Returns a resource reference that can be used by MCP clients",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -234,7 +235,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-structured-content",
 		Description: "Returns structured content along with an output schema for client data validation",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -259,7 +260,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-sum",
 		Description: "Returns the sum of two numbers",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -284,7 +285,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-tiny-image",
 		Description: "Returns a tiny MCP logo image.",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {},
@@ -296,7 +297,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__trigger-long-running-operation",
 		Description: "Demonstrates a long running operation with progress updates.",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -319,7 +320,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "read_file",
 		Description: "Read a UTF-8 text file from the demo workspace.",
-		Kind:        runtime.KindBuiltin,
+		Kind:        decl.KindBuiltin,
 		Category:    "files",
 		Keywords:    []string{"open", "cat", "contents"},
 		Policy:      "workspace_read",
@@ -327,32 +328,32 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "run_command",
 		Description: "Run echo, ls or git with arguments, without a shell.",
-		Kind:        runtime.KindBuiltin,
+		Kind:        decl.KindBuiltin,
 		Category:    "shell",
 		Policy:      "commands",
 	},
 	{
 		Name:        "word_count",
 		Description: "Count the words of a text, or the distinct words.",
-		Kind:        runtime.KindGo,
+		Kind:        decl.KindGo,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is the text to count words in."},"unique":{"type":"boolean","description":"Unique counts distinct words, ignoring case, instead of all words."}},"required":["text"],"additionalProperties":false}`),
 		Category:    "text",
 		Go:          _toolgenGoWordCount,
 	},
 }
 
-var _toolgenAgents = []runtime.Agent{
+var _toolgenAgents = []decl.Agent{
 	{
 		Name:        "assistant",
 		Description: "Reads workspace files and counts words; cannot run commands.",
-		Use: []runtime.Use{
-			{Kind: runtime.UseTool, Name: "read_file"},
-			{Kind: runtime.UseTool, Name: "run_command"},
-			{Kind: runtime.UseTool, Name: "word_count"},
-			{Kind: runtime.UseServer, Name: "everything"},
+		Use: []decl.Use{
+			{Kind: decl.UseTool, Name: "read_file"},
+			{Kind: decl.UseTool, Name: "run_command"},
+			{Kind: decl.UseTool, Name: "word_count"},
+			{Kind: decl.UseServer, Name: "everything"},
 		},
 		Allowed:   []string{"read", "word_count", "everything__echo", "everything__get-sum"},
-		Aliases:   []runtime.Alias{{Name: "read", Target: "read_file"}},
+		Aliases:   []decl.Alias{{Name: "read", Target: "read_file"}},
 		Discovery: true,
 		MaxDepth:  2,
 		Allow:     _toolgenAllowAssistant,
@@ -360,10 +361,10 @@ var _toolgenAgents = []runtime.Agent{
 	{
 		Name:        "operator",
 		Description: "Runs allowed commands and reads files in the workspace.",
-		Use: []runtime.Use{
-			{Kind: runtime.UseTool, Name: "read_file"},
-			{Kind: runtime.UseTool, Name: "run_command"},
-			{Kind: runtime.UseTool, Name: "word_count"},
+		Use: []decl.Use{
+			{Kind: decl.UseTool, Name: "read_file"},
+			{Kind: decl.UseTool, Name: "run_command"},
+			{Kind: decl.UseTool, Name: "word_count"},
 		},
 		Subagents: []string{"assistant"},
 		MaxDepth:  2,

@@ -11,16 +11,17 @@ import (
 	"fmt"
 	tools "github.com/toolgen-dev/toolgen/examples/full/tools"
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"io"
 	"time"
 )
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 1
+const GenVersion = 2
 const (
-	_ = runtime.EnforceVersion(GenVersion - runtime.MinVersion)
-	_ = runtime.EnforceVersion(runtime.MaxVersion - GenVersion)
+	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
+	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
 )
 
 // Agents.
@@ -105,10 +106,10 @@ const (
 // Registry is the static description of the spec that sessions open
 // agents from. Route and the agents' Allow checks are in routes_gen.go,
 // the search index in index_gen.go.
-var Registry = &runtime.Registry{
+var Registry = &decl.Registry{
 	Package:   "full",
 	Separator: "__",
-	Defaults: runtime.Defaults{
+	Defaults: decl.Defaults{
 		ToolTimeout:      30 * time.Second,
 		ResponseMaxBytes: 100000,
 		StartupTimeout:   10 * time.Second,
@@ -127,9 +128,9 @@ var Registry = &runtime.Registry{
 	Route:     _toolgenRoute,
 }
 
-var _toolgenQueues = []runtime.Queue{{Name: "everything", Concurrent: 2}, {Name: "fingerprint", Concurrent: 2}}
+var _toolgenQueues = []decl.Queue{{Name: "everything", Concurrent: 2}, {Name: "fingerprint", Concurrent: 2}}
 
-var _toolgenServers = []runtime.Server{
+var _toolgenServers = []decl.Server{
 	{
 		Name:      "everything",
 		Transport: "stdio",
@@ -138,10 +139,10 @@ var _toolgenServers = []runtime.Server{
 			"testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
 			"stdio",
 		},
-		Env: []runtime.KeyValue{
+		Env: []decl.KeyValue{
 			{
 				Key:   "EVERYTHING_TOKEN",
-				Value: runtime.Value{{Env: "EVERYTHING_TOKEN"}},
+				Value: decl.Value{{Env: "EVERYTHING_TOKEN"}},
 			},
 		},
 		Trusted:         true,
@@ -158,11 +159,11 @@ var _toolgenServers = []runtime.Server{
 	{
 		Name:      "scraper",
 		Transport: "http",
-		URL:       runtime.Value{{Env: "SCRAPER_URL"}, {Lit: "/mcp"}},
-		Headers: []runtime.KeyValue{
+		URL:       decl.Value{{Env: "SCRAPER_URL"}, {Lit: "/mcp"}},
+		Headers: []decl.KeyValue{
 			{
 				Key:   "Authorization",
-				Value: runtime.Value{{Lit: "Bearer "}, {Env: "SCRAPER_TOKEN"}},
+				Value: decl.Value{{Lit: "Bearer "}, {Env: "SCRAPER_TOKEN"}},
 			},
 		},
 		AllowTools:      []string{"fetch_page"},
@@ -172,7 +173,7 @@ var _toolgenServers = []runtime.Server{
 	},
 }
 
-var _toolgenPolicies = []runtime.Policy{
+var _toolgenPolicies = []decl.Policy{
 	{
 		Name:            "git",
 		Builtin:         "shell_exec",
@@ -191,11 +192,11 @@ var _toolgenPolicies = []runtime.Policy{
 	},
 }
 
-var _toolgenTools = []runtime.Tool{
+var _toolgenTools = []decl.Tool{
 	{
 		Name:        "everything__echo",
 		Description: "Echoes back the input string",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -215,7 +216,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-annotated-message",
 		Description: "Demonstrates how annotations can be used to provide metadata about content.",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -245,7 +246,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-resource-links",
 		Description: "Returns up to ten resource links that reference different types of resources",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -265,7 +266,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-resource-reference",
 		Description: "Returns a resource reference that can be used by MCP clients",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -291,7 +292,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-structured-content",
 		Description: "Returns structured content along with an output schema for client data validation",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -316,7 +317,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-sum",
 		Description: "Returns the sum of two numbers",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {
@@ -341,7 +342,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "everything__get-tiny-image",
 		Description: "Returns a tiny MCP logo image.",
-		Kind:        runtime.KindMCP,
+		Kind:        decl.KindMCP,
 		InputSchema: json.RawMessage(`{
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {},
@@ -353,7 +354,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "fingerprint",
 		Description: "SHA-256 fingerprint of a text, from an expensive backend.",
-		Kind:        runtime.KindGo,
+		Kind:        decl.KindGo,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"hold_ms":{"type":"integer","minimum":0,"maximum":10000,"description":"HoldMilliseconds keeps the call busy, standing in for an expensive\nbackend whose concurrency the spec's queue bounds."}},"required":["text"],"additionalProperties":false}`),
 		Category:    "text",
 		Keywords:    []string{"hash", "checksum", "sha256"},
@@ -363,7 +364,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "numbered_lines",
 		Description: "Render numbered lines of a text; large outputs are spilled to disk.",
-		Kind:        runtime.KindGo,
+		Kind:        decl.KindGo,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is repeated on every line after its number."},"count":{"type":"integer","minimum":1,"maximum":1000000,"description":"Count is the number of lines."}},"required":["text","count"],"additionalProperties":false}`),
 		Category:    "text",
 		Go:          _toolgenGoNumberedLines,
@@ -371,7 +372,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "read_file",
 		Description: "Read a UTF-8 text file inside the workspace.",
-		Kind:        runtime.KindBuiltin,
+		Kind:        decl.KindBuiltin,
 		Category:    "files",
 		Keywords:    []string{"open", "cat", "contents"},
 		RenamedFrom: []string{"fs_read_file"},
@@ -380,14 +381,14 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "run_git",
 		Description: "Run git or go with arguments, without a shell.",
-		Kind:        runtime.KindBuiltin,
+		Kind:        decl.KindBuiltin,
 		Category:    "shell",
 		Policy:      "git",
 	},
 	{
 		Name:        "sleep",
 		Description: "Wait a number of milliseconds, standing in for a slow backend.",
-		Kind:        runtime.KindGo,
+		Kind:        decl.KindGo,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"milliseconds":{"type":"integer","minimum":0,"description":"Milliseconds to wait."}},"required":["milliseconds"],"additionalProperties":false}`),
 		Category:    "debug",
 		Go:          _toolgenGoSleep,
@@ -396,7 +397,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "summarize",
 		Description: "Summarize a document by its first sentences.",
-		Kind:        runtime.KindGo,
+		Kind:        decl.KindGo,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is the document to summarize."},"max_sentences":{"type":"integer","minimum":0,"maximum":20,"description":"MaxSentences caps the summary length; 0 means 3."}},"required":["text"],"additionalProperties":false}`),
 		Category:    "text",
 		Go:          _toolgenGoSummarize,
@@ -404,15 +405,15 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "weather",
 		Description: "Current weather for a city.",
-		Kind:        runtime.KindREST,
+		Kind:        decl.KindREST,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","description":"City name"},"units":{"type":"string","enum":["metric","imperial"],"description":"Unit system; metric by default"}},"required":["city"]}`),
-		REST: &runtime.REST{
+		REST: &decl.REST{
 			Method: "GET",
-			URL:    runtime.Value{{Env: "WEATHER_URL"}, {Lit: "/v1/{city}"}},
-			Headers: []runtime.KeyValue{
+			URL:    decl.Value{{Env: "WEATHER_URL"}, {Lit: "/v1/{city}"}},
+			Headers: []decl.KeyValue{
 				{
 					Key:   "Authorization",
-					Value: runtime.Value{{Lit: "Bearer "}, {Env: "WEATHER_KEY"}},
+					Value: decl.Value{{Lit: "Bearer "}, {Env: "WEATHER_KEY"}},
 				},
 			},
 		},
@@ -420,7 +421,7 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "word_count",
 		Description: "Count the words of a text.",
-		Kind:        runtime.KindGo,
+		Kind:        decl.KindGo,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"The text to count words in"},"unique":{"type":"boolean","description":"Unique counts distinct words (case-insensitive) instead of all words."}},"required":["text"],"additionalProperties":false}`),
 		Category:    "text",
 		Go:          _toolgenGoWordCount,
@@ -428,14 +429,14 @@ var _toolgenTools = []runtime.Tool{
 	{
 		Name:        "write_file",
 		Description: "Write a UTF-8 text file under workspace/out.",
-		Kind:        runtime.KindBuiltin,
+		Kind:        decl.KindBuiltin,
 		Category:    "files",
 		Keywords:    []string{"save", "create"},
 		Policy:      "workspace_write",
 	},
 }
 
-var _toolgenBundles = []runtime.Bundle{
+var _toolgenBundles = []decl.Bundle{
 	{
 		Name:       "everything_read",
 		Mode:       "direct",
@@ -455,20 +456,20 @@ var _toolgenBundles = []runtime.Bundle{
 	},
 }
 
-var _toolgenAgents = []runtime.Agent{
+var _toolgenAgents = []decl.Agent{
 	{
 		Name:        "coder",
 		Description: "Writes and reviews code in the workspace.",
-		Use: []runtime.Use{
-			{Kind: runtime.UseTool, Name: "read_file"},
-			{Kind: runtime.UseTool, Name: "write_file"},
-			{Kind: runtime.UseTool, Name: "run_git"},
-			{Kind: runtime.UseTool, Name: "summarize"},
-			{Kind: runtime.UseServer, Name: "everything"},
-			{Kind: runtime.UseGlob, Name: "weath*"},
+		Use: []decl.Use{
+			{Kind: decl.UseTool, Name: "read_file"},
+			{Kind: decl.UseTool, Name: "write_file"},
+			{Kind: decl.UseTool, Name: "run_git"},
+			{Kind: decl.UseTool, Name: "summarize"},
+			{Kind: decl.UseServer, Name: "everything"},
+			{Kind: decl.UseGlob, Name: "weath*"},
 		},
 		Allowed:   []string{"read", "write_file", "run_git", "summarize", "everything__*"},
-		Aliases:   []runtime.Alias{{Name: "read", Target: "read_file"}},
+		Aliases:   []decl.Alias{{Name: "read", Target: "read_file"}},
 		Discovery: true,
 		Subagents: []string{"researcher"},
 		MaxDepth:  2,
@@ -478,16 +479,16 @@ var _toolgenAgents = []runtime.Agent{
 	{
 		Name:        "maintainer",
 		Description: "Maintains the workspace: files, git, text tools and the everything server.",
-		Use: []runtime.Use{
-			{Kind: runtime.UseTool, Name: "read_file"},
-			{Kind: runtime.UseTool, Name: "write_file"},
-			{Kind: runtime.UseTool, Name: "run_git"},
-			{Kind: runtime.UseTool, Name: "word_count"},
-			{Kind: runtime.UseTool, Name: "numbered_lines"},
-			{Kind: runtime.UseTool, Name: "fingerprint"},
-			{Kind: runtime.UseTool, Name: "sleep"},
-			{Kind: runtime.UseServer, Name: "everything"},
-			{Kind: runtime.UseGlob, Name: "summ*"},
+		Use: []decl.Use{
+			{Kind: decl.UseTool, Name: "read_file"},
+			{Kind: decl.UseTool, Name: "write_file"},
+			{Kind: decl.UseTool, Name: "run_git"},
+			{Kind: decl.UseTool, Name: "word_count"},
+			{Kind: decl.UseTool, Name: "numbered_lines"},
+			{Kind: decl.UseTool, Name: "fingerprint"},
+			{Kind: decl.UseTool, Name: "sleep"},
+			{Kind: decl.UseServer, Name: "everything"},
+			{Kind: decl.UseGlob, Name: "summ*"},
 		},
 		Allowed: []string{
 			"cat",
@@ -501,17 +502,17 @@ var _toolgenAgents = []runtime.Agent{
 			"everything__echo",
 			"everything__get-s*",
 		},
-		Aliases:  []runtime.Alias{{Name: "cat", Target: "read_file"}},
+		Aliases:  []decl.Alias{{Name: "cat", Target: "read_file"}},
 		MaxDepth: 2,
 		Allow:    _toolgenAllowMaintainer,
 	},
 	{
 		Name:        "researcher",
 		Description: "Finds information on the web and in documents.",
-		Use: []runtime.Use{
-			{Kind: runtime.UseBundle, Name: "web"},
-			{Kind: runtime.UseTool, Name: "weather"},
-			{Kind: runtime.UseTool, Name: "word_count"},
+		Use: []decl.Use{
+			{Kind: decl.UseBundle, Name: "web"},
+			{Kind: decl.UseTool, Name: "weather"},
+			{Kind: decl.UseTool, Name: "word_count"},
 		},
 		Spawn:    true,
 		MaxDepth: 2,
@@ -519,25 +520,25 @@ var _toolgenAgents = []runtime.Agent{
 	{
 		Name:        "reviewer",
 		Description: "Reviews changes.",
-		Use:         []runtime.Use{{Kind: runtime.UseBundle, Name: "files"}, {Kind: runtime.UseBundle, Name: "everything_read"}},
+		Use:         []decl.Use{{Kind: decl.UseBundle, Name: "files"}, {Kind: decl.UseBundle, Name: "everything_read"}},
 		MaxDepth:    2,
 	},
 }
 
-var _toolgenWorkflows = []runtime.Workflow{
+var _toolgenWorkflows = []decl.Workflow{
 	{
 		Name: "release",
-		Roles: []runtime.Role{
+		Roles: []decl.Role{
 			{
 				Name: "planner",
-				Steps: []runtime.Step{
+				Steps: []decl.Step{
 					{Name: "plan", Bundles: []string{"files"}},
 					{Name: "review", Bundles: []string{"everything_read", "files"}},
 				},
 			},
 			{
 				Name:  "writer",
-				Steps: []runtime.Step{{Name: "draft", Bundles: []string{"files", "web"}}},
+				Steps: []decl.Step{{Name: "draft", Bundles: []string{"files", "web"}}},
 			},
 		},
 	},

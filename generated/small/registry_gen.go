@@ -7,15 +7,16 @@ package small
 import (
 	"context"
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"time"
 )
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 1
+const GenVersion = 2
 const (
-	_ = runtime.EnforceVersion(GenVersion - runtime.MinVersion)
-	_ = runtime.EnforceVersion(runtime.MaxVersion - GenVersion)
+	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
+	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
 )
 
 // Agents.
@@ -38,10 +39,10 @@ const (
 // Registry is the static description of the spec that sessions open
 // agents from. Route and the agents' Allow checks are in routes_gen.go,
 // the search index in index_gen.go.
-var Registry = &runtime.Registry{
+var Registry = &decl.Registry{
 	Package:   "small",
 	Separator: "__",
-	Defaults: runtime.Defaults{
+	Defaults: decl.Defaults{
 		ToolTimeout:      30 * time.Second,
 		ResponseMaxBytes: 100000,
 		StartupTimeout:   10 * time.Second,
@@ -55,7 +56,7 @@ var Registry = &runtime.Registry{
 	Route:    _toolgenRoute,
 }
 
-var _toolgenPolicies = []runtime.Policy{
+var _toolgenPolicies = []decl.Policy{
 	{
 		Name:         "notes_read",
 		Builtin:      "fs_read",
@@ -63,22 +64,22 @@ var _toolgenPolicies = []runtime.Policy{
 	},
 }
 
-var _toolgenTools = []runtime.Tool{
+var _toolgenTools = []decl.Tool{
 	{
 		Name:        "read_note",
 		Description: "Read a note (a UTF-8 text file) from the notes directory.",
-		Kind:        runtime.KindBuiltin,
+		Kind:        decl.KindBuiltin,
 		Category:    "notes",
 		Keywords:    []string{"open", "note", "text"},
 		Policy:      "notes_read",
 	},
 }
 
-var _toolgenAgents = []runtime.Agent{
+var _toolgenAgents = []decl.Agent{
 	{
 		Name:        "assistant",
 		Description: "Answers questions from the user's notes.",
-		Use:         []runtime.Use{{Kind: runtime.UseTool, Name: "read_note"}},
+		Use:         []decl.Use{{Kind: decl.UseTool, Name: "read_note"}},
 		MaxDepth:    2,
 	},
 }

@@ -99,7 +99,7 @@ func runExplain(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	var all []any
 	for i, name := range agents {
-		x, err := reg.Explain(runtime.ExplainOptions{Agent: name, Step: *step, Depth: *depth, Routes: routes})
+		x, err := runtime.Explain(reg, runtime.ExplainOptions{Agent: name, Step: *step, Depth: *depth, Routes: routes})
 		if err != nil {
 			fmt.Fprintf(stderr, "toolgen explain: %v\n", err)
 			return exitDiags

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
 	"github.com/toolgen-dev/toolgen/runtime/serve"
 )
@@ -268,14 +269,14 @@ func (c *cli) loadForCall(sess *runtime.Session, tool string) {
 		if t.Name == tool {
 			return // already on the surface
 		}
-		canLoad = canLoad || t.Name == runtime.ToolLoad
+		canLoad = canLoad || t.Name == decl.ToolLoad
 	}
 	if !canLoad {
 		return
 	}
 	names, _ := json.Marshal(map[string][]string{"names": {tool}})
-	if res := sess.Call(c.ctx, runtime.ToolLoad, names); res.OK {
-		fmt.Fprintf(c.stderr, "%s: loaded %s with %s (agent %s uses discovery)\n", c.prog(), tool, runtime.ToolLoad, sess.Agent())
+	if res := sess.Call(c.ctx, decl.ToolLoad, names); res.OK {
+		fmt.Fprintf(c.stderr, "%s: loaded %s with %s (agent %s uses discovery)\n", c.prog(), tool, decl.ToolLoad, sess.Agent())
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // fakeSession is a small in-memory session: "echo" returns its arguments,
@@ -47,13 +48,13 @@ func (f *fakeSession) isClosed() bool {
 func newFakeSession() *fakeSession {
 	return &fakeSession{
 		tools: []runtime.ToolInfo{
-			{Name: "echo", Description: "Echo the arguments.", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"$defs":{"x":{"type":"string"}}}`), Kind: runtime.KindGo},
-			{Name: "fail", Description: "Always fails.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: runtime.KindGo},
-			{Name: "boom", Description: "Panics.", InputSchema: nil, Kind: runtime.KindGo},
-			{Name: "load", Description: "Load extra.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: runtime.KindDiscovery},
+			{Name: "echo", Description: "Echo the arguments.", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"$defs":{"x":{"type":"string"}}}`), Kind: decl.KindGo},
+			{Name: "fail", Description: "Always fails.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: decl.KindGo},
+			{Name: "boom", Description: "Panics.", InputSchema: nil, Kind: decl.KindGo},
+			{Name: "load", Description: "Load extra.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: decl.KindDiscovery},
 			// A schema go-sdk's AddTool would panic on.
-			{Name: "slow", Description: "Waits for cancellation.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: runtime.KindGo},
-			{Name: "odd", Description: "String schema.", InputSchema: json.RawMessage(`{"type":"string"}`), Kind: runtime.KindMCP, Namespace: "up"},
+			{Name: "slow", Description: "Waits for cancellation.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: decl.KindGo},
+			{Name: "odd", Description: "String schema.", InputSchema: json.RawMessage(`{"type":"string"}`), Kind: decl.KindMCP, Namespace: "up"},
 		},
 		subs:        map[int]func(){},
 		slowStarted: make(chan struct{}, 1),
@@ -113,16 +114,16 @@ func (f *fakeSession) Call(ctx context.Context, name string, args json.RawMessag
 	}
 	switch name {
 	case "echo":
-		return runtime.Result{OK: true, Result: string(args), Kind: runtime.KindGo, Latency: time.Millisecond}
+		return runtime.Result{OK: true, Result: string(args), Kind: decl.KindGo, Latency: time.Millisecond}
 	case "fail":
-		return runtime.Result{Error: "fail: it always fails", Kind: runtime.KindGo}
+		return runtime.Result{Error: "fail: it always fails", Kind: decl.KindGo}
 	case "boom":
 		panic("provider exploded")
 	case "load":
 		f.setTools(func(ts []runtime.ToolInfo) []runtime.ToolInfo {
 			return append(ts, runtime.ToolInfo{Name: "extra", Description: "Loaded later.", InputSchema: json.RawMessage(`{"properties":{"n":{"type":"integer"}}}`)})
 		})
-		return runtime.Result{OK: true, Result: `{"loaded":["extra"]}`, Kind: runtime.KindDiscovery}
+		return runtime.Result{OK: true, Result: `{"loaded":["extra"]}`, Kind: decl.KindDiscovery}
 	case "slow":
 		f.mu.Lock()
 		started := f.slowStarted

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // A real runtime session behind the server: a discovery agent over HTTP
@@ -23,20 +24,20 @@ func TestRuntimeSession(t *testing.T) {
 	reg := &runtime.Registry{
 		Package:   "servetest",
 		Separator: "__",
-		Tools: []runtime.Tool{
-			{Name: "upper", Description: "Upper-case a text.", Kind: runtime.KindGo, Go: upper,
+		Tools: []decl.Tool{
+			{Name: "upper", Description: "Upper-case a text.", Kind: decl.KindGo, Go: upper,
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
-			{Name: "forbidden", Description: "Never allowed.", Kind: runtime.KindGo, Go: upper,
+			{Name: "forbidden", Description: "Never allowed.", Kind: decl.KindGo, Go: upper,
 				InputSchema: json.RawMessage(`{"type":"object"}`)},
 		},
-		Agents: []runtime.Agent{{
+		Agents: []decl.Agent{{
 			Name:      "seeker",
-			Use:       []runtime.Use{{Kind: runtime.UseTool, Name: "upper"}, {Kind: runtime.UseTool, Name: "forbidden"}},
+			Use:       []decl.Use{{Kind: decl.UseTool, Name: "upper"}, {Kind: decl.UseTool, Name: "forbidden"}},
 			Allowed:   []string{"upper"},
 			Discovery: true,
 		}, {
 			Name: "shouter",
-			Use:  []runtime.Use{{Kind: runtime.UseTool, Name: "upper"}},
+			Use:  []decl.Use{{Kind: decl.UseTool, Name: "upper"}},
 		}},
 	}
 	sess, err := runtime.Open(context.Background(), reg, "seeker", runtime.Options{})

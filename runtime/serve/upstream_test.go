@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // The whole chain for an upstream change: a real MCP server (the
@@ -27,12 +28,12 @@ func TestUpstreamListChanged(t *testing.T) {
 	reg := &runtime.Registry{
 		Package:   "servetest",
 		Separator: "__",
-		Servers: []runtime.Server{{
+		Servers: []decl.Server{{
 			Name: "lc", Transport: "stdio", Command: bin, Trusted: true, StartupTimeout: 30 * time.Second,
 		}},
-		Agents: []runtime.Agent{{
+		Agents: []decl.Agent{{
 			Name: "watcher",
-			Use:  []runtime.Use{{Kind: runtime.UseServer, Name: "lc"}},
+			Use:  []decl.Use{{Kind: decl.UseServer, Name: "lc"}},
 		}},
 	}
 	ctx := context.Background()

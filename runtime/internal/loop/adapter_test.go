@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/internal/model"
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/loop"
 )
 
@@ -122,7 +123,7 @@ func (a *sessionAgent) Call(ctx context.Context, name string, args json.RawMessa
 	if !r.OK {
 		return loop.ToolOutcome{Text: r.Error, IsError: true}
 	}
-	if name == runtime.ToolHandoff {
+	if name == decl.ToolHandoff {
 		var h struct {
 			To string `json:"handoff_to"`
 		}

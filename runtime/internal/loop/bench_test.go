@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/internal/model"
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/loop"
 )
 
@@ -44,15 +45,15 @@ func (p *prepared) Generate(_ context.Context, req *model.Request) (*model.Respo
 // benchSession is an agent of 20 in-process Go tools.
 func benchSession(b *testing.B) *runtime.Session {
 	object := json.RawMessage(`{"type":"object","properties":{}}`)
-	reg := &runtime.Registry{Separator: "__", Defaults: runtime.Defaults{MaxDepth: 2}}
-	var uses []runtime.Use
+	reg := &runtime.Registry{Separator: "__", Defaults: decl.Defaults{MaxDepth: 2}}
+	var uses []decl.Use
 	for i := range 20 {
 		name := fmt.Sprintf("tool%02d", i)
-		reg.Tools = append(reg.Tools, runtime.Tool{Name: name, Kind: runtime.KindGo, Description: "A tool.", InputSchema: object,
+		reg.Tools = append(reg.Tools, decl.Tool{Name: name, Kind: decl.KindGo, Description: "A tool.", InputSchema: object,
 			Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`"ok"`), nil }})
-		uses = append(uses, runtime.Use{Kind: runtime.UseTool, Name: name})
+		uses = append(uses, decl.Use{Kind: decl.UseTool, Name: name})
 	}
-	reg.Agents = []runtime.Agent{{Name: "bench", Use: uses}}
+	reg.Agents = []decl.Agent{{Name: "bench", Use: uses}}
 	s, err := runtime.Open(context.Background(), reg, "bench", runtime.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/model"
 	"github.com/toolgen-dev/toolgen/internal/model/modeltest"
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/loop"
 	"go.uber.org/goleak"
 )
@@ -106,26 +107,26 @@ func newFixture(t *testing.T) *fixture {
 	object := json.RawMessage(`{"type":"object","properties":{}}`)
 	f.reg = &runtime.Registry{
 		Separator: "__",
-		Defaults:  runtime.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, MaxDepth: 2},
-		Policies:  []runtime.Policy{{Name: "workspace", Builtin: "fs_read", AllowedPaths: []string{"."}}},
-		Tools: []runtime.Tool{
-			{Name: "barrier", Kind: runtime.KindGo, Description: "Wait for the others.", InputSchema: object, Go: f.barrier.run},
-			{Name: "hang", Kind: runtime.KindGo, Description: "Never ends by itself.", InputSchema: object,
+		Defaults:  decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, MaxDepth: 2},
+		Policies:  []decl.Policy{{Name: "workspace", Builtin: "fs_read", AllowedPaths: []string{"."}}},
+		Tools: []decl.Tool{
+			{Name: "barrier", Kind: decl.KindGo, Description: "Wait for the others.", InputSchema: object, Go: f.barrier.run},
+			{Name: "hang", Kind: decl.KindGo, Description: "Never ends by itself.", InputSchema: object,
 				Go: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 					f.hung <- struct{}{}
 					<-ctx.Done()
 					f.hangSawCancel <- struct{}{}
 					return nil, ctx.Err()
 				}},
-			{Name: longName, Kind: runtime.KindGo, Description: "A name no provider takes.", InputSchema: object, Go: okTool},
-			{Name: "odd", Kind: runtime.KindGo, Description: "A schema no provider takes.", InputSchema: json.RawMessage(`{"type":"array"}`), Go: okTool},
-			{Name: "read_file", Kind: runtime.KindBuiltin, Policy: "workspace", Description: "Read a text file."},
-			{Name: "secret", Kind: runtime.KindGo, Description: "Classified.", InputSchema: object,
+			{Name: longName, Kind: decl.KindGo, Description: "A name no provider takes.", InputSchema: object, Go: okTool},
+			{Name: "odd", Kind: decl.KindGo, Description: "A schema no provider takes.", InputSchema: json.RawMessage(`{"type":"array"}`), Go: okTool},
+			{Name: "read_file", Kind: decl.KindBuiltin, Policy: "workspace", Description: "Read a text file."},
+			{Name: "secret", Kind: decl.KindGo, Description: "Classified.", InputSchema: object,
 				Go: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 					return json.RawMessage(`"classified"`), nil
 				}},
 		},
-		Agents: []runtime.Agent{
+		Agents: []decl.Agent{
 			{Name: "finder", Discovery: true, Use: use("read_file")},
 			{Name: "odd", Use: use("odd", longName, "read_file")},
 			{Name: "lead", Use: use("read_file", "barrier", "hang"), Subagents: []string{"researcher", "support"}, Spawn: true, Router: []string{"support"}},
@@ -146,10 +147,10 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func use(names ...string) []runtime.Use {
-	out := make([]runtime.Use, len(names))
+func use(names ...string) []decl.Use {
+	out := make([]decl.Use, len(names))
 	for i, n := range names {
-		out[i] = runtime.Use{Kind: runtime.UseTool, Name: n}
+		out[i] = decl.Use{Kind: decl.UseTool, Name: n}
 	}
 	return out
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/eventhub"
 	"github.com/toolgen-dev/toolgen/runtime/internal/statuspage"
 )
@@ -81,28 +82,28 @@ func registry(t *testing.T, alphaBin string) *runtime.Registry {
 	}
 	reg := &runtime.Registry{
 		Package: "demo", Separator: "__",
-		Defaults: runtime.Defaults{ToolTimeout: time.Minute, ResponseMaxBytes: 2000, StartupTimeout: time.Minute, InitConcurrency: 2, MaxDepth: 1},
-		Servers: []runtime.Server{{
+		Defaults: decl.Defaults{ToolTimeout: time.Minute, ResponseMaxBytes: 2000, StartupTimeout: time.Minute, InitConcurrency: 2, MaxDepth: 1},
+		Servers: []decl.Server{{
 			Name: "alpha", Transport: "stdio", Command: alphaBin, Trusted: true,
 			HealthInterval: 100 * time.Millisecond, HealthTimeout: 5 * time.Second,
 		}},
-		Tools: []runtime.Tool{
-			{Name: "build_report", Description: "Summarise the last build: every step and its warnings, one line each.", Kind: runtime.KindGo, Go: report,
+		Tools: []decl.Tool{
+			{Name: "build_report", Description: "Summarise the last build: every step and its warnings, one line each.", Kind: decl.KindGo, Go: report,
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"since":{"type":"string","description":"Only steps after this one."}}}`)},
-			{Name: "quote", Description: htmlDescription, Kind: runtime.KindGo, Go: quote,
+			{Name: "quote", Description: htmlDescription, Kind: decl.KindGo, Go: quote,
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"<script>document.title='pwned'</script>"}},"required":["text"]}`)},
 		},
-		Agents: []runtime.Agent{
+		Agents: []decl.Agent{
 			{Name: "coder", Description: "Writes code: builds, echoes and the demo server's tools.",
-				Use: []runtime.Use{{Kind: runtime.UseServer, Name: "alpha"}, {Kind: runtime.UseTool, Name: "build_report"}}},
+				Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseTool, Name: "build_report"}}},
 			{Name: "reviewer", Description: "Reviews code: quotes passages, nothing else.",
-				Use: []runtime.Use{{Kind: runtime.UseTool, Name: "quote"}}},
+				Use: []decl.Use{{Kind: decl.UseTool, Name: "quote"}}},
 		},
 	}
 	if node, args := everything(); node != "" {
-		reg.Servers = append(reg.Servers, runtime.Server{Name: "everything", Transport: "stdio", Command: node, Args: args, Trusted: true,
+		reg.Servers = append(reg.Servers, decl.Server{Name: "everything", Transport: "stdio", Command: node, Args: args, Trusted: true,
 			ProtocolVersion: "2025-11-25", HealthInterval: time.Second, HealthTimeout: 5 * time.Second})
-		reg.Agents[0].Use = append(reg.Agents[0].Use, runtime.Use{Kind: runtime.UseServer, Name: "everything"})
+		reg.Agents[0].Use = append(reg.Agents[0].Use, decl.Use{Kind: decl.UseServer, Name: "everything"})
 	}
 	return reg
 }
@@ -132,7 +133,7 @@ func (a *sessionAgent) Status() statuspage.Status {
 		st.Servers = append(st.Servers, statuspage.Server{Name: ss.Name, Transport: transport[ss.Name], Health: string(ss.Health), Tools: ss.Tools, Error: ss.Error})
 	}
 	reasons := map[string]string{}
-	if x, err := a.reg.Explain(runtime.ExplainOptions{Agent: st.Agent}); err == nil {
+	if x, err := runtime.Explain(a.reg, runtime.ExplainOptions{Agent: st.Agent}); err == nil {
 		for _, t := range x.Tools {
 			reasons[t.Name] = strings.Join(t.Reasons, "; ")
 		}
@@ -174,7 +175,7 @@ func (a *sessionAgent) Outputs() []statuspage.Output {
 
 func (a *sessionAgent) ReadOutput(handle string, offset, limit int) (statuspage.Page, error) {
 	args, _ := json.Marshal(map[string]any{"handle": handle, "offset": offset, "limit": limit})
-	r := a.s.Call(context.Background(), runtime.ToolOutputRead, args)
+	r := a.s.Call(context.Background(), decl.ToolOutputRead, args)
 	if !r.OK {
 		return statuspage.Page{}, fmt.Errorf("%s", r.Error)
 	}
@@ -227,9 +228,9 @@ func newBackend(t *testing.T, agent string, o backendOptions) *backend {
 	copyFile(t, fixtureBin, b.alphaBin)
 	b.reg = registry(t, b.alphaBin)
 	if o.down {
-		b.reg.Servers = append(b.reg.Servers, runtime.Server{Name: "search", Transport: "http", URL: runtime.Value{{Lit: closedURL(t)}},
+		b.reg.Servers = append(b.reg.Servers, decl.Server{Name: "search", Transport: "http", URL: decl.Value{{Lit: closedURL(t)}},
 			Trusted: true, StartupTimeout: 2 * time.Second})
-		b.reg.Agents[0].Use = append(b.reg.Agents[0].Use, runtime.Use{Kind: runtime.UseServer, Name: "search"})
+		b.reg.Agents[0].Use = append(b.reg.Agents[0].Use, decl.Use{Kind: decl.UseServer, Name: "search"})
 	}
 	b.hub = eventhub.New(eventhub.Options{Size: o.hubSize})
 	logger := slog.New(b.hub.Handler(slog.DiscardHandler))

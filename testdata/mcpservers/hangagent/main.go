@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/agentcli"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 func main() {
@@ -18,13 +19,13 @@ func main() {
 		Separator: "__",
 		// The tool timeout is far beyond any test's patience: a call ends
 		// because its server died, never because it timed out.
-		Defaults: runtime.Defaults{ToolTimeout: 10 * time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 2, MaxDepth: 1},
-		Servers: []runtime.Server{
+		Defaults: decl.Defaults{ToolTimeout: 10 * time.Minute, StartupTimeout: 20 * time.Second, InitConcurrency: 2, MaxDepth: 1},
+		Servers: []decl.Server{
 			{Name: "alpha", Transport: "stdio", Command: os.Getenv("HANGAGENT_ALPHA"), Trusted: true},
 			{Name: "beta", Transport: "stdio", Command: os.Getenv("HANGAGENT_BETA"), Trusted: true},
 		},
-		Agents: []runtime.Agent{{Name: "both", Description: "Uses alpha and beta.",
-			Use: []runtime.Use{{Kind: runtime.UseServer, Name: "alpha"}, {Kind: runtime.UseServer, Name: "beta"}}}},
+		Agents: []decl.Agent{{Name: "both", Description: "Uses alpha and beta.",
+			Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseServer, Name: "beta"}}}},
 	}
 	os.Exit(agentcli.Main(reg, os.Args[1:]))
 }

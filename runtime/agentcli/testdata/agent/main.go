@@ -16,30 +16,31 @@ import (
 
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/agentcli"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 func main() { os.Exit(agentcli.Main(registry(), os.Args[1:])) }
 
 func registry() *runtime.Registry {
 	obj := func(s string) json.RawMessage { return json.RawMessage(s) }
-	use := func(kind runtime.UseKind, names ...string) []runtime.Use {
-		var u []runtime.Use
+	use := func(kind decl.UseKind, names ...string) []decl.Use {
+		var u []decl.Use
 		for _, n := range names {
-			u = append(u, runtime.Use{Kind: kind, Name: n})
+			u = append(u, decl.Use{Kind: kind, Name: n})
 		}
 		return u
 	}
 	return &runtime.Registry{
 		Package:   "testagent",
 		Separator: "__",
-		Defaults: runtime.Defaults{
+		Defaults: decl.Defaults{
 			ToolTimeout:      30 * time.Second,
 			ResponseMaxBytes: 100000,
 			StartupTimeout:   30 * time.Second,
 			MaxDepth:         2,
 			InitConcurrency:  4,
 		},
-		Servers: []runtime.Server{{
+		Servers: []decl.Server{{
 			Name:           "everything",
 			Transport:      "stdio",
 			Command:        os.Getenv("TESTAGENT_NODE"),
@@ -47,31 +48,31 @@ func registry() *runtime.Registry {
 			Trusted:        true,
 			StartupTimeout: 30 * time.Second,
 		}},
-		Policies: []runtime.Policy{{Name: "repo_read", Builtin: "fs_read", AllowedPaths: []string{os.Getenv("TESTAGENT_ROOT")}}},
-		Tools: []runtime.Tool{
-			{Name: "read_file", Description: "Read a UTF-8 text file inside the repository.", Kind: runtime.KindBuiltin, Policy: "repo_read",
+		Policies: []decl.Policy{{Name: "repo_read", Builtin: "fs_read", AllowedPaths: []string{os.Getenv("TESTAGENT_ROOT")}}},
+		Tools: []decl.Tool{
+			{Name: "read_file", Description: "Read a UTF-8 text file inside the repository.", Kind: decl.KindBuiltin, Policy: "repo_read",
 				Category: "files", Keywords: []string{"open", "cat", "contents"}},
-			{Name: "shout", Description: "Upper-case a piece of text.", Kind: runtime.KindGo,
+			{Name: "shout", Description: "Upper-case a piece of text.", Kind: decl.KindGo,
 				InputSchema: obj(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`), Go: shout},
-			{Name: "wipe_disk", Description: "Erase every file on the disk.", Kind: runtime.KindGo,
+			{Name: "wipe_disk", Description: "Erase every file on the disk.", Kind: decl.KindGo,
 				InputSchema: obj(`{"type":"object"}`), Go: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 					return nil, errors.New("wipe_disk must never run in tests")
 				}},
 		},
-		Bundles: []runtime.Bundle{
+		Bundles: []decl.Bundle{
 			{Name: "files", Mode: "direct", Tools: []string{"read_file"}},
 			{Name: "loud", Mode: "direct", Tools: []string{"shout"}},
 		},
-		Workflows: []runtime.Workflow{{Name: "release", Roles: []runtime.Role{{Name: "planner", Steps: []runtime.Step{
+		Workflows: []decl.Workflow{{Name: "release", Roles: []decl.Role{{Name: "planner", Steps: []decl.Step{
 			{Name: "plan", Bundles: []string{"files"}},
 			{Name: "announce", Bundles: []string{"files", "loud"}},
 		}}}}},
-		Agents: []runtime.Agent{
+		Agents: []decl.Agent{
 			{Name: "helper", Description: "Reads files and echoes.",
-				Use:     append(use(runtime.UseTool, "read_file", "shout", "wipe_disk"), use(runtime.UseServer, "everything")...),
+				Use:     append(use(decl.UseTool, "read_file", "shout", "wipe_disk"), use(decl.UseServer, "everything")...),
 				Allowed: []string{"read_file", "shout", "everything__echo", "everything__get-sum"}},
 			{Name: "seeker", Description: "Starts with discovery tools only.",
-				Use:       append(use(runtime.UseTool, "read_file", "shout"), use(runtime.UseServer, "everything")...),
+				Use:       append(use(decl.UseTool, "read_file", "shout"), use(decl.UseServer, "everything")...),
 				Allowed:   []string{"read_file", "shout", "everything__echo"},
 				Discovery: true},
 		},

@@ -1,0 +1,198 @@
+package decl
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/search"
+)
+
+// Registry is the static description of one spec, emitted by toolgen as a
+// package-level value in registry_gen.go. Slices are sorted by name.
+type Registry struct {
+	Package   string
+	Separator string // "__" unless the spec says otherwise
+	Defaults  Defaults
+	Queues    []Queue
+	Servers   []Server
+	Policies  []Policy
+	Tools     []Tool // declared tools and locked server tools, by exposed name
+	Bundles   []Bundle
+	Agents    []Agent
+	Workflows []Workflow
+
+	// Index is the precompiled search index over Tools; nil means build it
+	// at start-up.
+	Index *search.Index
+
+	// Route returns the bundles of a workflow step; generated as a switch,
+	// deny by default (nil for an unknown address).
+	Route func(workflow, role, step string) []string
+}
+
+type Defaults struct {
+	ToolTimeout      time.Duration
+	ResponseMaxBytes int
+	StartupTimeout   time.Duration
+	MaxDepth         int
+	ContextBudget    int // 0: unlimited
+	InitConcurrency  int
+}
+
+// Value is a string with env() lookups, resolved when the binary runs so that
+// no secret is baked into generated code.
+type Value []ValuePart
+
+// ValuePart is a literal (Env == "") or an environment variable name.
+type ValuePart struct {
+	Lit string
+	Env string
+}
+
+// KeyValue is one entry of env or headers.
+type KeyValue struct {
+	Key   string
+	Value Value
+}
+
+type Queue struct {
+	Name       string
+	Concurrent int
+}
+
+type Server struct {
+	Name            string
+	Transport       string // stdio | http | sse | ws | tcp
+	Command         string
+	Args            []string
+	Env             []KeyValue
+	URL             Value
+	Address         string
+	Headers         []KeyValue
+	Trusted         bool
+	AllowTools      []string // globs allowed
+	DenyTools       []string
+	Queue           string
+	Timeout         time.Duration
+	Cache           time.Duration
+	StartupTimeout  time.Duration
+	ProtocolVersion string
+	HealthInterval  time.Duration // 0: no health checks
+	HealthTimeout   time.Duration
+}
+
+type Policy struct {
+	Name            string
+	Builtin         string // fs_read | fs_write | shell_exec
+	AllowedPaths    []string
+	AllowedCommands []string
+	Timeout         time.Duration
+	MaxOutputBytes  int
+	AllowHardlinks  bool // fs_read, fs_write: files with several names are not refused
+}
+
+// ToolKind says which provider runs a tool.
+type ToolKind string
+
+const (
+	KindBuiltin   ToolKind = "builtin"
+	KindGo        ToolKind = "go"
+	KindREST      ToolKind = "rest"
+	KindMCP       ToolKind = "mcp"
+	KindAgent     ToolKind = "agent"     // sub-agents and spawn_agents
+	KindRouter    ToolKind = "router"    // router__handoff-to
+	KindInternal  ToolKind = "internal"  // agent__final_report, agent__task_status, agent__batch
+	KindDiscovery ToolKind = "discovery" // tool_find, tool_describe, tool_load, tool_active
+	KindMeta      ToolKind = "meta"      // mcp_list_tools, mcp_get_tool_schema, mcp_call_tool
+	KindOutput    ToolKind = "output"    // output_read
+)
+
+// GoFunc is the generated wrapper of a Go function tool: it decodes args
+// into the user's Args struct, calls the function and encodes the result.
+type GoFunc func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
+
+type Tool struct {
+	Name        string // exposed name
+	Description string
+	Kind        ToolKind
+	InputSchema json.RawMessage
+	Category    string
+	Keywords    []string
+	RenamedFrom []string
+	Policy      string // KindBuiltin
+	REST        *REST  // KindREST
+	Go          GoFunc // KindGo
+	Server      string // KindMCP: the server name
+	Original    string // KindMCP: the server's own tool name
+	Queue       string
+	Timeout     time.Duration
+}
+
+type REST struct {
+	Method  string
+	URL     Value // RFC 6570 template over the arguments
+	Headers []KeyValue
+}
+
+type Bundle struct {
+	Name       string
+	Mode       string // direct | meta
+	Server     string
+	Tools      []string
+	AllowTools []string
+	DenyTools  []string
+}
+
+// UseKind is the kind of a tools.use entry.
+type UseKind string
+
+const (
+	UseTool   UseKind = "tool"
+	UseServer UseKind = "server"
+	UseBundle UseKind = "bundle"
+	UseGlob   UseKind = "glob"
+)
+
+type Use struct {
+	Kind UseKind
+	Name string // a name, or a glob pattern for UseGlob
+}
+
+type Alias struct {
+	Name   string
+	Target string
+}
+
+type Agent struct {
+	Name        string
+	Description string
+	Use         []Use
+	Allowed     []string // names, aliases or globs; nil: everything in Use
+	Aliases     []Alias
+	Discovery   bool
+	Subagents   []string
+	Spawn       bool
+	MaxDepth    int
+	Router      []string
+
+	// Allow is the generated allow check for exact names known at generate
+	// time; Allowed globs are still matched at run time for server tools
+	// discovered later. Nil: derive from Allowed.
+	Allow func(name string) bool
+}
+
+type Workflow struct {
+	Name  string
+	Roles []Role
+}
+
+type Role struct {
+	Name  string
+	Steps []Step
+}
+
+type Step struct {
+	Name    string
+	Bundles []string
+}

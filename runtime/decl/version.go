@@ -1,0 +1,17 @@
+package decl
+
+// Version guard, after protoimpl.EnforceVersion: generated code contains
+//
+//	const _ = decl.EnforceVersion(GenVersion - decl.MinVersion)
+//	const _ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
+//
+// and a negative constant does not convert to an unsigned type, so code
+// generated for another runtime fails to compile.
+type EnforceVersion uint
+
+const (
+	// GenVersion is the version toolgen writes into generated code.
+	GenVersion = 2
+	MinVersion = 2
+	MaxVersion = 2
+)
