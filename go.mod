@@ -3,7 +3,6 @@ module github.com/toolgen-dev/toolgen
 go 1.26.8
 
 require (
-	github.com/agext/levenshtein v1.2.1
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/apparentlymart/go-textseg/v15 v15.0.0
 	github.com/chromedp/chromedp v0.23.0
@@ -43,6 +42,7 @@ require (
 )
 
 require (
+	github.com/agext/levenshtein v1.2.1 // indirect
 	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

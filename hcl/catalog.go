@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/search"
 )
 
 // The catalog is every tool known at generate time, by exposed name.
@@ -63,7 +64,7 @@ func (r *resolver) buildCatalog(spec *ir.Spec) {
 		addEntry(&catalogEntry{
 			tool: &ir.CatalogTool{
 				Name: t.Name, Description: t.Description, Kind: toolKind(t),
-				Category: t.Category, Keywords: t.Keywords, Params: schemaParams(t.InputSchema),
+				Category: t.Category, Keywords: t.Keywords, Params: search.SchemaParams(t.InputSchema),
 			},
 			origin: fmt.Sprintf("tool %q declared at %s", t.Name, shortPos(t.NameRange)),
 			rng:    t.NameRange,
@@ -92,7 +93,7 @@ func (r *resolver) buildCatalog(spec *ir.Spec) {
 				addEntry(&catalogEntry{
 					tool: &ir.CatalogTool{
 						Name: exposed, Description: lt.Description, Kind: ir.KindMCP,
-						Server: s.Name, Original: lt.Name, Params: schemaParams(lt.InputSchema),
+						Server: s.Name, Original: lt.Name, Params: search.SchemaParams(lt.InputSchema),
 					},
 					origin:    fmt.Sprintf("tool %q of server %q (%s)", lt.Name, s.Name, r.cfg.lockFile),
 					rng:       s.NameRange,

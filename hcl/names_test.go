@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 )
 
 func TestGoName(t *testing.T) {
@@ -51,12 +52,12 @@ func TestSuggest(t *testing.T) {
 		"list_files": "",
 		"read_file":  "",
 	} {
-		if got := suggest(in, cands); got != want {
-			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+		if got := didyoumean.Suggest(in, cands); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
 		}
 	}
 	// Ties go to the alphabetically first candidate, whatever the input order.
-	if a, b := suggest("ab", []string{"ac", "aa"}), suggest("ab", []string{"aa", "ac"}); a != "aa" || b != "aa" {
+	if a, b := didyoumean.Suggest("ab", []string{"ac", "aa"}), didyoumean.Suggest("ab", []string{"aa", "ac"}); a != "aa" || b != "aa" {
 		t.Errorf("tie: %q %q", a, b)
 	}
 }

@@ -137,7 +137,7 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 }
 
 func appendUnique(list []string, s string) []string {
-	if contains(list, s) {
+	if slices.Contains(list, s) {
 		return list
 	}
 	return append(list, s)
@@ -157,7 +157,7 @@ func (r *resolver) resolveAliases(a *agentBlock, runtimeNames []string) []ir.Ali
 			r.errorf(al.NameRange, a.ToolsRange, "Alias shadows tool", "The alias %q has the name of %s; a call to it would be ambiguous. Pick another alias name.", al.Name, live.origin)
 			continue
 		}
-		if contains(runtimeNames, al.Name) {
+		if slices.Contains(runtimeNames, al.Name) {
 			r.errorf(al.NameRange, a.ToolsRange, "Alias shadows tool", "The alias %q has the name of a tool the runtime gives agent %q; pick another alias name.", al.Name, a.Name)
 			continue
 		}
@@ -170,7 +170,7 @@ func (r *resolver) resolveAliases(a *agentBlock, runtimeNames []string) []ir.Ali
 			if !isAlias {
 				break
 			}
-			if contains(chain, cur) {
+			if slices.Contains(chain, cur) {
 				cycle = true
 				chain = append(chain, cur)
 				break
@@ -187,7 +187,7 @@ func (r *resolver) resolveAliases(a *agentBlock, runtimeNames []string) []ir.Ali
 			}
 			continue
 		}
-		if r.catalog[cur] == nil && !contains(runtimeNames, cur) && !r.unlockedCouldMatch(cur, false) {
+		if r.catalog[cur] == nil && !slices.Contains(runtimeNames, cur) && !r.unlockedCouldMatch(cur, false) {
 			cands := append(append([]string{}, r.catalogList...), runtimeNames...)
 			r.errorf(al.TargetRange, a.ToolsRange, "Unknown alias target", "The alias %q leads to %q, which is not a known tool.%s", al.Name, cur, didYouMean(cur, cands))
 			continue

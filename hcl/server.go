@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,7 +103,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 		used := transportAttrs[s.Transport]
 		for _, name := range []string{"command", "args", "env", "url", "headers", "address"} {
 			a := attrs[name]
-			if a == nil || contains(used, name) {
+			if a == nil || slices.Contains(used, name) {
 				continue
 			}
 			errAt(a.NameRange, "Attribute not used by transport", fmt.Sprintf("The %s transport does not use %q; it takes %s.", s.Transport, name, strings.Join(used, ", ")))
@@ -269,7 +270,7 @@ func checkURLScheme(transport string, v ir.Value, rng, ctxRange hcl.Range) hcl.D
 	if transport == ir.TransportWS {
 		want = []string{"ws", "wss"}
 	}
-	if transport == "" || contains(want, scheme) {
+	if transport == "" || slices.Contains(want, scheme) {
 		return nil
 	}
 	return hcl.Diagnostics{{
@@ -300,15 +301,6 @@ func checkAllowDeny(allow, deny []str, ctxRange hcl.Range) hcl.Diagnostics {
 		}
 	}
 	return diags
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // secretKeyRe matches names of headers and variables that carry credentials.

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/token"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/runtime/search"
 	"github.com/yosida95/uritemplate/v3"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
@@ -166,7 +167,7 @@ func decodeREST(block *hcl.Block, ctx *hcl.EvalContext) (*ir.REST, hcl.Diagnosti
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			v = strings.ToUpper(v)
-			if !contains(httpMethods, v) {
+			if !slices.Contains(httpMethods, v) {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid HTTP method", Detail: fmt.Sprintf("%q is not an HTTP method; use one of %s.%s", v, quoteList(httpMethods), didYouMean(v, httpMethods)), Subject: a.Expr.Range().Ptr()})
 			}
 			r.Method = v
@@ -223,10 +224,10 @@ func checkURLParams(t *toolBlock, ctxRange hcl.Range) hcl.Diagnostics {
 		return nil
 	}
 	vars := tmpl.Varnames()
-	params := schemaParams(t.InputSchema)
+	params := search.SchemaParams(t.InputSchema)
 	var diags hcl.Diagnostics
 	for _, v := range vars {
-		if contains(params, v) {
+		if slices.Contains(params, v) {
 			continue
 		}
 		if t.InputSchema == nil {
@@ -308,20 +309,4 @@ func jsonText(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// schemaParams lists the top-level property names of an input schema.
-func schemaParams(schema json.RawMessage) []string {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,24 +44,8 @@ func newFinder(reg *Registry, tools []*PoolTool, prev *finder) *finder {
 func toolDoc(t *PoolTool) search.Doc {
 	return search.Doc{
 		Name: t.Name, Description: t.Description, Category: t.Category,
-		Keywords: t.Keywords, Params: schemaParams(t.InputSchema),
+		Keywords: t.Keywords, Params: search.SchemaParams(t.InputSchema),
 	}
-}
-
-// schemaParams lists the top-level property names of an input schema.
-func schemaParams(s json.RawMessage) []string {
-	var v struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(s, &v) != nil {
-		return nil
-	}
-	out := make([]string, 0, len(v.Properties))
-	for k := range v.Properties {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // find ranks the tools keep lets through for query. It never answers with

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
+	"github.com/toolgen-dev/toolgen/runtime/search"
 
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/mod/modfile"
@@ -297,7 +298,7 @@ func (r *goResolver) resolve(t *ir.Tool, pkg *packages.Package) (*GoTool, hcl.Di
 	if len(t.InputSchema) > 0 {
 		out.InputSchema = t.InputSchema // the spec's own schema wins
 	}
-	out.Params = schemaParams(out.InputSchema)
+	out.Params = search.SchemaParams(out.InputSchema)
 	return out, nil
 }
 
@@ -367,20 +368,4 @@ func fieldDocs(pkg *packages.Package) map[token.Pos]string {
 		})
 	}
 	return docs
-}
-
-// schemaParams lists the top-level property names of an input schema.
-func schemaParams(schema json.RawMessage) []string {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return nil
-	}
-	out := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

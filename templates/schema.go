@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -229,7 +230,7 @@ func (b *schemaBuilder) fields(st *types.Struct, where string, props *object, re
 			}
 		}
 		props.set(name, p)
-		if isRequired && !contains(*required, name) {
+		if isRequired && !slices.Contains(*required, name) {
 			*required = append(*required, name)
 		}
 	}
@@ -331,15 +332,6 @@ func splitUnescaped(s string) []string {
 func hasOption(tags []string, opt string) bool {
 	for _, t := range tags[1:] {
 		if t == opt {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}

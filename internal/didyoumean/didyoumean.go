@@ -1,5 +1,6 @@
 // Package didyoumean suggests the known names nearest to a mistyped one, for
-// "did you mean" hints in runtime errors, the agent CLI and the generator.
+// "did you mean" hints in runtime errors, the agent CLI and the generator's
+// diagnostics. It is the product's one suggestion rule.
 package didyoumean
 
 import (
@@ -11,6 +12,19 @@ import (
 // name. A candidate is close when its edit distance (ignoring case) is at
 // most max(2, len(name)/3), or when one name contains the other (3+ bytes).
 func Nearest(name string, candidates []string, n int) []string {
+	return nearest(name, candidates, n, false)
+}
+
+// Suggest returns the candidate nearest to name by Nearest's rule, other
+// than name itself, or "" when none is close.
+func Suggest(name string, candidates []string) string {
+	if near := nearest(name, candidates, 1, true); len(near) > 0 {
+		return near[0]
+	}
+	return ""
+}
+
+func nearest(name string, candidates []string, n int, others bool) []string {
 	type scored struct {
 		name string
 		d    int
@@ -19,6 +33,9 @@ func Nearest(name string, candidates []string, n int) []string {
 	lname := strings.ToLower(name)
 	limit := max(2, len(name)/3)
 	for _, c := range candidates {
+		if others && c == name {
+			continue
+		}
 		lc := strings.ToLower(c)
 		d := Distance(lname, lc)
 		if d <= limit || (len(lname) >= 3 && (strings.Contains(lc, lname) || strings.Contains(lname, lc))) {

@@ -172,7 +172,7 @@ func recall(groups [][]string, ranked []string, k int) float64 {
 	found := 0
 	for _, g := range groups {
 		for _, name := range ranked {
-			if contains(g, name) {
+			if slices.Contains(g, name) {
 				found++
 				break
 			}
@@ -183,16 +183,7 @@ func recall(groups [][]string, ranked []string, k int) float64 {
 
 func inAnyGroup(groups [][]string, name string) bool {
 	for _, g := range groups {
-		if contains(g, name) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
+		if slices.Contains(g, name) {
 			return true
 		}
 	}

@@ -149,9 +149,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	write("catalog.json", `{"tools":[{"name":"a","description":"x"}]}`)
 	write("queries.jsonl", "{\"query\":\"x\",\"relevant_groups\":[[\"a\"]]}\n{bad\n")
-	if _, err := searcheval.Load(dir); err == nil || !contains(err.Error(), "queries.jsonl:2") {
+	if _, err := searcheval.Load(dir); err == nil || !strings.Contains(err.Error(), "queries.jsonl:2") {
 		t.Errorf("bad line: err = %v, want queries.jsonl:2", err)
 	}
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -1,6 +1,8 @@
 package search_test
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,6 +39,20 @@ func TestParseCatalog(t *testing.T) {
 		_, err := search.ParseCatalog([]byte(in))
 		if err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("ParseCatalog(%q) err = %v, want %q", in, err, msg)
+		}
+	}
+}
+
+func TestSchemaParams(t *testing.T) {
+	for schema, want := range map[string][]string{
+		`{"type":"object","properties":{"path":{},"max":{},"Case":{}}}`: {"Case", "max", "path"},
+		`{"type":"object","properties":{}}`:                             nil,
+		`{"type":"object"}`:                                             nil,
+		`not json`:                                                      nil,
+		`[1,2]`:                                                         nil,
+	} {
+		if got := search.SchemaParams(json.RawMessage(schema)); !slices.Equal(got, want) || (want == nil) != (got == nil) {
+			t.Errorf("SchemaParams(%s) = %#v, want %#v", schema, got, want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -352,7 +353,7 @@ func (s *Server) decodeAnthropic(a *anthropicRequest, req *Request) string {
 				if seenOther {
 					return where + ": tool_result blocks must come first in the content, before any other block"
 				}
-				if !contains(pending, b.ToolUseID) {
+				if !slices.Contains(pending, b.ToolUseID) {
 					return fmt.Sprintf("%s: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", where, b.ToolUseID)
 				}
 				text, err := anthropicResultText(b.Content)
@@ -452,13 +453,4 @@ func anthropicDecodeError(err error) string {
 func isJSONObject(s string) bool {
 	s = strings.TrimSpace(s)
 	return len(s) > 0 && s[0] == '{' && json.Valid([]byte(s))
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -304,5 +304,3 @@ func lastUserText(r *modeltest.Request) string {
 	}
 	return ""
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
