@@ -2,10 +2,12 @@ package hcl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/toolgen-dev/toolgen/hcl/ir"
 )
@@ -60,5 +62,44 @@ agent "mixed" {
 	}
 	if diff := cmp.Diff(want, spec.Agent("mixed").Allow); diff != "" {
 		t.Errorf("mixed (-want +got):\n%s", diff)
+	}
+}
+
+// TestRuntimeNamesIgnoreTheSeparator: the runtime's own tools keep their
+// names (agent__final_report, agent__<sub-agent>) whatever the spec's
+// separator, so aliases and tools.allowed name them that way; the
+// separator-built names the loader used to accept match nothing at run time.
+func TestRuntimeNamesIgnoreTheSeparator(t *testing.T) {
+	src := `
+toolgen { separator = "-" }
+policy "p" {
+  builtin       = "fs_read"
+  allowed_paths = ["."]
+}
+tool "read_file" { policy = policy.p }
+agent "helper" {
+  tools { use = [tool.read_file] }
+}
+agent "lead" {
+  subagents = [agent.helper]
+  tools {
+    use     = [tool.read_file]
+    allowed = ["done", "agent__*", tool.read_file]
+    aliases = { done = "agent__final_report" }
+  }
+}
+`
+	spec, _, diags := LoadFiles("spec", map[string][]byte{"main.hcl": []byte(src)})
+	if diags.HasErrors() || len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	want := &ir.AllowSet{Names: []string{"agent__final_report", "done", "read_file"}, Globs: []string{"agent__*"}}
+	if diff := cmp.Diff(want, spec.Agent("lead").Allow); diff != "" {
+		t.Errorf("allow set (-want +got):\n%s", diff)
+	}
+	bad := strings.Replace(src, `done = "agent__final_report"`, `done = "agent-final_report"`, 1)
+	_, _, diags = LoadFiles("spec", map[string][]byte{"main.hcl": []byte(bad)})
+	if !slices.ContainsFunc(diags, func(d *hcl.Diagnostic) bool { return d.Summary == "Unknown alias target" }) {
+		t.Errorf("alias to agent-final_report under separator \"-\": %v", diags)
 	}
 }

@@ -11,25 +11,27 @@ import (
 
 // Resolution of agents: their tool surface, aliases and sub-agents.
 
-// runtimeNames are the tools the runtime adds to an agent's surface.
+// runtimeNames are the tools the runtime adds to an agent's surface. Their
+// names are fixed (decl's constants and decl.SubagentPrefix) whatever the
+// spec's separator.
 func (r *resolver) runtimeNames(a *agentBlock) []string {
-	names := []string{"output_read", "agent" + r.sep + "final_report", "agent" + r.sep + "task_status", "agent" + r.sep + "batch"}
+	names := []string{decl.ToolOutputRead, decl.ToolFinalReport, decl.ToolTaskStatus, decl.ToolBatch}
 	for _, s := range a.Subagents {
-		names = append(names, "agent"+r.sep+s.Name)
+		names = append(names, decl.SubagentPrefix+s.Name)
 	}
 	if a.RouterSet {
-		names = append(names, "router"+r.sep+"handoff-to")
+		names = append(names, decl.ToolHandoff)
 	}
 	if a.Spawn {
-		names = append(names, "spawn_agents", "list_available_agents")
+		names = append(names, decl.ToolSpawnAgents, decl.ToolListAgents)
 	}
 	if a.Discovery {
-		names = append(names, "tool_find", "tool_describe", "tool_load", "tool_active")
+		names = append(names, decl.ToolFind, decl.ToolDescribe, decl.ToolLoad, decl.ToolActive)
 	}
 	for _, u := range a.Use {
 		if u.Ref != nil && u.Ref.Kind == "bundle" {
 			if b := r.bundles[u.Ref.Name]; b != nil && b.Mode == ir.ModeMeta {
-				names = append(names, "mcp_list_tools", "mcp_get_tool_schema", "mcp_call_tool")
+				names = append(names, decl.ToolMCPList, decl.ToolMCPSchema, decl.ToolMCPCall)
 				break
 			}
 		}
@@ -114,7 +116,7 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 			if !r.lookup(s) {
 				continue
 			}
-			if exposed := "agent" + r.sep + s.Name; len(exposed) > 64 {
+			if exposed := decl.SubagentPrefix + s.Name; len(exposed) > 64 {
 				r.errorf(s.Range, a.DeclRange, "Invalid name", "The sub-agent tool name %q is longer than 64 characters; shorten the agent name.", exposed)
 			}
 			agent.Subagents = appendUnique(agent.Subagents, s.Name)

@@ -146,7 +146,7 @@ agent "lead" {
   description = "Plans, delegates and hands off."
   tools {
     use     = [bundle.files, tool.run, bundle.raw_meta, server.api, "local_-*", "search_*"]
-    allowed = [tool.read_file, "r", "local_-echo", "agent_-*", "spawn_agents", "mcp_*"]
+    allowed = [tool.read_file, "r", "local_-echo", "agent__*", "spawn_agents", "mcp_*"]
     aliases = { r = tool.run, rr = "r" }
   }
   discovery = true
