@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 )
 
 // argSchema checks a tool's arguments against its input schema before any
@@ -81,7 +82,7 @@ func (a *argSchema) compile(st *agentState, e *entry) {
 		return
 	}
 	a.mode, a.rs = checkNone, nil
-	emit(st.log, slog.LevelWarn, EventToolSchemaInvalid, slog.String("tool", e.info.Name),
+	event.Emit(st.log, slog.LevelWarn, EventToolSchemaInvalid, slog.String("tool", e.info.Name),
 		slog.String("server", e.server), slog.String("agent", st.agent.Name),
 		slog.String("error", errorText(st.s.scrub, err.Error())),
 		slog.String("reason", "input schema unusable; arguments are only checked to be an object"))

@@ -14,6 +14,7 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 	"github.com/toolgen-dev/toolgen/internal/redact"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 )
 
 // entry is one callable tool of a surface, with everything the pipeline
@@ -269,7 +270,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		// no tool has such a name: say so without echoing it, and without
 		// an edit distance over megabytes
 		msg := fmt.Sprintf("tool not found: a name of %d bytes is longer than any tool's name", len(name))
-		emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", strings.ToValidUTF8(name[:maxToolName], "")+"…"),
+		event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", strings.ToValidUTF8(name[:maxToolName], "")+"…"),
 			slog.String("agent", st.agent.Name), slog.String("reason", "not_found"))
 		return Result{Error: msg, Latency: mono() - start}
 	}
@@ -302,7 +303,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		}
 		reason = "not_found"
 	}
-	emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", agent), slog.String("reason", reason))
+	event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", agent), slog.String("reason", reason))
 	return Result{Error: errorText(st.s.scrub, msg), Latency: mono() - start}
 }
 

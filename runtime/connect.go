@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 )
 
 // upstreamConn is one agent context's use of a server connection.
@@ -107,7 +108,7 @@ func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
 	}
 	if err != nil {
 		c.err = err
-		emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
+		event.Emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
 			slog.String("server", name), slog.String("error", err.Error()))
 		return
 	}
@@ -120,10 +121,10 @@ func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
 		st.mu.Lock()
 		c.down = true
 		st.mu.Unlock()
-		emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
+		event.Emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
 			slog.String("server", name), slog.String("error", dr.Err().Error()))
 	} else {
-		emit(st.log, slog.LevelInfo, EventServerStart, slog.String("agent", st.agent.Name),
+		event.Emit(st.log, slog.LevelInfo, EventServerStart, slog.String("agent", st.agent.Name),
 			slog.String("server", name), slog.String("transport", srv.Transport),
 			slog.Int("tools", len(up.Tools())), slog.String("health", string(up.Health())),
 			slog.Float64("latency_ms", ms(time.Since(begin))))
@@ -135,7 +136,7 @@ func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
 	}
 	if fn, ok := up.(failNotifier); ok {
 		c.unfail = fn.OnFail(func(err error) {
-			emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
+			event.Emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
 				slog.String("server", name), slog.String("error", err.Error()))
 		})
 	}
@@ -163,7 +164,7 @@ func (st *agentState) watchHealth(name string, up Upstream, last Health, every t
 		if h != HealthGreen {
 			level = slog.LevelWarn
 		}
-		emit(st.log, level, EventServerHealth, slog.String("agent", st.agent.Name), slog.String("server", name),
+		event.Emit(st.log, level, EventServerHealth, slog.String("agent", st.agent.Name), slog.String("server", name),
 			slog.String("health", string(h)), slog.String("previous", string(last)))
 		last = h
 	}
@@ -184,7 +185,7 @@ func safeAcquire(ctx context.Context, conn Connector, srv *decl.Server, getenv f
 func (st *agentState) recordTools(name string, up Upstream) bool {
 	changed, d := st.s.pool.setLive(name, up.Tools())
 	if !d.empty() {
-		emit(st.log, slog.LevelWarn, EventLockDrift, slog.String("server", name),
+		event.Emit(st.log, slog.LevelWarn, EventLockDrift, slog.String("server", name),
 			slog.Any("added", d.Added), slog.Any("removed", d.Removed), slog.Any("changed", d.Changed))
 	}
 	st.reportCollisions()
@@ -195,7 +196,7 @@ func (st *agentState) recordTools(name string, up Upstream) bool {
 // to see (tool.collision, with the winner and the loser).
 func (st *agentState) reportCollisions() {
 	for _, c := range st.s.pool.newCollisions() {
-		emit(st.log, slog.LevelWarn, EventToolCollision, slog.String("tool", c.name),
+		event.Emit(st.log, slog.LevelWarn, EventToolCollision, slog.String("tool", c.name),
 			slog.String("winner", c.winner), slog.String("loser", c.loser))
 	}
 }
@@ -222,7 +223,7 @@ func (st *agentState) toolsChanged(name string, up Upstream) {
 	changed := st.rebuildSurfaceLocked()
 	st.mu.Unlock()
 	if cameUp {
-		emit(st.log, slog.LevelInfo, EventServerStart, slog.String("agent", st.agent.Name),
+		event.Emit(st.log, slog.LevelInfo, EventServerStart, slog.String("agent", st.agent.Name),
 			slog.String("server", name), slog.Int("tools", len(up.Tools())), slog.String("health", string(up.Health())))
 	}
 	if changed {

@@ -17,12 +17,12 @@ import (
 // events collects slog records so tests can assert on event names.
 type events struct {
 	mu   sync.Mutex
-	recs []event
+	recs []record
 	seen chan struct{} // signalled on every record
 }
 
 // waitFor blocks until an event with the name (and attributes) arrived.
-func (e *events) waitFor(name string, attrs ...string) event {
+func (e *events) waitFor(name string, attrs ...string) record {
 	e.mu.Lock()
 	if e.seen == nil {
 		e.seen = make(chan struct{}, 1)
@@ -37,7 +37,7 @@ func (e *events) waitFor(name string, attrs ...string) event {
 	}
 }
 
-type event struct {
+type record struct {
 	Level slog.Level
 	Name  string
 	Attrs map[string]string
@@ -53,7 +53,7 @@ type eventHandler struct {
 
 func (h eventHandler) Enabled(context.Context, slog.Level) bool { return true }
 func (h eventHandler) Handle(_ context.Context, r slog.Record) error {
-	ev := event{Level: r.Level, Name: r.Message, Attrs: map[string]string{}}
+	ev := record{Level: r.Level, Name: r.Message, Attrs: map[string]string{}}
 	r.Attrs(func(a slog.Attr) bool { ev.Attrs[a.Key] = a.Value.String(); return true })
 	h.e.mu.Lock()
 	h.e.recs = append(h.e.recs, ev)
@@ -72,10 +72,10 @@ func (h eventHandler) WithAttrs(as []slog.Attr) slog.Handler {
 func (h eventHandler) WithGroup(string) slog.Handler { return h }
 
 // named returns the events with a name, optionally filtered by attributes.
-func (e *events) named(name string, attrs ...string) []event {
+func (e *events) named(name string, attrs ...string) []record {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var out []event
+	var out []record
 next:
 	for _, r := range e.recs {
 		if r.Name != name {
@@ -91,7 +91,7 @@ next:
 	return out
 }
 
-func (e *events) requireOne(t *testing.T, name string, attrs ...string) event {
+func (e *events) requireOne(t *testing.T, name string, attrs ...string) record {
 	t.Helper()
 	got := e.named(name, attrs...)
 	if len(got) == 0 {

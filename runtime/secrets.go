@@ -5,6 +5,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/internal/redact"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 )
 
 // secretsOf returns the scrubber of a session: every env() value the
@@ -28,7 +29,7 @@ func secretsOf(reg *Registry, getenv func(string) (string, bool), log *slog.Logg
 			if redact.Short(val) {
 				if key := p.Env + "\x00" + attr.String(); report && !warned[key] {
 					warned[key] = true
-					emit(log, slog.LevelWarn, EventSecretShort, slog.String("variable", p.Env), attr,
+					event.Emit(log, slog.LevelWarn, EventSecretShort, slog.String("variable", p.Env), attr,
 						slog.String("reason", "value shorter than 8 bytes is not scrubbed from results, errors or events"))
 				}
 				continue

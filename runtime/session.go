@@ -15,6 +15,7 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 	"github.com/toolgen-dev/toolgen/internal/redact"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 )
 
 // Session is one agent context: its resolved tools, its use of MCP
@@ -100,7 +101,7 @@ func (s *Session) callAfterSwitch(ctx context.Context, old *agentState, name str
 	}
 	defer st.exit()
 	if old != nil && old.agent != st.agent && st.surf.Load().byName[name] == nil {
-		emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", old.agent.Name),
+		event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", old.agent.Name),
 			slog.String("reason", "agent_switched"), slog.String("switched_to", st.agent.Name))
 		return Result{Error: fmt.Sprintf("agent switched to %q before the call started; %q is not one of its tools", st.agent.Name, name)}
 	}
@@ -420,7 +421,7 @@ func (st *agentState) emitWarnings(ws []warning) {
 			}
 		}
 		attrs := append([]slog.Attr{slog.String("reason", w.msg)}, w.attrs...)
-		emit(st.log, slog.LevelWarn, w.event, attrs...)
+		event.Emit(st.log, slog.LevelWarn, w.event, attrs...)
 	}
 }
 
@@ -441,11 +442,11 @@ func (st *agentState) teardown(switching bool) {
 	timer.Stop()
 	if forced {
 		st.abandoned.Store(true) // before cancel: a call ending on the cancel is late
-		event := EventAgentSwitchTimeout
+		name := EventAgentSwitchTimeout
 		if !switching {
-			event = EventAgentTeardown
+			name = EventAgentTeardown
 		}
-		emit(st.log, slog.LevelWarn, event, slog.String("agent", st.agent.Name),
+		event.Emit(st.log, slog.LevelWarn, name, slog.String("agent", st.agent.Name),
 			slog.Int64("in_flight", st.inflight.Load()&^closedBit), slog.String("reason", fmt.Sprintf("in-flight calls exceeded %s; forcing teardown", switchGrace)))
 	}
 	st.cancel()
@@ -462,7 +463,7 @@ func (st *agentState) teardown(switching bool) {
 		_ = c()
 	}
 	st.spill.close()
-	emit(st.log, slog.LevelInfo, EventAgentTeardown, slog.String("agent", st.agent.Name),
+	event.Emit(st.log, slog.LevelInfo, EventAgentTeardown, slog.String("agent", st.agent.Name),
 		slog.Bool("forced", forced), slog.Int("servers", len(ups)))
 }
 
@@ -473,7 +474,7 @@ func (st *agentState) lateResult(name string, r Result) Result {
 	if !r.OK {
 		status = "failed"
 	}
-	emit(st.log, slog.LevelWarn, EventToolLateResult, slog.String("tool", name), slog.String("agent", st.agent.Name),
+	event.Emit(st.log, slog.LevelWarn, EventToolLateResult, slog.String("tool", name), slog.String("agent", st.agent.Name),
 		slog.String("status", status), slog.Float64("latency_ms", ms(r.Latency)), slog.Int("chars_out", len(r.Result)))
 	return Result{Kind: r.Kind, Namespace: r.Namespace, Latency: r.Latency,
 		Error: fmt.Sprintf("agent %q was torn down while the call ran (forced after %s); its result was discarded", st.agent.Name, switchGrace)}
