@@ -160,7 +160,7 @@ func BenchmarkArgCheck(b *testing.B) {
 			args := json.RawMessage(c.args)
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := e.args.check(st, e, args); err != nil {
+				if err, _ := e.args.Check(e.info.Name, args); err != nil {
 					b.Fatal(err)
 				}
 			}

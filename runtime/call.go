@@ -3,18 +3,16 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
-	"github.com/toolgen-dev/toolgen/internal/redact"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 )
 
 // entry is one callable tool of a surface, with everything the pipeline
@@ -22,11 +20,11 @@ import (
 type entry struct {
 	info     ToolInfo
 	server   string
-	original string      // the server's own tool name
-	goFn     decl.GoFunc // KindGo: called directly
-	args     *argSchema  // the input schema check; nil for the runtime's own tools
+	original string              // the server's own tool name
+	goFn     decl.GoFunc         // KindGo: called directly
+	args     *pipeline.ArgSchema // the input schema check; nil for the runtime's own tools
 	run      provider
-	q        *queue
+	q        *pipeline.Queue
 	timeout  time.Duration
 	cacheTTL time.Duration
 	noCap    bool  // output_read: already paged, never spilled again
@@ -74,14 +72,14 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		out = scrub.String(out)
 	}
 	if err == nil && !e.noCap && st.maxBytes > 0 && len(out) > st.maxBytes {
-		out, err = st.spill.store(out)
+		out, err = st.spill.Store(out)
 	}
-	if err == nil && st.budget > 0 && !e.noBudget {
-		err = st.charge(out)
+	if err == nil && st.budget.Limit > 0 && !e.noBudget {
+		err = st.budget.Charge(out)
 	}
 	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: mono() - start}
 	if err != nil {
-		r.Error = errorText(scrub, err.Error())
+		r.Error = pipeline.ErrorText(scrub, err.Error())
 	} else {
 		r.OK, r.Result = true, out
 	}
@@ -94,42 +92,6 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	}
 	return r
 }
-
-// maxErrorBytes caps the text of an error result. Errors are never
-// spilled, and one that echoes a huge argument (a decode error, an
-// upstream repeating its input) must not flood the model's context.
-const maxErrorBytes = 8 << 10
-
-// errorText is an error as a result carries it: secrets scrubbed first (a
-// cut must not leave half a secret), then capped at maxErrorBytes.
-func errorText(scrub *redact.Redactor, msg string) string {
-	msg = scrub.String(msg)
-	if len(msg) <= maxErrorBytes {
-		return msg
-	}
-	cut := maxErrorBytes
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes truncated)", msg[:cut], len(msg)-cut)
-}
-
-// charge adds an output's tokens (about 4 characters each) to the
-// session's context budget, refusing outputs that would exceed it.
-func (st *agentState) charge(out string) error {
-	tokens := int64(len(out)+3) / 4
-	for {
-		used := st.used.Load()
-		if used+tokens > st.budget {
-			return errBudget
-		}
-		if st.used.CompareAndSwap(used, used+tokens) {
-			return nil
-		}
-	}
-}
-
-var errBudget = errors.New("context window budget exceeded")
 
 func (st *agentState) logCall(ctx context.Context, level slog.Level, e *entry, charsIn int, r *Result) {
 	status := "ok"
@@ -154,7 +116,11 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 		args = emptyArgs
 	}
 	if e.args != nil {
-		if err := e.args.check(st, e, args); err != nil {
+		err, unusable := e.args.Check(e.info.Name, args)
+		if unusable != nil {
+			st.schemaInvalid(e, unusable)
+		}
+		if err != nil {
 			return "", err
 		}
 	}
@@ -167,15 +133,15 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 	var key string
 	if e.cacheTTL > 0 {
 		key = e.info.Name + "\x00" + string(args)
-		if out, ok := st.cache.get(key); ok {
+		if out, ok := st.cache.Get(key); ok {
 			return out, nil
 		}
 	}
 	if e.q != nil {
-		if err := e.q.acquire(ctx, st.stopWait); err != nil {
-			return "", fmt.Errorf("waiting for queue %q: %w", e.q.name, err)
+		if err := e.q.Acquire(ctx, st.stopWait); err != nil {
+			return "", fmt.Errorf("waiting for queue %q: %w", e.q.Name, err)
 		}
-		defer e.q.release()
+		defer e.q.Release()
 	}
 	if e.linked {
 		var cancel context.CancelFunc
@@ -203,9 +169,18 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 		err = context.Cause(ctx)
 	}
 	if err == nil && e.cacheTTL > 0 {
-		st.cache.put(key, out, e.cacheTTL)
+		st.cache.Put(key, out, e.cacheTTL)
 	}
 	return out, err
+}
+
+// schemaInvalid reports, once per pool tool, an input schema that cannot
+// be used: its arguments are only checked to be an object.
+func (st *agentState) schemaInvalid(e *entry, err error) {
+	event.Emit(st.log, slog.LevelWarn, EventToolSchemaInvalid, slog.String("tool", e.info.Name),
+		slog.String("server", e.server), slog.String("agent", st.agent.Name),
+		slog.String("error", pipeline.ErrorText(st.s.scrub, err.Error())),
+		slog.String("reason", "input schema unusable; arguments are only checked to be an object"))
 }
 
 // callGo calls a Go function tool, turning a panic into an error. The
@@ -304,7 +279,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		reason = "not_found"
 	}
 	event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", agent), slog.String("reason", reason))
-	return Result{Error: errorText(st.s.scrub, msg), Latency: mono() - start}
+	return Result{Error: pipeline.ErrorText(st.s.scrub, msg), Latency: mono() - start}
 }
 
 // maxToolName bounds the names a blocked call is answered about: far

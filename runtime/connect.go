@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 )
 
 // upstreamConn is one agent context's use of a server connection.
@@ -242,7 +243,7 @@ func (st *agentState) upstream(ctx context.Context, server string) (Upstream, er
 		c = st.ups[server]
 		st.mu.Unlock()
 		if c == nil {
-			return nil, errSessionClosed
+			return nil, pipeline.ErrClosed
 		}
 	}
 	select {

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,19 +10,20 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 )
 
 // requireCapped checks an error result against the error cap: at most
-// maxErrorBytes of the message and a note of how much was cut.
+// pipeline.MaxErrorBytes of the message and a note of how much was cut.
 func requireCapped(t *testing.T, what string, r Result, total int) {
 	t.Helper()
 	if r.OK {
 		t.Fatalf("%s: want an error result", what)
 	}
-	if len(r.Error) > maxErrorBytes+64 {
-		t.Errorf("%s: error of %d bytes, want at most %d plus the note", what, len(r.Error), maxErrorBytes)
+	if len(r.Error) > pipeline.MaxErrorBytes+64 {
+		t.Errorf("%s: error of %d bytes, want at most %d plus the note", what, len(r.Error), pipeline.MaxErrorBytes)
 	}
-	if total > maxErrorBytes && !strings.HasSuffix(r.Error, "bytes truncated)") {
+	if total > pipeline.MaxErrorBytes && !strings.HasSuffix(r.Error, "bytes truncated)") {
 		t.Errorf("%s: no truncation note: …%s", what, r.Error[max(0, len(r.Error)-80):])
 	}
 	if !utf8.ValidString(r.Error) {
@@ -68,7 +68,7 @@ func TestErrorResultsAreCapped(t *testing.T) {
 		}
 	}
 	for _, e := range ev.named(EventToolCall) {
-		if len(e.Attrs["error"]) > maxErrorBytes+64 {
+		if len(e.Attrs["error"]) > pipeline.MaxErrorBytes+64 {
 			t.Errorf("tool.call event carries a %d-byte error", len(e.Attrs["error"]))
 		}
 	}
@@ -76,18 +76,5 @@ func TestErrorResultsAreCapped(t *testing.T) {
 	// a short error is left as it is
 	if r := call(t, s, "echo_err", `{"a":1}`); r.Error != `cannot use {"a":1}` {
 		t.Errorf("short error changed: %q", r.Error)
-	}
-}
-
-// errorText cuts on a rune boundary and says how much it cut.
-func TestErrorText(t *testing.T) {
-	msg := strings.Repeat("a", maxErrorBytes-1) + "€" + strings.Repeat("b", 100)
-	got := errorText(nil, msg)
-	want := strings.Repeat("a", maxErrorBytes-1) + fmt.Sprintf("… (%d bytes truncated)", 103)
-	if got != want {
-		t.Errorf("errorText: …%q", got[len(got)-40:])
-	}
-	if errorText(nil, errors.New("short").Error()) != "short" {
-		t.Error("a short error changed")
 	}
 }

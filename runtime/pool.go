@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 )
 
 // PoolTool is one tool of a registry's pool: a declared tool, a server tool
@@ -26,7 +27,7 @@ type PoolTool struct {
 	Untrusted   bool       // from an untrusted server: reachable through meta tools only
 	Decl        *decl.Tool // the Registry entry; nil for a tool found only at run time
 
-	args *argSchema // checks arguments; compiled on first call, shared by sessions (args.go)
+	args *pipeline.ArgSchema // checks arguments; compiled on first call, shared by sessions (args.go)
 }
 
 // Pool is the set of tools one registry can offer: builtin, declared and
@@ -38,7 +39,7 @@ type Pool struct {
 	servers map[string]*decl.Server
 	bundles map[string]*decl.Bundle
 	agents  map[string]*decl.Agent
-	queues  map[string]*queue
+	queues  map[string]*pipeline.Queue
 
 	warned sync.Map // keys of warnings logged once per pool
 
@@ -75,7 +76,7 @@ func newPool(reg *Registry) *Pool {
 		servers:  map[string]*decl.Server{},
 		bundles:  map[string]*decl.Bundle{},
 		agents:   map[string]*decl.Agent{},
-		queues:   map[string]*queue{},
+		queues:   map[string]*pipeline.Queue{},
 		live:     map[string][]UpstreamTool{},
 		watchers: map[int]func(){},
 	}
@@ -89,7 +90,7 @@ func newPool(reg *Registry) *Pool {
 		p.agents[reg.Agents[i].Name] = &reg.Agents[i]
 	}
 	for _, q := range reg.Queues {
-		p.queues[q.Name] = newQueue(q.Name, q.Concurrent)
+		p.queues[q.Name] = pipeline.NewQueue(q.Name, q.Concurrent)
 	}
 	p.rebuild()
 	return p
@@ -266,7 +267,7 @@ func (p *Pool) rebuild() {
 			}
 		}
 		if t.args == nil {
-			t.args = newArgSchema(t.InputSchema)
+			t.args = pipeline.NewArgSchema(t.InputSchema)
 		}
 		snap.byName[t.Name] = t
 		snap.tools = append(snap.tools, t)
@@ -317,7 +318,7 @@ func (p *Pool) rebuild() {
 			}
 			pt := &PoolTool{
 				Name: decl.ExposedName(s, reg.Sep(), lt.Name), Description: lt.Description,
-				InputSchema: normalizeSchema(lt.InputSchema), Kind: decl.KindMCP, Server: s, Original: lt.Name,
+				InputSchema: pipeline.NormalizeSchema(lt.InputSchema), Kind: decl.KindMCP, Server: s, Original: lt.Name,
 				Untrusted: untrusted,
 			}
 			if d := declared[lt.Name]; d != nil {
@@ -362,12 +363,4 @@ func (p *Pool) newCollisions() []collision {
 func samePoolTool(a, b *PoolTool) bool {
 	return a.Decl == b.Decl && a.Kind == b.Kind && a.Server == b.Server && a.Original == b.Original &&
 		a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) && a.Untrusted == b.Untrusted
-}
-
-// normalizeSchema makes an input schema an object schema, as MCP requires.
-func normalizeSchema(s json.RawMessage) json.RawMessage {
-	if len(bytes.TrimSpace(s)) == 0 || string(s) == "null" {
-		return json.RawMessage(`{"type":"object"}`)
-	}
-	return s
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 )
 
 // poolEntry makes the callable entry of a pool tool for this agent
@@ -17,7 +18,7 @@ import (
 func (st *agentState) poolEntry(pt *PoolTool) *entry {
 	reg := st.s.reg
 	e := &entry{
-		info: ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: normalizeSchema(pt.InputSchema),
+		info: ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema),
 			Kind: pt.Kind, Namespace: string(pt.Kind)},
 		server: pt.Server, original: pt.Original, args: pt.args,
 	}

@@ -111,7 +111,7 @@ func TestSecretsScrubbedFromREST(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &h); err != nil || h.ToolOutput.Handle == "" {
 		t.Fatalf("want a spilled output: %s", out)
 	}
-	files, _ := filepath.Glob(filepath.Join(s.st.Load().spill.dir, "*"))
+	files, _ := filepath.Glob(filepath.Join(s.st.Load().spill.Dir(), "*"))
 	if len(files) != 1 {
 		t.Fatalf("spill files: %v", files)
 	}

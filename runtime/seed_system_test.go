@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 	"go.uber.org/goleak"
 )
 
@@ -242,7 +243,7 @@ func TestSeed_ToolSystem_SizeLimitStoresOutput(t *testing.T) {
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	out := mustOK(t, call(t, s, "big", `{}`))
 	var h struct {
-		ToolOutput toolOutput `json:"tool_output"`
+		ToolOutput pipeline.ToolOutput `json:"tool_output"`
 	}
 	if err := json.Unmarshal([]byte(out), &h); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -277,7 +278,7 @@ func TestSeed_ToolSystem_SizeLimitStoresOutput(t *testing.T) {
 			t.Errorf("%s: %+v", bad, r)
 		}
 	}
-	dir := s.st.Load().spill.dir
+	dir := s.st.Load().spill.Dir()
 	s.Close()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("spill dir %s left behind", dir)

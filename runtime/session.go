@@ -16,6 +16,7 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/redact"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 )
 
 // Session is one agent context: its resolved tools, its use of MCP
@@ -43,7 +44,7 @@ type Session struct {
 func Open(ctx context.Context, reg *Registry, agent string, opts Options) (*Session, error) {
 	opts = opts.withDefaults()
 	s := &Session{reg: reg, pool: PoolFor(reg), opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
-	s.scrub = secretsOf(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
+	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
 	st, err := s.build(ctx, agent)
 	if err != nil {
 		return nil, err
@@ -346,10 +347,9 @@ type agentState struct {
 	surf atomic.Pointer[surface]
 
 	maxBytes int
-	budget   int64
-	used     atomic.Int64 // tokens of output added so far
-	spill    *spillStore
-	cache    *responseCache
+	budget   pipeline.Budget
+	spill    *pipeline.Spill
+	cache    *pipeline.Cache
 
 	mu       sync.Mutex // guards what follows
 	ups      map[string]*upstreamConn
@@ -389,13 +389,13 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 		s: s, agent: a, log: s.opts.Logger, memory: s.opts.Memory,
 		drained: make(chan struct{}), stopWait: make(chan struct{}), replaced: make(chan struct{}), ups: map[string]*upstreamConn{},
 		loaded: map[string]bool{}, entries: map[*PoolTool]*entry{}, builtins: map[string]builtInstance{},
-		maxBytes: s.reg.Defaults.ResponseMaxBytes, budget: int64(s.reg.Defaults.ContextBudget),
-		cache: newResponseCache(),
+		maxBytes: s.reg.Defaults.ResponseMaxBytes, budget: pipeline.Budget{Limit: int64(s.reg.Defaults.ContextBudget)},
+		cache: pipeline.NewCache(),
 	}
 	if st.memory == nil {
 		st.memory = newMemStore()
 	}
-	st.spill = newSpillStore(s.opts.SpillDir)
+	st.spill = pipeline.NewSpill(s.opts.SpillDir)
 	st.ctx, st.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	st.connect(ctx, s.pool.serversFor(s.pool.snap.Load(), a))
 	st.res = s.pool.resolveAgent(s.pool.snap.Load(), a, s.opts.Depth, s.opts.depthLimit, nil)
@@ -462,7 +462,7 @@ func (st *agentState) teardown(switching bool) {
 	for _, c := range closers {
 		_ = c()
 	}
-	st.spill.close()
+	st.spill.Close()
 	event.Emit(st.log, slog.LevelInfo, EventAgentTeardown, slog.String("agent", st.agent.Name),
 		slog.Bool("forced", forced), slog.Int("servers", len(ups)))
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 )
 
 // spillFixture is an agent whose tool "big" returns out, with a size cap
@@ -29,7 +30,7 @@ func spillFixture(t *testing.T, out string, maxBytes int, opts func(*Options)) *
 func spillHandle(t *testing.T, s *Session) string {
 	t.Helper()
 	var h struct {
-		ToolOutput toolOutput `json:"tool_output"`
+		ToolOutput pipeline.ToolOutput `json:"tool_output"`
 	}
 	out := mustOK(t, call(t, s, "big", `{}`))
 	if err := json.Unmarshal([]byte(out), &h); err != nil || h.ToolOutput.Handle == "" {
@@ -92,8 +93,8 @@ func TestOutputReadKeepsRunesWhole(t *testing.T) {
 func TestSpillDirCleanedAndCapped(t *testing.T) {
 	base := t.TempDir()
 	out := strings.Repeat("x", 200)
-	defer func(old int64) { spillLimit = old }(spillLimit)
-	spillLimit = 500
+	defer func(old int64) { pipeline.SpillLimit = old }(pipeline.SpillLimit)
+	pipeline.SpillLimit = 500
 
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("big")}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
 		Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(out), nil }})

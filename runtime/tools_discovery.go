@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 )
 
 // Find ranks the tools the agent may load (or call) for a query, best
@@ -89,7 +90,7 @@ func (st *agentState) describable(name string) (ToolInfo, *PoolTool, bool) {
 	}
 	if sf.loadable[name] {
 		if pt := snap.byName[name]; pt != nil {
-			return ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: normalizeSchema(pt.InputSchema), Kind: pt.Kind}, pt, true
+			return ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema), Kind: pt.Kind}, pt, true
 		}
 	}
 	return ToolInfo{}, nil, false
@@ -178,7 +179,7 @@ func toolLoad(_ context.Context, st *agentState, _ *entry, args json.RawMessage)
 		}
 		st.loaded[n] = true
 		pt := snap.byName[n]
-		loaded = append(loaded, loadedTool{pt.Name, pt.Description, normalizeSchema(pt.InputSchema)})
+		loaded = append(loaded, loadedTool{pt.Name, pt.Description, pipeline.NormalizeSchema(pt.InputSchema)})
 	}
 	changed := len(loaded) > 0 && st.rebuildSurfaceLocked()
 	count := len(st.loaded)

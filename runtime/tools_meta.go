@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 )
 
 // metaPermits checks a server tool against the meta scope in force (the
@@ -102,7 +103,7 @@ func mcpGetToolSchema(ctx context.Context, st *agentState, _ *entry, args json.R
 	}
 	for _, t := range tools {
 		if t.Name == a.Tool {
-			return marshal(map[string]any{"server": a.Server, "name": t.Name, "description": t.Description, "input_schema": normalizeSchema(t.InputSchema)})
+			return marshal(map[string]any{"server": a.Server, "name": t.Name, "description": t.Description, "input_schema": pipeline.NormalizeSchema(t.InputSchema)})
 		}
 	}
 	return "", fmt.Errorf("tool %q not found on server %q (or not allowed); use %s", a.Tool, a.Server, decl.ToolMCPList)

@@ -20,7 +20,7 @@ func outputRead(_ context.Context, st *agentState, _ *entry, args json.RawMessag
 	if a.Limit <= 0 || a.Limit > page {
 		a.Limit = page
 	}
-	chunk, total, err := st.spill.read(a.Handle, a.Offset, a.Limit)
+	chunk, total, err := st.spill.Read(a.Handle, a.Offset, a.Limit)
 	if err != nil {
 		return "", err
 	}

@@ -1,4 +1,4 @@
-package runtime
+package pipeline
 
 import (
 	"encoding/json"
@@ -10,10 +10,10 @@ import (
 	"unicode/utf8"
 )
 
-// spillStore keeps outputs over response_max_bytes on disk and hands out
+// Spill keeps outputs over response_max_bytes on disk and hands out
 // handles that output_read pages through. Handles are opaque names looked
 // up in a map, never paths, so a caller cannot reach other files.
-type spillStore struct {
+type Spill struct {
 	base string // Options.SpillDir, or "" for a temp dir per agent context
 
 	mu      sync.Mutex
@@ -23,20 +23,31 @@ type spillStore struct {
 	handles map[string]spilled
 }
 
-// spillLimit caps the bytes one agent context stores, so that a loop of
+// SpillLimit caps the bytes one agent context stores, so that a loop of
 // large outputs cannot fill the disk. A variable so tests can lower it.
-var spillLimit int64 = 256 << 20
+var SpillLimit int64 = 256 << 20
 
 type spilled struct {
 	path  string
 	bytes int
 }
 
-func newSpillStore(base string) *spillStore {
-	return &spillStore{base: base, handles: map[string]spilled{}}
+// NewSpill returns a store under base (Options.SpillDir; "" for a temp
+// dir); its directory is made on the first Store.
+func NewSpill(base string) *Spill {
+	return &Spill{base: base, handles: map[string]spilled{}}
 }
 
-type toolOutput struct {
+// Dir is the store's own directory, "" until an output was stored.
+func (sp *Spill) Dir() string {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.dir
+}
+
+// ToolOutput is what a result says in place of a spilled output, under
+// "tool_output": the handle output_read pages through, and its size.
+type ToolOutput struct {
 	Handle string `json:"handle"`
 	Reason string `json:"reason"`
 	Bytes  int    `json:"bytes"`
@@ -44,8 +55,8 @@ type toolOutput struct {
 	Tokens int    `json:"tokens"`
 }
 
-// store writes out to disk and returns the tool_output handle JSON.
-func (sp *spillStore) store(out string) (string, error) {
+// Store writes out to disk and returns the tool_output handle JSON.
+func (sp *Spill) Store(out string) (string, error) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.dir == "" {
@@ -53,8 +64,8 @@ func (sp *spillStore) store(out string) (string, error) {
 			return "", fmt.Errorf("output of %d bytes exceeds response_max_bytes and cannot be stored: %v", len(out), err)
 		}
 	}
-	if sp.total+int64(len(out)) > spillLimit {
-		return "", fmt.Errorf("spill limit exceeded: output of %d bytes exceeds response_max_bytes, and storing it would take this session's stored outputs past %d bytes", len(out), spillLimit)
+	if sp.total+int64(len(out)) > SpillLimit {
+		return "", fmt.Errorf("spill limit exceeded: output of %d bytes exceeds response_max_bytes, and storing it would take this session's stored outputs past %d bytes", len(out), SpillLimit)
 	}
 	sp.n++
 	name := fmt.Sprintf("output-%d.txt", sp.n)
@@ -69,13 +80,13 @@ func (sp *spillStore) store(out string) (string, error) {
 	if !strings.HasSuffix(out, "\n") {
 		lines++
 	}
-	b, _ := json.Marshal(map[string]toolOutput{"tool_output": {
+	b, _ := json.Marshal(map[string]ToolOutput{"tool_output": {
 		Handle: handle, Reason: "size_limit_exceeded", Bytes: len(out), Lines: lines, Tokens: (len(out) + 3) / 4,
 	}})
 	return string(b), nil
 }
 
-func (sp *spillStore) open() error {
+func (sp *Spill) open() error {
 	if sp.base != "" {
 		if err := os.MkdirAll(sp.base, 0o700); err != nil {
 			return err
@@ -95,8 +106,8 @@ func (sp *spillStore) open() error {
 	return nil
 }
 
-// read returns up to limit bytes of a stored output from offset.
-func (sp *spillStore) read(handle string, offset, limit int) (chunk string, total int, err error) {
+// Read returns up to limit bytes of a stored output from offset.
+func (sp *Spill) Read(handle string, offset, limit int) (chunk string, total int, err error) {
 	sp.mu.Lock()
 	s, ok := sp.handles[handle]
 	sp.mu.Unlock()
@@ -144,9 +155,9 @@ func runeCut(b []byte, limit int) int {
 	return end
 }
 
-// close removes the directory this store created (a session-* directory
+// Close removes the directory this store created (a session-* directory
 // under Options.SpillDir, or a temp dir); SpillDir itself stays.
-func (sp *spillStore) close() {
+func (sp *Spill) Close() {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.dir != "" {

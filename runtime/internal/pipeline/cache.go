@@ -1,13 +1,13 @@
-package runtime
+package pipeline
 
 import (
 	"sync"
 	"time"
 )
 
-// responseCache keeps successful tool outputs for a server's cache TTL,
-// keyed by tool and arguments. It belongs to one agent context.
-type responseCache struct {
+// Cache keeps successful tool outputs for a server's cache TTL, keyed by
+// tool and arguments. It belongs to one agent context.
+type Cache struct {
 	mu sync.Mutex
 	m  map[string]cached
 }
@@ -20,9 +20,11 @@ type cached struct {
 // maxCached bounds the entries; expired ones are swept when it is reached.
 const maxCached = 4096
 
-func newResponseCache() *responseCache { return &responseCache{m: map[string]cached{}} }
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{m: map[string]cached{}} }
 
-func (c *responseCache) get(key string) (string, bool) {
+// Get returns the output cached under key, if it has not expired.
+func (c *Cache) Get(key string) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.m[key]
@@ -36,7 +38,9 @@ func (c *responseCache) get(key string) (string, bool) {
 	return v.out, true
 }
 
-func (c *responseCache) put(key, out string, ttl time.Duration) {
+// Put caches out under key for ttl; a full cache drops expired entries
+// first, and the new one when none has expired.
+func (c *Cache) Put(key, out string, ttl time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := time.Now()

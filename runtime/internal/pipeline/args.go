@@ -1,10 +1,10 @@
-package runtime
+package pipeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"regexp"
 	"slices"
 	"strconv"
@@ -12,13 +12,12 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 )
 
-// argSchema checks a tool's arguments against its input schema before any
+// ArgSchema checks a tool's arguments against its input schema before any
 // provider runs. It belongs to a pool tool, so every session of a registry
 // shares it; the schema is compiled on the first call, once.
-type argSchema struct {
+type ArgSchema struct {
 	raw  json.RawMessage
 	once sync.Once
 	mode argCheck
@@ -33,36 +32,52 @@ const (
 	checkNone                   // the schema cannot be used: only "is an object" is checked
 )
 
-func newArgSchema(raw json.RawMessage) *argSchema { return &argSchema{raw: normalizeSchema(raw)} }
+// NewArgSchema returns the check of an input schema, compiled on first use.
+func NewArgSchema(raw json.RawMessage) *ArgSchema { return &ArgSchema{raw: NormalizeSchema(raw)} }
 
-// check returns the error result of a call whose arguments the schema
-// refuses. Arguments are always a JSON object: every provider (an MCP
-// tools/call, a Go tool's struct, a REST template) takes one.
-func (a *argSchema) check(st *agentState, e *entry, args json.RawMessage) error {
-	a.once.Do(func() { a.compile(st, e) })
+// NormalizeSchema makes an input schema an object schema, as MCP requires.
+func NormalizeSchema(s json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(s)) == 0 || string(s) == "null" {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return s
+}
+
+// Check returns the error result of a call to tool whose arguments the
+// schema refuses. Arguments are always a JSON object: every provider (an
+// MCP tools/call, a Go tool's struct, a REST template) takes one.
+//
+// The first call compiles the schema. A schema that cannot be used
+// (invalid, an unsupported draft, a remote $ref, not an object schema) is
+// returned as unusable to that call alone, for the caller to report once
+// (a tool.schema_invalid event); its tool's arguments are then only
+// checked to be an object: an upstream's bad schema must not refuse every
+// call.
+func (a *ArgSchema) Check(tool string, args json.RawMessage) (err, unusable error) {
+	a.once.Do(func() { unusable = a.compile() })
 	if a.mode != checkFull {
 		// the fast path of trivial schemas: no decoding
 		if c := firstByte(args); c != '{' {
-			return fmt.Errorf("invalid arguments for tool %q: expected a JSON object, got %s", e.info.Name, jsonKind(c))
+			return fmt.Errorf("invalid arguments for tool %q: expected a JSON object, got %s", tool, jsonKind(c)), unusable
 		}
-		return nil
+		return nil, unusable
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
-		return fmt.Errorf("invalid JSON arguments for tool %q: %v", e.info.Name, err)
+		return fmt.Errorf("invalid JSON arguments for tool %q: %v", tool, err), unusable
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("invalid arguments for tool %q: expected a JSON object, got %s", e.info.Name, jsonKind(firstByte(args)))
+		return fmt.Errorf("invalid arguments for tool %q: expected a JSON object, got %s", tool, jsonKind(firstByte(args))), unusable
 	}
 	if err := a.validate(v); err != nil {
-		return fmt.Errorf("invalid arguments for tool %q: %s", e.info.Name, describeInvalid(err))
+		return fmt.Errorf("invalid arguments for tool %q: %s", tool, describeInvalid(err)), unusable
 	}
-	return nil
+	return nil, unusable
 }
 
 // validate runs the validator; a panic in it (a schema shape it did not
 // foresee) lets the call through rather than failing it.
-func (a *argSchema) validate(v any) (err error) {
+func (a *ArgSchema) validate(v any) (err error) {
 	defer func() {
 		if recover() != nil {
 			err = nil
@@ -71,24 +86,17 @@ func (a *argSchema) validate(v any) (err error) {
 	return a.rs.Validate(v)
 }
 
-// compile decides how to check arguments. A schema that cannot be used
-// (invalid, an unsupported draft, a remote $ref, not an object schema) is
-// reported once with a tool.schema_invalid event and its tool's arguments
-// are then only checked to be an object: an upstream's bad schema must not
-// refuse every call.
-func (a *argSchema) compile(st *agentState, e *entry) {
+// compile decides how to check arguments; an error says the schema cannot
+// be used, and only "is an object" is checked.
+func (a *ArgSchema) compile() error {
 	err := a.resolve()
-	if err == nil {
-		return
+	if err != nil {
+		a.mode, a.rs = checkNone, nil
 	}
-	a.mode, a.rs = checkNone, nil
-	event.Emit(st.log, slog.LevelWarn, EventToolSchemaInvalid, slog.String("tool", e.info.Name),
-		slog.String("server", e.server), slog.String("agent", st.agent.Name),
-		slog.String("error", errorText(st.s.scrub, err.Error())),
-		slog.String("reason", "input schema unusable; arguments are only checked to be an object"))
+	return err
 }
 
-func (a *argSchema) resolve() (err error) {
+func (a *ArgSchema) resolve() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("schema compiler panicked: %v", r)

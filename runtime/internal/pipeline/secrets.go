@@ -1,4 +1,4 @@
-package runtime
+package pipeline
 
 import (
 	"log/slog"
@@ -8,13 +8,13 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 )
 
-// secretsOf returns the scrubber of a session: every env() value the
+// Secrets returns the scrubber of a session: every env() value the
 // registry reads (server env, url and headers; REST url and headers),
 // through getenv, in every form internal/redact knows. Values too short to
 // scrub are left out, and each is reported once at top level with a
 // secret.short event naming the variable and where it is used, never the
 // value. nil when there is nothing to scrub, so calls pay nothing.
-func secretsOf(reg *Registry, getenv func(string) (string, bool), log *slog.Logger, report bool) *redact.Redactor {
+func Secrets(reg *decl.Registry, getenv func(string) (string, bool), log *slog.Logger, report bool) *redact.Redactor {
 	var values []string
 	warned := map[string]bool{}
 	add := func(v decl.Value, attr slog.Attr) {
@@ -29,7 +29,7 @@ func secretsOf(reg *Registry, getenv func(string) (string, bool), log *slog.Logg
 			if redact.Short(val) {
 				if key := p.Env + "\x00" + attr.String(); report && !warned[key] {
 					warned[key] = true
-					event.Emit(log, slog.LevelWarn, EventSecretShort, slog.String("variable", p.Env), attr,
+					event.Emit(log, slog.LevelWarn, event.SecretShort, slog.String("variable", p.Env), attr,
 						slog.String("reason", "value shorter than 8 bytes is not scrubbed from results, errors or events"))
 				}
 				continue
