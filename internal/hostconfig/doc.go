@@ -27,12 +27,12 @@
 //
 //	NAME            server "NAME": characters outside [A-Za-z0-9_-] become _, at most 64 bytes;
 //	                a name taken (also one with the same Go identifier) gets -2, -3 … in file order;
-//	                a name whose tools the runtime reserves (agent, agent_) gets _server
+//	                a name whose tools the runtime reserves (agent, agent_, agent__…) gets mcp_ before it
 //	type            transport: stdio → stdio; http, streamable-http, streamableHttp → http; sse → sse;
 //	                ws, websocket → ws. Without type: command → stdio, url → http (sse when the
 //	                URL path ends in /sse)
-//	command, args   command, args; a command with spaces and no path separator is split into
-//	                command and args (toolgen runs no shell). ${…} in them is not expanded by
+//	command, args   command, args; a command line whose first word has no path separator is split
+//	                into command and args (toolgen runs no shell; one with quotes is not imported). ${…} in them is not expanded by
 //	                toolgen: kept as written (escaped) with a warning. An argument that looks like
 //	                a credential is replaced by "<redacted>" (a URL keeps all but its password)
 //	env             env: every value becomes env("NAME") read when the agent runs, never the

@@ -43,9 +43,16 @@ type Result struct {
 	Servers []string
 	// Variables are what the spec reads with env(), sorted by name.
 	Variables []Variable
-	// Files are the host files as hcl.Files, for rendering diagnostics
-	// with source snippets.
-	Files map[string]*hcl.File
+}
+
+// Sources are the host files as hcl.Files by name, for rendering Import's
+// diagnostics with source snippets.
+func Sources(files []File) map[string]*hcl.File {
+	m := make(map[string]*hcl.File, len(files))
+	for _, f := range files {
+		m[f.Name] = &hcl.File{Bytes: f.Data}
+	}
+	return m
 }
 
 // Variable is one environment variable the imported spec reads.
@@ -80,7 +87,7 @@ const defaultAgent = "assistant"
 // copied: the spec reads them with env("NAME") and Result.Variables lists
 // the names.
 func Import(files []File, opts ImportOptions) (*Result, hcl.Diagnostics) {
-	im := &importer{files: map[string]*hcl.File{}}
+	im := &importer{}
 	if opts.Agent == "" {
 		opts.Agent = defaultAgent
 	}
@@ -103,7 +110,7 @@ func Import(files []File, opts ImportOptions) (*Result, hcl.Diagnostics) {
 	im.nameServers()
 	im.nameVariables()
 	spec := writeSpec(im.servers, files, opts, im.variableNames())
-	res := &Result{Spec: spec, Files: im.files, Variables: im.variables()}
+	res := &Result{Spec: spec, Variables: im.variables()}
 	for _, s := range im.servers {
 		res.Servers = append(res.Servers, s.name)
 	}
@@ -144,7 +151,6 @@ func joinNames(files []File) string {
 // importer collects servers and diagnostics over all files.
 type importer struct {
 	diags   hcl.Diagnostics
-	files   map[string]*hcl.File
 	servers []*server
 	// literals are values that become variables once servers have their
 	// final names, in the order they were met.
@@ -184,7 +190,6 @@ type input struct {
 }
 
 func (im *importer) readFile(f File) {
-	im.files[f.Name] = &hcl.File{Bytes: f.Data}
 	d, diags := parseDoc(f.Name, f.Data)
 	im.diags = append(im.diags, diags...)
 	if d == nil {

@@ -304,3 +304,115 @@ func TestDetect(t *testing.T) {
 		t.Error("a file with neither key was given a format")
 	}
 }
+
+// TestImportDiagnosticsRender renders Import's diagnostics with source
+// snippets, as toolgen does, from Sources.
+func TestImportDiagnosticsRender(t *testing.T) {
+	files := readCase(t, "claude-code", []string{".mcp.json"})
+	_, diags := Import(files, ImportOptions{})
+	var b strings.Builder
+	if err := hcl.NewDiagnosticTextWriter(&b, Sources(files), 100, false).WriteDiagnostics(diags); err != nil {
+		t.Fatal(err)
+	}
+	want := `Warning: Unknown field
+
+  on .mcp.json line 37:
+  37:       "typ": "stdio",
+
+Claude Code does not document "typ" for a server; it is not imported. Did you mean "type"?`
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("rendered:\n%s\nwant it to contain:\n%s", b.String(), want)
+	}
+}
+
+// TestImportEntries covers one entry shape at a time: what the spec gets
+// and what the warnings say.
+func TestImportEntries(t *testing.T) {
+	for _, c := range []struct {
+		name, file, src string
+		spec            []string // lines the spec has
+		diags           string   // the warnings, short form
+	}{
+		{
+			name: "duplicate server: the last wins",
+			file: ".mcp.json", src: `{"mcpServers": {"a": {"command": "one"}, "a": {"command": "two"}}}`,
+			spec:  []string{`command   = "two"`},
+			diags: `.mcp.json:1:17: warning: Duplicate server: The server "a" is declared again at line 1 of .mcp.json; hosts use the last one, so this one is not imported.`,
+		},
+		{
+			name: "misspelt top-level key",
+			file: ".vscode/mcp.json", src: `{"servers": {"a": {"type": "stdio", "command": "x"}}, "server": {}}`,
+			spec:  []string{`command   = "x"`},
+			diags: `.vscode/mcp.json:1:55: warning: Unknown field: VS Code does not use the top-level field "server" in .vscode/mcp.json; it is not imported. Did you mean "servers"?`,
+		},
+		{
+			name: "type spellings",
+			file: ".mcp.json", src: `{"mcpServers": {"a": {"type": "streamable-http", "url": "https://a.example/mcp"}, "b": {"type": "stdoi", "command": "b"}}}`,
+			spec:  []string{`transport = "http"`, `transport = "stdio"`},
+			diags: `.mcp.json:1:97: warning: Unknown server type: "stdoi" is not a server type toolgen knows (stdio, http, sse); the transport is taken from the entry's fields. Did you mean "stdio"?`,
+		},
+		{
+			name: "quoted command line",
+			file: "x.json", src: `{"mcpServers": {"a": {"command": "sh -c 'echo hi'"}, "b": {"command": "b"}}}`,
+			diags: `x.json:1:34: warning: Server not imported: The command of server "a" is a shell command line with quotes; toolgen runs no shell. Put the program in command and each argument in args.`,
+		},
+		{
+			name: "fields of the other transport",
+			file: ".mcp.json", src: `{"mcpServers": {"a": {"type": "http", "url": "https://a.example/mcp", "env": {"X": "1"}}}}`,
+			spec:  []string{`url       = "https://a.example/mcp"`},
+			diags: `.mcp.json:1:71: warning: Field not imported: The http transport does not use "env"; the server "a" is imported without it.`,
+		},
+		{
+			name: "URL without a scheme toolgen can use",
+			file: ".mcp.json", src: `{"mcpServers": {"a": {"type": "http", "url": "ws://a.example/mcp"}, "b": {"command": "b"}}}`,
+			diags: `.mcp.json:1:46: warning: Server not imported: The url "ws://a.example/mcp" of server "a" is not an absolute http or https URL.`,
+		},
+		{
+			name: "URL with an editor variable",
+			file: ".vscode/mcp.json", src: `{"servers": {"a": {"url": "${workspaceFolder}/x"}, "b": {"command": "b"}}}`,
+			diags: `.vscode/mcp.json:1:27: warning: Server not imported: The url of server "a" uses the editor variable ${workspaceFolder}, which has no value outside the editor.`,
+		},
+		{
+			name: "URL credentials",
+			file: ".mcp.json", src: `{"mcpServers": {"my api": {"url": "https://bob:pw@a.example/mcp?token=t&lang=en#top"}}}`,
+			spec: []string{`url       = "https://bob:${env("MY_API_PASSWORD")}@a.example/mcp?token=${env("MY_API_TOKEN")}&lang=en#top"`},
+			diags: `.mcp.json:1:17: warning: Server renamed: The server "my api" is imported as "my_api": "my api" is not a portable name (1 to 64 letters, digits, _ or -).`,
+		},
+		{
+			name: "headers: credentials by name or shape, others copied",
+			file: ".mcp.json", src: `{"mcpServers": {"g": {"url": "https://g.example/mcp", "headers": {"X-Goog-Api-Key": "k", "Accept": "text/event-stream", "X-Request-Id": "0f8fad5b-d9cb-469f-a165-70867728950e", "X-Tenant": "${env:TENANT}"}}}}`,
+			spec: []string{`"X-Goog-Api-Key" = env("G_GOOG_API_KEY")`, `Accept           = "text/event-stream"`, `"X-Request-Id"   = env("G_REQUEST_ID")`, `"X-Tenant"       = env("TENANT")`},
+		},
+		{
+			name: "null env value",
+			file: ".vscode/mcp.json", src: `{"servers": {"a": {"command": "a", "env": {"DROP": null, "KEEP": "1"}}}}`,
+			spec:  []string{`KEEP = env("KEEP")`},
+			diags: `.vscode/mcp.json:1:52: warning: Field not imported: env "DROP" of server "a" is null (VS Code: remove the variable); toolgen starts servers with only the variables they declare, so it is left out.`,
+		},
+		{
+			name: "two servers, one Go name",
+			file: ".mcp.json", src: `{"mcpServers": {"my-server": {"command": "a"}, "myServer": {"command": "b"}}}`,
+			spec:  []string{`server "my-server" {`, `server "myServer-2" {`},
+			diags: `.mcp.json:1:48: warning: Server renamed: The server "myServer" is imported as "myServer-2": "myServer" is taken by the server from .mcp.json:1.`,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, diags := Import([]File{{Name: c.file, Data: []byte(c.src)}}, ImportOptions{})
+			if diags.HasErrors() {
+				t.Fatal(shortDiags(diags))
+			}
+			for _, line := range c.spec {
+				if !strings.Contains(string(res.Spec), line) {
+					t.Errorf("the spec lacks %s:\n%s", line, res.Spec)
+				}
+			}
+			want := c.diags
+			if want != "" {
+				want += "\n"
+			}
+			if diff := cmp.Diff(want, shortDiags(diags)); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -22,7 +22,9 @@ func writeSpec(servers []*server, files []File, opts ImportOptions, vars []strin
 	comment(body, fmt.Sprintf("Imported by `toolgen import` from %s.", strings.Join(names, ", ")))
 	if len(vars) > 0 {
 		comment(body, "No value was copied from those files: the agent reads these variables when it runs.")
-		comment(body, "  "+strings.Join(vars, ", "))
+		for _, line := range wrap(strings.Join(vars, ", "), 96) {
+			comment(body, "  "+line)
+		}
 	}
 	body.AppendNewline()
 	if opts.Package != "" {

@@ -1,6 +1,7 @@
 # Imported by `toolgen import` from .mcp.json.
 # No value was copied from those files: the agent reads these variables when it runs.
-#   API_BASE_URL, API_KEY, DEBUG, DOCS_TOKEN, EVENTS_API_KEY, HOME
+#   API_BASE_URL, API_KEY, DEBUG, DOCS_TOKEN, EVENTS_API_KEY, HOME, PRIVATE_GOOG_API_KEY,
+#   PRIVATE_PASSWORD, PRIVATE_REQUEST_ID
 
 server "docs" {
   transport = "http"
@@ -39,6 +40,16 @@ server "sentry" {
   url       = "https://mcp.sentry.dev/mcp"
 }
 
+server "private" {
+  transport = "http"
+  url       = "https://bob:${env("PRIVATE_PASSWORD")}@private.example.com/mcp"
+  headers = {
+    "X-Goog-Api-Key" = env("PRIVATE_GOOG_API_KEY")
+    "X-Request-Id"   = env("PRIVATE_REQUEST_ID")
+    Accept           = "text/event-stream"
+  }
+}
+
 server "ws-gateway" {
   transport = "ws"
   url       = "wss://gateway.example.com/mcp"
@@ -47,6 +58,6 @@ server "ws-gateway" {
 agent "assistant" {
   description = "The MCP servers of .mcp.json."
   tools {
-    use = [server.docs, server.api, server.events, server.memory, server.sentry, server.ws-gateway]
+    use = [server.docs, server.api, server.events, server.memory, server.sentry, server.private, server.ws-gateway]
   }
 }
