@@ -375,7 +375,7 @@ func TestImportEntries(t *testing.T) {
 		{
 			name: "URL credentials",
 			file: ".mcp.json", src: `{"mcpServers": {"my api": {"url": "https://bob:pw@a.example/mcp?token=t&lang=en#top"}}}`,
-			spec: []string{`url       = "https://bob:${env("MY_API_PASSWORD")}@a.example/mcp?token=${env("MY_API_TOKEN")}&lang=en#top"`},
+			spec:  []string{`url       = "https://bob:${env("MY_API_PASSWORD")}@a.example/mcp?token=${env("MY_API_TOKEN")}&lang=en#top"`},
 			diags: `.mcp.json:1:17: warning: Server renamed: The server "my api" is imported as "my_api": "my api" is not a portable name (1 to 64 letters, digits, _ or -).`,
 		},
 		{
