@@ -245,6 +245,9 @@ func quote(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// envNameRe is a variable name env("NAME") accepts.
+var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // shellSafe are words a POSIX shell reads as they are.
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+:,./=-]+$`)
 

@@ -1,13 +1,34 @@
 package hostconfig
 
 import (
-	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/tailscale/hujson"
+	"github.com/google/go-cmp/cmp"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
 
 var launchCases = map[string]Launch{
 	"env": {
@@ -39,58 +60,6 @@ func TestSnippetsGolden(t *testing.T) {
 	}
 }
 
-// TestSnippetsAreHostFiles reads each JSON snippet back as its host
-// would, with Import: the server it declares runs the binary with the
-// serve arguments, and every variable is a placeholder, never a value.
-func TestSnippetsAreHostFiles(t *testing.T) {
-	l := launchCases["env"]
-	files := map[Format]string{Claude: "claude_desktop_config.json", ClaudeCode: ".mcp.json", VSCode: ".vscode/mcp.json", Cursor: ".cursor/mcp.json"}
-	for _, host := range Formats {
-		snips, err := Snippets(host, l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var raw struct {
-			MCPServers map[string]stdioEntry `json:"mcpServers"`
-			Servers    map[string]stdioEntry `json:"servers"`
-		}
-		if err := json.Unmarshal([]byte(snips[0].Text), &raw); err != nil {
-			t.Fatalf("%s: not JSON: %v\n%s", host, err, snips[0].Text)
-		}
-		entry, ok := raw.MCPServers["helper"]
-		if host == VSCode {
-			entry, ok = raw.Servers["helper"]
-		}
-		if !ok {
-			t.Fatalf("%s: no server named helper:\n%s", host, snips[0].Text)
-		}
-		if entry.Command != l.Binary || strings.Join(entry.Args, " ") != "serve --stdio --agent helper --workdir /home/me/src/hello" {
-			t.Errorf("%s: runs %q %q", host, entry.Command, entry.Args)
-		}
-		if len(entry.Env) != 2 || !strings.Contains(entry.Env["GITHUB_TOKEN"], "GITHUB_TOKEN") {
-			t.Errorf("%s: env %v", host, entry.Env)
-		}
-		// The host's own syntax for a variable is what Import reads back
-		// as that variable (Claude Desktop has none: a placeholder).
-		res, diags := Import([]File{{Name: files[host], Data: []byte(snips[0].Text)}}, ImportOptions{})
-		if diags.HasErrors() {
-			t.Fatalf("%s: %v", host, diags)
-		}
-		if len(res.Variables) != 2 || res.Variables[0].Name != "DOCS_TOKEN" || res.Variables[1].Name != "GITHUB_TOKEN" {
-			t.Errorf("%s: read back as variables %v", host, res.Variables)
-		}
-		if _, err := hujson.Parse([]byte(snips[0].Text)); err != nil {
-			t.Error(err)
-		}
-	}
-}
-
-type stdioEntry struct {
-	Command string            `json:"command"`
-	Args    []string          `json:"args"`
-	Env     map[string]string `json:"env"`
-}
-
 func TestSnippetsRefuse(t *testing.T) {
 	for _, c := range []struct {
 		l    Launch
@@ -105,7 +74,23 @@ func TestSnippetsRefuse(t *testing.T) {
 			t.Errorf("Snippets(%+v) = %v, want %q", c.l, err, c.want)
 		}
 	}
-	if _, err := Snippets("claude-desktop", Launch{Binary: "/x", Agent: "a"}); err == nil || !strings.Contains(err.Error(), `Did you mean "claude-code"?`) && !strings.Contains(err.Error(), `Did you mean "claude"?`) {
+	if _, err := Snippets("claude-desktop", Launch{Binary: "/x", Agent: "a"}); err == nil || !strings.Contains(err.Error(), `did you mean "claude-code"?`) && !strings.Contains(err.Error(), `did you mean "claude"?`) {
 		t.Errorf("unknown host: %v", err)
+	}
+}
+
+// TestLinksNoGenerator: agent binaries link this package (mcp-config), and
+// the runtime never depends on the generator.
+func TestLinksNoGenerator(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, f := range []string{"github.com/toolgen-dev/toolgen/hcl", "github.com/toolgen-dev/toolgen/templates", "github.com/hashicorp/hcl", "github.com/dave/jennifer", "golang.org/x/tools", "github.com/tailscale/hujson"} {
+			if strings.HasPrefix(pkg, f) {
+				t.Errorf("hostconfig depends on %s", pkg)
+			}
+		}
 	}
 }

@@ -1,6 +1,10 @@
 # Imported by `toolgen import` from .vscode/mcp.json.
 # No value was copied from those files: the agent reads these variables when it runs.
-#   GITHUB_TOKEN, LOG_LEVEL, MISSING, PERPLEXITY_KEY, PORT
+#   GITHUB_TOKEN
+#   LOG_LEVEL
+#   MISSING
+#   PERPLEXITY_KEY
+#   PORT
 
 server "github" {
   transport = "http"

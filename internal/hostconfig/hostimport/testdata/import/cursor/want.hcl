@@ -1,6 +1,9 @@
 # Imported by `toolgen import` from .cursor/mcp.json.
 # No value was copied from those files: the agent reads these variables when it runs.
-#   DB_URL, HOME_DIR, NOTION_TOKEN, USERJOT_API_TOKEN
+#   DB_URL
+#   HOME_DIR
+#   NOTION_TOKEN
+#   USERJOT_API_TOKEN
 
 server "linear" {
   transport = "sse"

@@ -1,4 +1,4 @@
-package hostconfig
+package hostimport
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/tailscale/hujson"
+
+	"github.com/toolgen-dev/toolgen/internal/hostconfig"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -83,7 +85,7 @@ func golden(t *testing.T, path string, got []byte) {
 func TestImportGolden(t *testing.T) {
 	for _, c := range importCases {
 		t.Run(c.dir, func(t *testing.T) {
-			res, diags := Import(readCase(t, c.dir, c.files), ImportOptions{})
+			res, diags := Import(readCase(t, c.dir, c.files), Options{})
 			if diags.HasErrors() {
 				t.Fatalf("errors:\n%s", shortDiags(diags))
 			}
@@ -95,7 +97,7 @@ func TestImportGolden(t *testing.T) {
 			golden(t, filepath.Join("testdata", "import", c.dir, "want.txt"), []byte(shortDiags(diags)+"\n"+note.String()))
 
 			// The same input gives the same bytes.
-			again, _ := Import(readCase(t, c.dir, c.files), ImportOptions{})
+			again, _ := Import(readCase(t, c.dir, c.files), Options{})
 			if !bytes.Equal(again.Spec, res.Spec) {
 				t.Error("a second import wrote different bytes")
 			}
@@ -110,7 +112,7 @@ func TestImportCopiesNoSecret(t *testing.T) {
 	for _, c := range importCases {
 		t.Run(c.dir, func(t *testing.T) {
 			files := readCase(t, c.dir, c.files)
-			res, diags := Import(files, ImportOptions{})
+			res, diags := Import(files, Options{})
 			if diags.HasErrors() {
 				t.Fatalf("errors:\n%s", shortDiags(diags))
 			}
@@ -184,7 +186,7 @@ func TestImportErrors(t *testing.T) {
 error: No servers to import: No server in x.json could be imported.`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, diags := Import([]File{{Name: c.file, Data: []byte(c.src)}}, ImportOptions{})
+			res, diags := Import([]File{{Name: c.file, Data: []byte(c.src)}}, Options{})
 			if res != nil || !diags.HasErrors() {
 				t.Fatalf("want an error, got %v", diags)
 			}
@@ -286,14 +288,14 @@ func TestDetect(t *testing.T) {
 	for _, c := range []struct {
 		path string
 		keys []string
-		want Format
+		want hostconfig.Format
 	}{
-		{"/home/me/.config/Claude/claude_desktop_config.json", nil, Claude},
-		{"proj/.mcp.json", nil, ClaudeCode},
-		{"proj/.vscode/mcp.json", nil, VSCode},
-		{"/home/me/.cursor/mcp.json", nil, Cursor},
-		{"exported.json", []string{"inputs", "servers"}, VSCode},
-		{"exported.json", []string{"mcpServers"}, ClaudeCode},
+		{"/home/me/.config/Claude/claude_desktop_config.json", nil, hostconfig.Claude},
+		{"proj/.mcp.json", nil, hostconfig.ClaudeCode},
+		{"proj/.vscode/mcp.json", nil, hostconfig.VSCode},
+		{"/home/me/.cursor/mcp.json", nil, hostconfig.Cursor},
+		{"exported.json", []string{"inputs", "servers"}, hostconfig.VSCode},
+		{"exported.json", []string{"mcpServers"}, hostconfig.ClaudeCode},
 	} {
 		got, _, ok := detect(c.path, c.keys)
 		if !ok || got != c.want {
@@ -309,7 +311,7 @@ func TestDetect(t *testing.T) {
 // snippets, as toolgen does, from Sources.
 func TestImportDiagnosticsRender(t *testing.T) {
 	files := readCase(t, "claude-code", []string{".mcp.json"})
-	_, diags := Import(files, ImportOptions{})
+	_, diags := Import(files, Options{})
 	var b strings.Builder
 	if err := hcl.NewDiagnosticTextWriter(&b, Sources(files), 100, false).WriteDiagnostics(diags); err != nil {
 		t.Fatal(err)
@@ -397,7 +399,7 @@ func TestImportEntries(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, diags := Import([]File{{Name: c.file, Data: []byte(c.src)}}, ImportOptions{})
+			res, diags := Import([]File{{Name: c.file, Data: []byte(c.src)}}, Options{})
 			if diags.HasErrors() {
 				t.Fatal(shortDiags(diags))
 			}

@@ -1,4 +1,4 @@
-package hostconfig_test
+package hostimport_test
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
-	"github.com/toolgen-dev/toolgen/internal/hostconfig"
+	"github.com/toolgen-dev/toolgen/internal/hostconfig/hostimport"
 )
 
 // TestImportedSpecsLoad runs the real spec loader (what `toolgen validate`
@@ -24,15 +24,15 @@ func TestImportedSpecsLoad(t *testing.T) {
 	}
 	for dir, names := range cases {
 		t.Run(dir, func(t *testing.T) {
-			var files []hostconfig.File
+			var files []hostimport.File
 			for _, n := range names {
 				b, err := os.ReadFile(filepath.Join("testdata", "import", dir, n))
 				if err != nil {
 					t.Fatal(err)
 				}
-				files = append(files, hostconfig.File{Name: n, Data: b})
+				files = append(files, hostimport.File{Name: n, Data: b})
 			}
-			res, diags := hostconfig.Import(files, hostconfig.ImportOptions{Package: "imported"})
+			res, diags := hostimport.Import(files, hostimport.Options{Package: "imported"})
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}

@@ -1,4 +1,4 @@
-package hostconfig
+package hostimport
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 )
 
 // writeSpec prints the imported servers and the agent as one HCL file.
-func writeSpec(servers []*server, files []File, opts ImportOptions, vars []string) []byte {
+func writeSpec(servers []*server, files []File, opts Options, vars []string) []byte {
 	f := hclwrite.NewEmptyFile()
 	body := f.Body()
 	names := make([]string, len(files))
@@ -22,8 +22,8 @@ func writeSpec(servers []*server, files []File, opts ImportOptions, vars []strin
 	comment(body, fmt.Sprintf("Imported by `toolgen import` from %s.", strings.Join(names, ", ")))
 	if len(vars) > 0 {
 		comment(body, "No value was copied from those files: the agent reads these variables when it runs.")
-		for _, line := range wrap(strings.Join(vars, ", "), 96) {
-			comment(body, "  "+line)
+		for _, v := range vars {
+			comment(body, "  "+v)
 		}
 	}
 	body.AppendNewline()

@@ -1,7 +1,14 @@
 # Imported by `toolgen import` from .mcp.json.
 # No value was copied from those files: the agent reads these variables when it runs.
-#   API_BASE_URL, API_KEY, DEBUG, DOCS_TOKEN, EVENTS_API_KEY, HOME, PRIVATE_GOOG_API_KEY,
-#   PRIVATE_PASSWORD, PRIVATE_REQUEST_ID
+#   API_BASE_URL
+#   API_KEY
+#   DEBUG
+#   DOCS_TOKEN
+#   EVENTS_API_KEY
+#   HOME
+#   PRIVATE_GOOG_API_KEY
+#   PRIVATE_PASSWORD
+#   PRIVATE_REQUEST_ID
 
 server "docs" {
   transport = "http"

@@ -1,4 +1,4 @@
-package hostconfig
+package hostimport
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/toolgen-dev/toolgen/internal/hostconfig"
 	"github.com/toolgen-dev/toolgen/runtime/didyoumean"
 )
 
@@ -21,11 +22,11 @@ type File struct {
 	Data []byte
 	// Format is the file's format; empty means detected from Name and the
 	// top-level keys.
-	Format Format
+	Format hostconfig.Format
 }
 
-// ImportOptions shape the spec Import writes.
-type ImportOptions struct {
+// Options shape the spec Import writes.
+type Options struct {
 	// Agent names the one agent, which uses every imported server;
 	// default "assistant".
 	Agent string
@@ -86,7 +87,7 @@ const defaultAgent = "assistant"
 // nil. Values of env, of credential headers and URL credentials are never
 // copied: the spec reads them with env("NAME") and Result.Variables lists
 // the names.
-func Import(files []File, opts ImportOptions) (*Result, hcl.Diagnostics) {
+func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 	im := &importer{}
 	if opts.Agent == "" {
 		opts.Agent = defaultAgent
@@ -179,7 +180,7 @@ func (im *importer) warnf(at hcl.Range, summary, format string, args ...any) {
 // hostFile is what reading an entry needs to know about its file.
 type hostFile struct {
 	name   string
-	format Format
+	format hostconfig.Format
 	fields []string
 	inputs map[string]input // VS Code's inputs by id
 }
@@ -214,7 +215,7 @@ func (im *importer) readFile(f File) {
 	var servers *member
 	wantKey := "mcpServers"
 	if hf.format != "" {
-		wantKey = hf.format.serversKey()
+		wantKey = hf.format.ServersKey()
 	}
 	for i := range top {
 		if top[i].key == wantKey || (servers == nil && (top[i].key == "mcpServers" || top[i].key == "servers")) {
@@ -238,18 +239,18 @@ func (im *importer) readFile(f File) {
 		return
 	}
 	if hf.format == "" {
-		hf.format, hf.fields = ClaudeCode, formatFields[ClaudeCode]
+		hf.format, hf.fields = claudeCode, formatFields[claudeCode]
 	}
 	for _, m := range top {
 		switch {
 		case m.key == servers.key:
-		case m.key == "inputs" && hf.format == VSCode:
+		case m.key == "inputs" && hf.format == vscode:
 			im.readInputs(hf, m.val)
-		case hf.format == Claude:
+		case hf.format == claude:
 			// The rest of Claude Desktop's file is app settings.
 		default:
-			known := []string{hf.format.serversKey()}
-			if hf.format == VSCode {
+			known := []string{hf.format.ServersKey()}
+			if hf.format == vscode {
 				known = append(known, "inputs")
 			}
 			im.warnf(m.rng, "Unknown field", "%s does not use the top-level field %q in %s; it is not imported.%s", hf.format.Title(), m.key, f.Name, didYouMean(m.key, known))
