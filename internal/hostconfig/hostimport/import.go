@@ -104,6 +104,7 @@ func Import(files []File, opts Options) (*Result, hcl.Diagnostics) {
 	if im.diags.HasErrors() {
 		return nil, im.sorted(files)
 	}
+	im.sweep()
 	if len(im.servers) == 0 {
 		im.errorf(nil, "No servers to import", "No server in %s could be imported.", joinNames(files))
 		return nil, im.sorted(files)
@@ -260,26 +261,32 @@ func (im *importer) readFile(f File) {
 		im.errorf(ptr(servers.val.rng()), "Not a host configuration", "%q in %s is %s; it must be an object mapping server names to servers.", servers.key, f.Name, kindName(servers.val.kind()))
 		return
 	}
-	seen := map[string]hcl.Range{}
-	entries := servers.val.members()
-	for i, m := range entries {
+	type entry struct {
+		at hcl.Range
+		s  *server // nil when not imported
+	}
+	seen := map[string]entry{}
+	for _, m := range servers.val.members() {
 		if prev, dup := seen[m.key]; dup {
 			// Hosts parse JSON as JavaScript does: the last one wins.
-			im.warnf(prev, "Duplicate server", "The server %q is declared again at line %d of %s; hosts use the last one, so this one is not imported.", m.key, m.rng.Start.Line, f.Name)
-			im.dropServer(f.Name, m.key)
+			im.warnf(prev.at, "Duplicate server", "The server %q is declared again at line %d of %s; hosts use the last one, so this one is not imported.", m.key, m.rng.Start.Line, f.Name)
+			if prev.s != nil {
+				prev.s.dropped = true
+			}
 		}
-		seen[m.key] = m.rng
-		if s := im.readServer(hf, entries[i]); s != nil {
+		s := im.readServer(hf, m)
+		if s != nil {
 			im.servers = append(im.servers, s)
 		}
+		seen[m.key] = entry{m.rng, s}
 	}
 }
 
-// dropServer removes an earlier entry of the same file and name.
-func (im *importer) dropServer(file, origin string) {
-	im.servers = slices.DeleteFunc(im.servers, func(s *server) bool { return s.file == file && s.origin == origin })
-	im.literals = slices.DeleteFunc(im.literals, func(l *literal) bool { return l.server.file == file && l.server.origin == origin })
-	im.refs = slices.DeleteFunc(im.refs, func(r refUse) bool { return r.server.file == file && r.server.origin == origin })
+// sweep removes the servers marked dropped, and what they would have read.
+func (im *importer) sweep() {
+	im.servers = slices.DeleteFunc(im.servers, func(s *server) bool { return s.dropped })
+	im.literals = slices.DeleteFunc(im.literals, func(l *literal) bool { return l.server.dropped })
+	im.refs = slices.DeleteFunc(im.refs, func(r refUse) bool { return r.server.dropped })
 }
 
 func (im *importer) readInputs(hf *hostFile, n node) {

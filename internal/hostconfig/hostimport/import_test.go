@@ -255,6 +255,8 @@ func TestSplitRefs(t *testing.T) {
 func TestRedactArg(t *testing.T) {
 	for _, c := range []struct{ prev, arg, want string }{
 		{"", "postgresql://admin:pw@localhost/db", "postgresql://admin:<redacted>@localhost/db"},
+		{"", "s://a@b:c@h/x@y", "s://a@b:<redacted>@h/x@y"},
+		{"", "//u:p@h", "//u:<redacted>@h"},
 		{"", "--api-key=abc", "--api-key=<redacted>"},
 		{"--token", "abc", "<redacted>"},
 		{"", "ghp_0123456789abcdefABCDEF", "<redacted>"},
@@ -390,6 +392,13 @@ func TestImportEntries(t *testing.T) {
 			file: ".vscode/mcp.json", src: `{"servers": {"a": {"command": "a", "env": {"DROP": null, "KEEP": "1"}}}}`,
 			spec:  []string{`KEEP = env("KEEP")`},
 			diags: `.vscode/mcp.json:1:52: warning: Field not imported: env "DROP" of server "a" is null (VS Code: remove the variable); toolgen starts servers with only the variables they declare, so it is left out.`,
+		},
+		{
+			name: "names a reference cannot take",
+			file: ".mcp.json", src: `{"mcpServers": {"0": {"command": "a"}, "-x": {"command": "b"}}}`,
+			spec: []string{`server "mcp_0" {`, `server "mcp_-x" {`, `use = [server.mcp_0, server.mcp_-x]`},
+			diags: `.mcp.json:1:17: warning: Server renamed: The server "0" is imported as "mcp_0": a reference (server.NAME) needs a name that starts with a letter or _, not "0".
+.mcp.json:1:40: warning: Server renamed: The server "-x" is imported as "mcp_-x": a reference (server.NAME) needs a name that starts with a letter or _, not "-".`,
 		},
 		{
 			name: "two servers, one Go name",

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/tailscale/hujson"
@@ -20,8 +19,13 @@ type doc struct {
 	name  string
 	src   []byte
 	lines []int // byte offset of each line's start
+	chars []int // characters before each block of blockSize bytes
 	root  node
 }
+
+// blockSize is the spacing of doc.chars: a column costs at most two
+// blockSize scans, however long the line (a minified file is one line).
+const blockSize = 512
 
 // node is one JSON value and where it is.
 type node struct {
@@ -38,11 +42,19 @@ type member struct {
 
 func parseDoc(name string, src []byte) (*doc, hcl.Diagnostics) {
 	d := &doc{name: name, src: src, lines: []int{0}}
+	n := 0
 	for i, c := range src {
+		if i%blockSize == 0 {
+			d.chars = append(d.chars, n)
+		}
 		if c == '\n' {
 			d.lines = append(d.lines, i+1)
 		}
+		if c&0xC0 != 0x80 { // not a UTF-8 continuation byte
+			n++
+		}
 	}
+	d.chars = append(d.chars, n)
 	if off, ok := tooDeep(src); ok {
 		r := d.rangeOf(off, off+1)
 		return nil, hcl.Diagnostics{{
@@ -128,7 +140,19 @@ func (d *doc) pos(off int) hcl.Pos {
 			hi = mid - 1
 		}
 	}
-	return hcl.Pos{Line: line + 1, Column: utf8.RuneCount(d.src[d.lines[line]:off]) + 1, Byte: off}
+	return hcl.Pos{Line: line + 1, Column: d.charsBefore(off) - d.charsBefore(d.lines[line]) + 1, Byte: off}
+}
+
+// charsBefore counts the characters (UTF-8 sequences) before off.
+func (d *doc) charsBefore(off int) int {
+	b := off / blockSize
+	n := d.chars[b]
+	for _, c := range d.src[b*blockSize : off] {
+		if c&0xC0 != 0x80 {
+			n++
+		}
+	}
+	return n
 }
 
 func (d *doc) rangeOf(start, end int) hcl.Range {

@@ -68,3 +68,35 @@ func TestImportedSpecsLoad(t *testing.T) {
 		})
 	}
 }
+
+// FuzzImport: any bytes give either an error or a spec the real loader
+// takes without an error, and Import never panics.
+func FuzzImport(f *testing.F) {
+	for _, p := range []string{
+		"testdata/import/claude/claude_desktop_config.json",
+		"testdata/import/claude-code/.mcp.json",
+		"testdata/import/vscode/.vscode/mcp.json",
+		"testdata/import/cursor/.cursor/mcp.json",
+	} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"mcpServers": {"a b": {"url": "https://u:p@h/x?k=v&token=t#f", "headers": {"Authorization": "Basic x"}}}}`))
+	f.Add([]byte(`{"mcpServers": {"": {"command": ""}, "for": {"command": "x y", "args": [1, true, null, "$${x}", "%{ if }"], "env": {"for": "1", "in": "${in}", "a b": "3", "": "4", "ключ": "5"}}}}`))
+	f.Add([]byte(`{"servers": {"a": {"type": "sse", "url": "http://h/${input:x}?q=${env:Y}", "headers": {"A": "${workspaceFolder}", "B": "${x:-y}", "X Y": "1", "é": "2"}}}, "inputs": [{"id": "x"}, {}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, name := range []string{".mcp.json", ".vscode/mcp.json"} {
+			res, diags := hostimport.Import([]hostimport.File{{Name: name, Data: data}}, hostimport.Options{})
+			if diags.HasErrors() {
+				continue
+			}
+			_, _, d := spechcl.LoadFiles("spec", map[string][]byte{"toolgen.hcl": res.Spec})
+			if d.HasErrors() {
+				t.Fatalf("Import(%q) wrote a spec that does not load:\n%s\n%s", data, d, res.Spec)
+			}
+		}
+	})
+}

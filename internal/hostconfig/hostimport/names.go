@@ -1,6 +1,7 @@
 package hostimport
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -83,6 +84,7 @@ func (v value) sig() string {
 // not reserved, unique also as a Go identifier. A server that another file
 // already declared the same way is imported once.
 func (im *importer) nameServers() {
+	next := map[string]int{} // the next suffix to try for a base name
 	byName := map[string]*server{}
 	byGo := map[string]*server{}
 	bySig := map[string]*server{}
@@ -91,7 +93,7 @@ func (im *importer) nameServers() {
 		sig := s.signature()
 		if prev := bySig[sig]; prev != nil && prev.file != s.file {
 			im.warnf(s.at, "Server imported once", "The server %q in %s is the same as %q in %s, so it is imported once, as %q.", s.origin, s.file, prev.origin, prev.file, prev.name)
-			im.forget(s)
+			s.dropped = true
 			continue
 		}
 		base := portableName(s.origin)
@@ -99,21 +101,24 @@ func (im *importer) nameServers() {
 		if base != s.origin {
 			why = fmt.Sprintf("%q is not a portable name (1 to 64 letters, digits, _ or -)", s.origin)
 		}
-		if reservedServer(base) {
+		switch {
+		case reservedServer(base):
 			base = truncate("mcp_"+base, 64)
 			why = fmt.Sprintf("the runtime keeps the tool names of a server named %q (agent__…) for its own tools", s.origin)
+		case base[0] == '-' || base[0] >= '0' && base[0] <= '9':
+			// server.NAME is a reference only when NAME starts like an identifier.
+			base = truncate("mcp_"+base, 64)
+			why = fmt.Sprintf("a reference (server.NAME) needs a name that starts with a letter or _, not %q", base[4:5])
 		}
 		name := base
-		for n := 2; byName[name] != nil || byGo[ir.GoName(name)] != nil; n++ {
-			clash := byName[name]
-			if clash == nil {
-				clash = byGo[ir.GoName(name)]
+		if clash := cmp.Or(byName[name], byGo[ir.GoName(name)]); clash != nil {
+			why = fmt.Sprintf("%q is taken by the server from %s:%d", base, clash.file, clash.at.Start.Line)
+			n := max(next[base], 2)
+			for ; byName[name] != nil || byGo[ir.GoName(name)] != nil; n++ {
+				sfx := fmt.Sprintf("-%d", n)
+				name = truncate(base, 64-len(sfx)) + sfx
 			}
-			if n == 2 {
-				why = fmt.Sprintf("%q is taken by the server from %s:%d", base, clash.file, clash.at.Start.Line)
-			}
-			sfx := fmt.Sprintf("-%d", n)
-			name = truncate(base, 64-len(sfx)) + sfx
+			next[base] = n
 		}
 		if why != "" {
 			im.warnf(s.at, "Server renamed", "The server %q is imported as %q: %s.", s.origin, name, why)
@@ -123,12 +128,7 @@ func (im *importer) nameServers() {
 		kept = append(kept, s)
 	}
 	im.servers = kept
-}
-
-// forget drops what a server not imported would have read.
-func (im *importer) forget(s *server) {
-	im.literals = slices.DeleteFunc(im.literals, func(l *literal) bool { return l.server == s })
-	im.refs = slices.DeleteFunc(im.refs, func(r refUse) bool { return r.server == s })
+	im.sweep()
 }
 
 // nameVariables names the variables that replace literal values. An env

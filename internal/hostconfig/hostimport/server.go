@@ -21,6 +21,7 @@ type server struct {
 	env       []keyVal
 	url       value
 	headers   []keyVal
+	dropped   bool // declared again later, or the same as one imported
 }
 
 type keyVal struct {
@@ -162,6 +163,7 @@ func (im *importer) readCommand(s *server, f member) bool {
 		im.warnf(f.val.rng(), "Server not imported", "The command of server %q must be a non-empty string.", s.origin)
 		return false
 	}
+	c = strings.TrimSpace(c)
 	if words := strings.Fields(c); len(words) > 1 && !strings.ContainsAny(words[0], `/\`) {
 		if strings.ContainsAny(c, `"'`) {
 			im.warnf(f.val.rng(), "Server not imported", "The command of server %q is a shell command line with quotes; toolgen runs no shell. Put the program in command and each argument in args.", s.origin)
@@ -204,14 +206,17 @@ const redacted = "<redacted>"
 // argument before it (a flag such as --api-key). A URL keeps everything but
 // its password.
 func redactArg(prev, a string) (string, string) {
-	if u, err := url.Parse(a); err == nil && u.User != nil && u.Scheme != "" {
+	if u, err := url.Parse(a); err == nil && u.User != nil {
 		if _, has := u.User.Password(); has {
-			at := strings.Index(a, "@")
-			colon := strings.Index(a[:at], ":")
-			if scheme := strings.Index(a, "://"); scheme >= 0 {
-				colon = scheme + 3 + strings.Index(a[scheme+3:at], ":")
+			// The userinfo ends at the authority's last @, as url.Parse reads it.
+			start := strings.Index(a, "//") + 2
+			end := len(a)
+			if i := strings.IndexAny(a[start:], "/?#"); i >= 0 {
+				end = start + i
 			}
-			return a[:colon+1] + redacted + a[at:], "a URL with a password"
+			at := start + strings.LastIndex(a[start:end], "@")
+			user, _, _ := strings.Cut(a[start:at], ":")
+			return a[:start] + user + ":" + redacted + a[at:], "a URL with a password"
 		}
 	}
 	if flag, val, ok := strings.Cut(a, "="); ok && strings.HasPrefix(flag, "-") && credentialKeyRe.MatchString(flag) && val != "" {
@@ -384,12 +389,21 @@ func (im *importer) readURL(hf *hostFile, s *server, f member) bool {
 			return false
 		}
 	}
+	want := map[bool][]string{true: {"ws", "wss"}, false: {"http", "https"}}[s.transport == "ws"]
 	if len(pieces) > 1 || pieces[0].ref != nil {
+		// A URL read from the environment may start with a reference;
+		// written text before the first one must hold the scheme.
+		if first := pieces[0]; first.ref == nil {
+			scheme, _, ok := strings.Cut(first.lit, "://")
+			if !ok || !slices.Contains(want, strings.ToLower(scheme)) {
+				im.warnf(at, "Server not imported", "The url %q of server %q does not start with %s://.", raw, s.origin, strings.Join(want, ":// or "))
+				return false
+			}
+		}
 		s.url = im.refValue(hf, s, pieces, "url", at)
 		return true
 	}
 	u, err := url.Parse(raw)
-	want := map[bool][]string{true: {"ws", "wss"}, false: {"http", "https"}}[s.transport == "ws"]
 	if err != nil || !slices.Contains(want, strings.ToLower(u.Scheme)) || u.Host == "" {
 		im.warnf(at, "Server not imported", "The url %q of server %q is not an absolute %s URL.", raw, s.origin, strings.Join(want, " or "))
 		return false

@@ -98,16 +98,29 @@ func (v value) tokens() hclwrite.Tokens {
 		return envCall(v[0].env)
 	}
 	toks := hclwrite.Tokens{{Type: hclsyntax.TokenOQuote, Bytes: []byte(`"`)}}
-	for _, p := range v {
+	interp := func(inner hclwrite.Tokens) {
+		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenTemplateInterp, Bytes: []byte("${")})
+		toks = append(toks, inner...)
+		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenTemplateSeqEnd, Bytes: []byte("}")})
+	}
+	for i, p := range v {
 		if p.env == "" {
+			lit := p.lit
+			// A $ just before ${ would read as the escape $${: write it
+			// as an interpolated "$".
+			dollar := strings.HasSuffix(lit, "$") && i+1 < len(v) && v[i+1].env != ""
+			if dollar {
+				lit = lit[:len(lit)-1]
+			}
 			// The quoted literal of a string, escaped as HCL needs ($${ too).
-			q := hclwrite.TokensForValue(cty.StringVal(p.lit))
+			q := hclwrite.TokensForValue(cty.StringVal(lit))
 			toks = append(toks, q[1:len(q)-1]...)
+			if dollar {
+				interp(hclwrite.TokensForValue(cty.StringVal("$")))
+			}
 			continue
 		}
-		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenTemplateInterp, Bytes: []byte("${")})
-		toks = append(toks, envCall(p.env)...)
-		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenTemplateSeqEnd, Bytes: []byte("}")})
+		interp(envCall(p.env))
 	}
 	return append(toks, &hclwrite.Token{Type: hclsyntax.TokenCQuote, Bytes: []byte(`"`)})
 }
