@@ -8,6 +8,7 @@ require (
 	github.com/apparentlymart/go-textseg/v15 v15.0.0
 	github.com/coder/websocket v1.8.15
 	github.com/dave/jennifer v1.7.1
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/hashicorp/hcl/v2 v2.25.0
@@ -19,6 +20,7 @@ require (
 	github.com/zclconf/go-cty v1.19.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/mod v0.42.0
+	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/tools v0.52.0
 )
@@ -42,7 +44,6 @@ require (
 	go.opentelemetry.io/otel/metric v1.33.0 // indirect
 	go.opentelemetry.io/otel/trace v1.33.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
