@@ -211,9 +211,34 @@ func (as *authServer) token(w http.ResponseWriter, r *http.Request) {
 		rt.revoked = true // rotation: a refresh token works once
 		as.counts["refresh"]++
 		as.issue(w, c.id, rt.resource, rt.scopes)
+	case "client_credentials":
+		if c.secret == "" {
+			oauthError(w, 401, "unauthorized_client", "a public client has no credentials grant")
+			return
+		}
+		if !slices.Contains(as.resources, r.PostForm.Get("resource")) {
+			oauthError(w, 400, "invalid_target", "unknown resource")
+			return
+		}
+		as.counts["client_credentials"]++
+		exp := as.clock.now().Add(time.Duration(as.ttl.Load()))
+		access := as.newSecret("access")
+		as.access[access] = &asToken{client: c.id, resource: r.PostForm.Get("resource"), scopes: strings.Fields(r.PostForm.Get("scope")), exp: exp}
+		writeJSON(w, 200, map[string]any{"access_token": access, "token_type": "Bearer",
+			"expires_in": int(time.Duration(as.ttl.Load()).Seconds()), "scope": r.PostForm.Get("scope")})
 	default:
 		oauthError(w, 400, "unsupported_grant_type", "")
 	}
+}
+
+// preRegister adds a confidential client, as an administrator does in the
+// provider's console.
+func (as *authServer) preRegister(redirects ...string) (id, secret string) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	c := &asClient{id: "app-" + rand.Text(), secret: as.newSecret("app-secret"), method: "client_secret_basic", redirects: redirects}
+	as.clients[c.id] = c
+	return c.id, c.secret
 }
 
 func (as *authServer) issue(w http.ResponseWriter, client, resource string, scopes []string) {
