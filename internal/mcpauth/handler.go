@@ -53,11 +53,11 @@ type Handler struct {
 
 	mu         sync.Mutex
 	entry      *Entry
-	loaded     bool
 	refreshing bool
 	forced     string   // an access token a refresh got because the server refused its predecessor
 	challenge  []string // scopes the challenge being answered names
 	authorized bool     // an authorization got a new token
+	closed     bool
 }
 
 // New returns the handler serving uses: it reads the stored login, never
@@ -142,6 +142,9 @@ func (h *Handler) codeConfig() *auth.AuthorizationCodeHandlerConfig {
 
 // Close stops background refreshes and the login's redirect listener.
 func (h *Handler) Close() error {
+	h.mu.Lock()
+	h.closed = true // no new background refresh
+	h.mu.Unlock()
 	h.stop()
 	h.refresh.Wait()
 	if h.browser != nil {
@@ -190,7 +193,7 @@ func (h *Handler) Token() (*oauth2.Token, error) {
 	}
 	now := h.now()
 	if fresh(e.Token, now) {
-		if due(e, now) && !h.refreshing && h.canRenew(e) {
+		if due(e, now) && !h.refreshing && !h.closed && h.canRenew(e) {
 			h.refreshing = true
 			h.refresh.Add(1)
 			go h.renewInBackground(e.Token.AccessToken)
@@ -233,7 +236,6 @@ func (h *Handler) reload() (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.loaded = true
 	if e == nil {
 		h.entry = nil // logged out
 	} else {
@@ -242,14 +244,14 @@ func (h *Handler) reload() (*Entry, error) {
 	return h.entry, nil
 }
 
-// currentLocked is the entry in use, read from the store the first time.
+// currentLocked is the entry in use; without one it looks in the store
+// (again: a login may have happened since).
 func (h *Handler) currentLocked() (*Entry, error) {
-	if h.entry == nil && !h.loaded && h.store != nil {
+	if h.entry == nil && h.store != nil {
 		e, err := h.store.Load(h.key)
 		if err != nil {
 			return nil, err
 		}
-		h.loaded = true
 		if e != nil {
 			h.adoptLocked(e)
 		}

@@ -347,14 +347,24 @@ func TestRevokedAccessTokenRefreshes(t *testing.T) {
 // and never sends the server a request without a token.
 func TestNotLoggedIn(t *testing.T) {
 	w := newWorld(t)
-	_, err := w.connect(w.handler())
+	h := w.handler()
+	_, err := w.connect(h)
 	if err == nil || !strings.Contains(err.Error(), `server "docs" needs a login (not logged in); run: myagent login docs`) {
 		t.Fatalf("Acquire without a login: %v", err)
 	}
 	if w.as.count("register")+w.as.count("code") != 0 {
 		t.Error("serving started a login")
 	}
-	w.login() // something for the secrets check to look for
+	// The user logs in; the running agent takes the login at its next
+	// attempt, without a restart.
+	w.login()
+	c, err := w.connect(h)
+	if err != nil {
+		t.Fatalf("after the login: %v", err)
+	}
+	if got, err := w.call(c); err != nil || got != "user alice" {
+		t.Fatalf("whoami = %q, %v", got, err)
+	}
 }
 
 // TestLoginSSE: the sse transport gets the same login through
