@@ -118,3 +118,24 @@ func SystemBrowser(url string) error {
 	go cmd.Wait() // the opener exits at once; the browser is not its child to wait for
 	return nil
 }
+
+// Logout forgets the stored login of cfg's server (the tokens stay valid
+// at the authorization server until they expire or the user revokes them
+// there). It reports whether there was one.
+func Logout(cfg Config) (bool, error) {
+	s, err := cfg.store()
+	if err != nil {
+		return false, err
+	}
+	k := cfg.key()
+	unlock, err := s.Lock(k)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	e, err := s.Load(k)
+	if err != nil || e == nil {
+		return false, err
+	}
+	return true, s.Delete(k)
+}

@@ -365,6 +365,16 @@ func TestNotLoggedIn(t *testing.T) {
 	if got, err := w.call(c); err != nil || got != "user alice" {
 		t.Fatalf("whoami = %q, %v", got, err)
 	}
+	// Logout: the next agent is not logged in.
+	if had, err := mcpauth.Logout(w.config()); !had || err != nil {
+		t.Fatalf("Logout = %v, %v", had, err)
+	}
+	if _, err := w.connect(w.handler()); err == nil || !strings.Contains(err.Error(), "not logged in") {
+		t.Errorf("after logout: %v", err)
+	}
+	if had, _ := mcpauth.Logout(w.config()); had {
+		t.Error("a second logout found a login")
+	}
 }
 
 // TestLoginSSE: the sse transport gets the same login through
