@@ -2,11 +2,14 @@ package mcpauth_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -17,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -52,6 +57,8 @@ type authServer struct {
 	issued   []string // every secret value handed out
 	counts   map[string]int
 	authReqs []url.Values
+	idpKey   *ecdsa.PrivateKey // an identity provider's signing key (enableIDP)
+	trusted  *authServer       // the identity provider whose ID-JAGs it takes
 }
 
 type asClient struct {
@@ -107,13 +114,14 @@ func (as *authServer) newSecret(prefix string) string {
 
 func (as *authServer) metadata(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, map[string]any{
-		"issuer":                                         as.srv.URL,
-		"authorization_endpoint":                         as.srv.URL + "/authorize",
-		"token_endpoint":                                 as.srv.URL + "/token",
-		"registration_endpoint":                          as.srv.URL + "/register",
-		"revocation_endpoint":                            as.srv.URL + "/revoke",
-		"response_types_supported":                       []string{"code"},
-		"grant_types_supported":                          []string{"authorization_code", "refresh_token", "client_credentials"},
+		"issuer":                   as.srv.URL,
+		"authorization_endpoint":   as.srv.URL + "/authorize",
+		"token_endpoint":           as.srv.URL + "/token",
+		"registration_endpoint":    as.srv.URL + "/register",
+		"revocation_endpoint":      as.srv.URL + "/revoke",
+		"response_types_supported": []string{"code"},
+		"grant_types_supported": []string{"authorization_code", "refresh_token", "client_credentials",
+			"urn:ietf:params:oauth:grant-type:jwt-bearer", "urn:ietf:params:oauth:grant-type:token-exchange"},
 		"code_challenge_methods_supported":               []string{"S256"},
 		"token_endpoint_auth_methods_supported":          []string{"client_secret_basic", "client_secret_post", "none"},
 		"scopes_supported":                               append(slices.Clone(as.scopes), "offline_access"),
@@ -151,7 +159,7 @@ func (as *authServer) authorize(w http.ResponseWriter, r *http.Request) {
 	defer as.mu.Unlock()
 	as.authReqs = append(as.authReqs, q)
 	c := as.clients[q.Get("client_id")]
-	if c == nil || !slices.Contains(c.redirects, q.Get("redirect_uri")) {
+	if c == nil || !redirectAllowed(c.redirects, q.Get("redirect_uri")) {
 		http.Error(w, "unknown client or redirect_uri", 400) // never redirect to an unchecked URI
 		return
 	}
@@ -163,7 +171,7 @@ func (as *authServer) authorize(w http.ResponseWriter, r *http.Request) {
 	case q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256":
 		v.Set("error", "invalid_request")
 		v.Set("error_description", "PKCE S256 required")
-	case !slices.Contains(as.resources, q.Get("resource")):
+	case len(as.resources) > 0 && !slices.Contains(as.resources, q.Get("resource")):
 		v.Set("error", "invalid_target")
 	default:
 		code := as.newSecret("code")
@@ -211,6 +219,10 @@ func (as *authServer) token(w http.ResponseWriter, r *http.Request) {
 		rt.revoked = true // rotation: a refresh token works once
 		as.counts["refresh"]++
 		as.issue(w, c.id, rt.resource, rt.scopes)
+	case "urn:ietf:params:oauth:grant-type:token-exchange":
+		as.exchange(w, r, c)
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		as.jwtBearer(w, r, c)
 	case "client_credentials":
 		if c.secret == "" {
 			oauthError(w, 401, "unauthorized_client", "a public client has no credentials grant")
@@ -248,8 +260,112 @@ func (as *authServer) issue(w http.ResponseWriter, client, resource string, scop
 	as.refresh[refresh] = rt
 	access := as.newSecret("access")
 	as.access[access] = &asToken{client: client, resource: resource, scopes: scopes, exp: exp, refresh: refresh}
-	writeJSON(w, 200, map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": refresh,
-		"expires_in": int(time.Duration(as.ttl.Load()).Seconds()), "scope": strings.Join(scopes, " ")})
+	resp := map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": refresh,
+		"expires_in": int(time.Duration(as.ttl.Load()).Seconds()), "scope": strings.Join(scopes, " ")}
+	if as.idpKey != nil && slices.Contains(scopes, "openid") {
+		resp["id_token"] = as.sign(jwt.Claims{Issuer: as.srv.URL, Subject: "alice", Audience: jwt.Audience{client},
+			Expiry: jwt.NewNumericDate(as.clock.now().Add(idTokenTTL)), IssuedAt: jwt.NewNumericDate(as.clock.now())}, "JWT", nil)
+	}
+	writeJSON(w, 200, resp)
+}
+
+// idTokenTTL is how long the identity provider's ID tokens last: less than
+// the access tokens, so that renewing an access token sometimes needs a
+// new ID token.
+const idTokenTTL = 30 * time.Minute
+
+// enableIDP makes this server an enterprise identity provider: ID tokens
+// with openid, and token exchange (RFC 8693) of an ID token for an ID-JAG.
+func (as *authServer) enableIDP() {
+	as.idpKey, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+}
+
+// trust makes this authorization server take ID-JAGs the identity
+// provider signed (the JWT bearer grant of SEP-990).
+func (as *authServer) trust(idp *authServer) { as.trusted = idp }
+
+func (as *authServer) sign(c jwt.Claims, typ string, extra map[string]any) string {
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: as.idpKey}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
+	if err != nil {
+		as.t.Fatal(err)
+	}
+	tok, err := jwt.Signed(sig).Claims(c).Claims(extra).Serialize()
+	if err != nil {
+		as.t.Fatal(err)
+	}
+	as.issued = append(as.issued, tok)
+	return tok
+}
+
+func (as *authServer) exchange(w http.ResponseWriter, r *http.Request, c *asClient) {
+	f := r.PostForm
+	var id jwt.Claims
+	t, err := jwt.ParseSigned(f.Get("subject_token"), []jose.SignatureAlgorithm{jose.ES256})
+	if err == nil {
+		err = t.Claims(&as.idpKey.PublicKey, &id)
+	}
+	if err == nil {
+		err = id.Validate(jwt.Expected{Issuer: as.srv.URL, AnyAudience: jwt.Audience{c.id}, Time: as.clock.now()})
+	}
+	switch {
+	case as.idpKey == nil || f.Get("subject_token_type") != "urn:ietf:params:oauth:token-type:id_token" ||
+		f.Get("requested_token_type") != "urn:ietf:params:oauth:token-type:id-jag" || f.Get("resource") == "":
+		oauthError(w, 400, "invalid_request", "not an ID-JAG exchange")
+	case err != nil:
+		oauthError(w, 400, "invalid_grant", "ID token: "+err.Error())
+	default:
+		as.counts["exchange"]++
+		jag := as.sign(jwt.Claims{Issuer: as.srv.URL, Subject: id.Subject, Audience: jwt.Audience{f.Get("audience")}, ID: rand.Text(),
+			Expiry: jwt.NewNumericDate(as.clock.now().Add(5 * time.Minute)), IssuedAt: jwt.NewNumericDate(as.clock.now())}, "oauth-id-jag+jwt",
+			map[string]any{"resource": f.Get("resource"), "scope": f.Get("scope")})
+		writeJSON(w, 200, map[string]any{"access_token": jag, "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag", "token_type": "N_A", "expires_in": 300})
+	}
+}
+
+func (as *authServer) jwtBearer(w http.ResponseWriter, r *http.Request, c *asClient) {
+	var jag jwt.Claims
+	var res struct {
+		Resource string `json:"resource"`
+		Scope    string `json:"scope"`
+	}
+	t, err := jwt.ParseSigned(r.PostForm.Get("assertion"), []jose.SignatureAlgorithm{jose.ES256})
+	if err == nil && as.trusted != nil {
+		err = t.Claims(&as.trusted.idpKey.PublicKey, &jag, &res)
+	}
+	if err == nil && !slices.Contains(as.resources, res.Resource) {
+		err = fmt.Errorf("resource %q", res.Resource)
+	}
+	if err == nil {
+		err = jag.Validate(jwt.Expected{Issuer: as.trusted.srv.URL, AnyAudience: jwt.Audience{as.srv.URL}, Time: as.clock.now()})
+	}
+	if err != nil || as.trusted == nil || c.secret == "" {
+		oauthError(w, 400, "invalid_grant", fmt.Sprintf("ID-JAG refused: %v", err))
+		return
+	}
+	as.counts["jwt-bearer"]++
+	exp := as.clock.now().Add(time.Duration(as.ttl.Load()))
+	access := as.newSecret("access")
+	as.access[access] = &asToken{client: c.id, resource: res.Resource, scopes: strings.Fields(res.Scope), exp: exp}
+	writeJSON(w, 200, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": int(time.Duration(as.ttl.Load()).Seconds())})
+}
+
+// redirectAllowed matches a redirect URI against the registered ones; for
+// a loopback IP any port matches (RFC 8252 §7.3: a native app gets one
+// when it starts).
+func redirectAllowed(registered []string, uri string) bool {
+	if slices.Contains(registered, uri) {
+		return true
+	}
+	u, err := url.Parse(uri)
+	if err != nil || u.Hostname() != "127.0.0.1" {
+		return false
+	}
+	for _, r := range registered {
+		if ru, err := url.Parse(r); err == nil && ru.Scheme == u.Scheme && ru.Hostname() == u.Hostname() && ru.Path == u.Path {
+			return true
+		}
+	}
+	return false
 }
 
 // authClient authenticates the client the way it registered, or a public
@@ -321,6 +437,13 @@ func protectedServer(t *testing.T, as *authServer, scopes ...string) string {
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		// A client whose login was revoked cannot end its session (the
+		// DELETE needs a token): end them here.
+		for ss := range s.Sessions() {
+			ss.Close()
+		}
+	})
 	as.resources = []string{srv.URL + "/mcp", srv.URL + "/sse"}
 	prmURL := srv.URL + "/.well-known/oauth-protected-resource/mcp"
 	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
