@@ -140,7 +140,10 @@ func (c *Config) mode() string {
 }
 
 // Validate returns every mistake in c, or nil. The spec loader calls it
-// with the values it knows at generate time (env() values empty).
+// at generate time, when env() values are not known: it passes a
+// non-empty placeholder for each attribute set with env(), since the
+// rules look at which attributes are set (and check URLs, scopes and
+// signing_alg, which are literal).
 func (c *Config) Validate() []Problem {
 	var ps []Problem
 	add := func(attr, summary, detail string, args ...any) {
