@@ -139,3 +139,19 @@ func Logout(cfg Config) (bool, error) {
 	}
 	return true, s.Delete(k)
 }
+
+// NeedsLogin reports whether serving cfg's server needs a user to run
+// Login first: a mode with a user and no stored login. (mcpconn reports a
+// failed connection as text, so a caller such as `toolgen lock --login`
+// asks here rather than matching errors.)
+func NeedsLogin(cfg Config) (bool, error) {
+	if cfg.mode() == ModeClientCredentials || cfg.mode() == ModeEnterprise && cfg.IDToken != "" {
+		return false, nil
+	}
+	s, err := cfg.store()
+	if err != nil {
+		return false, err
+	}
+	e, err := s.Load(cfg.key())
+	return e == nil, err
+}

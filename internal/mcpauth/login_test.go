@@ -355,9 +355,15 @@ func TestNotLoggedIn(t *testing.T) {
 	if w.as.count("register")+w.as.count("code") != 0 {
 		t.Error("serving started a login")
 	}
+	if need, err := mcpauth.NeedsLogin(w.config()); !need || err != nil {
+		t.Errorf("NeedsLogin before the login = %v, %v", need, err)
+	}
 	// The user logs in; the running agent takes the login at its next
 	// attempt, without a restart.
 	w.login()
+	if need, err := mcpauth.NeedsLogin(w.config()); need || err != nil {
+		t.Errorf("NeedsLogin after the login = %v, %v", need, err)
+	}
 	c, err := w.connect(h)
 	if err != nil {
 		t.Fatalf("after the login: %v", err)
