@@ -26,6 +26,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // Transports.
@@ -59,6 +61,10 @@ type Config struct {
 	URL     string            // http, sse, ws
 	Address string            // tcp: host:port
 	Headers map[string]string // http, sse, ws
+
+	// OAuth authorizes the requests of an http or sse server (an
+	// internal/mcpauth Handler, or any go-sdk auth.OAuthHandler); nil: none.
+	OAuth auth.OAuthHandler
 
 	StartupTimeout  time.Duration // start + handshake + first tools/list; default 10s
 	ProtocolVersion string        // default 2025-11-25

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgen-dev/toolgen/internal/mcpauth"
 )
 
 // link is what one connection attempt needs besides the go-sdk session: the
@@ -44,9 +45,12 @@ func newLink(cfg *Config, onStderr, onGarbage func(string)) (*link, error) {
 		// tries cover a server closing a stream on purpose; more would hide
 		// a dead server for long (5 tries: ~17 s) from the Manager, which
 		// reconnects the whole session.
-		return &link{http: ht, transport: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 2}}, nil
+		return &link{http: ht, transport: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 2, OAuthHandler: cfg.OAuth}}, nil
 	case TransportSSE:
 		ht, client := httpClient(cfg)
+		if cfg.OAuth != nil {
+			client.Transport = mcpauth.Transport(cfg.OAuth, cfg.URL, client.Transport)
+		}
 		return &link{http: ht, transport: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}}, nil
 	case TransportWS:
 		ht, client := httpClient(cfg)
