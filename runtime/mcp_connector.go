@@ -10,14 +10,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
-// defaultConnector is the process-wide MCP connector used when
-// Options.Connector is nil: connections shared through mcpconn.Shared.
-func defaultConnector() Connector { return NewMCPConnector(mcpconn.Shared()) }
-
-// NewMCPConnector returns a Connector whose connections come from m, for
-// hosts that want their own Manager (its own logger, its own Close).
-func NewMCPConnector(m *mcpconn.Manager) Connector { return mcpConnector{m: m} }
-
+// mcpConnector is a Host's Connector: connections from its Manager.
 type mcpConnector struct{ m *mcpconn.Manager }
 
 func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {

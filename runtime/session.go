@@ -23,11 +23,13 @@ import (
 // connections, its queue waiters, loaded tools, memory and spilled outputs.
 // Switch replaces the agent context; nothing carries over.
 type Session struct {
-	reg    *Registry
-	pool   *Pool
-	opts   Options
-	router *router
-	scrub  *redact.Redactor // the registry's env() values; nil: nothing to scrub (secrets.go)
+	host    *Host
+	ownHost bool // opened by Open: the host closes with the session
+	reg     *Registry
+	pool    *Pool
+	opts    Options
+	router  *router
+	scrub   *redact.Redactor // the registry's env() values; nil: nothing to scrub (secrets.go)
 
 	swMu   sync.Mutex // held by Switch and Close
 	st     atomic.Pointer[agentState]
@@ -38,12 +40,9 @@ type Session struct {
 	nextSub int
 }
 
-// Open resolves an agent's tool surface, connects the servers it needs and
-// returns a ready session. A server that fails to start is reported (event
-// and Servers) and its tools are unavailable; the rest go on.
-func Open(ctx context.Context, reg *Registry, agent string, opts Options) (*Session, error) {
+func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent string, opts Options) (*Session, error) {
 	opts = opts.withDefaults()
-	s := &Session{reg: reg, pool: PoolFor(reg), opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
+	s := &Session{host: h, reg: reg, pool: p, opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
 	st, err := s.build(ctx, agent)
 	if err != nil {
@@ -171,6 +170,9 @@ func (s *Session) Close() error {
 	if st := s.st.Swap(nil); st != nil {
 		close(st.replaced)
 		st.teardown(false)
+	}
+	if s.ownHost {
+		return s.host.Close()
 	}
 	return nil
 }

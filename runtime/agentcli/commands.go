@@ -103,7 +103,7 @@ func (c *cli) serve(args []string) int {
 		// One session per HTTP client: loaded tools and memory are never
 		// shared between two hosts.
 		clients := serve.NewClients(func(ctx context.Context) (serve.OwnedSession, error) {
-			s, err := runtime.Open(ctx, c.reg, sess.Agent(), so)
+			s, err := runtime.Open(ctx, c.reg, sess.Agent(), so) // on so.Host
 			if err != nil {
 				return nil, err
 			}
