@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
-	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
 // metaServers is the meta tools' view of an agent context: the servers in
@@ -43,7 +42,7 @@ func (st *agentState) scopeError(server string) error {
 }
 
 // Tools returns a server's live tools that the meta scope permits.
-func (m *metaServers) Tools(ctx context.Context, server string) ([]tools.ServerTool, error) {
+func (m *metaServers) Tools(ctx context.Context, server string) ([]UpstreamTool, error) {
 	st := (*agentState)(m)
 	if in, _ := st.metaPermits(server, ""); !in {
 		return nil, st.scopeError(server)
@@ -52,10 +51,10 @@ func (m *metaServers) Tools(ctx context.Context, server string) ([]tools.ServerT
 	if err != nil {
 		return nil, err
 	}
-	var out []tools.ServerTool
+	var out []UpstreamTool
 	for _, t := range up.Tools() {
 		if _, ok := st.metaPermits(server, t.Name); ok {
-			out = append(out, tools.ServerTool(t))
+			out = append(out, t)
 		}
 	}
 	return out, nil

@@ -46,8 +46,6 @@ type Pool struct {
 	mu       sync.Mutex
 	live     map[string][]UpstreamTool // server → its current tools/list
 	snap     atomic.Pointer[poolSnapshot]
-	watchers map[int]func()
-	nextW    int
 	reported map[collision]bool // collisions already logged
 }
 
@@ -61,13 +59,12 @@ type poolSnapshot struct {
 
 func newPool(reg *Registry) *Pool {
 	p := &Pool{
-		reg:      reg,
-		servers:  map[string]*decl.Server{},
-		bundles:  map[string]*decl.Bundle{},
-		agents:   map[string]*decl.Agent{},
-		queues:   map[string]*pipeline.Queue{},
-		live:     map[string][]UpstreamTool{},
-		watchers: map[int]func(){},
+		reg:     reg,
+		servers: map[string]*decl.Server{},
+		bundles: map[string]*decl.Bundle{},
+		agents:  map[string]*decl.Agent{},
+		queues:  map[string]*pipeline.Queue{},
+		live:    map[string][]UpstreamTool{},
 	}
 	for i := range reg.Servers {
 		p.servers[reg.Servers[i].Name] = &reg.Servers[i]
@@ -105,7 +102,6 @@ func (p *Pool) Invalidate(server string) {
 	}
 	delete(p.live, server)
 	p.rebuild()
-	p.changed()
 }
 
 // drift is how a live tools/list differs from the lock file.
@@ -128,29 +124,7 @@ func (p *Pool) setLive(server string, tools []UpstreamTool) (changed bool, d dri
 	}
 	p.live[server] = tools
 	p.rebuild()
-	p.changed()
 	return true, p.lockDrift(server, tools)
-}
-
-// watch registers fn to run after the pool was rebuilt.
-func (p *Pool) watch(fn func()) (cancel func()) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	id := p.nextW
-	p.nextW++
-	p.watchers[id] = fn
-	return func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		delete(p.watchers, id)
-	}
-}
-
-// changed runs the watchers in their own goroutines; p.mu is held.
-func (p *Pool) changed() {
-	for _, fn := range p.watchers {
-		go fn()
-	}
 }
 
 func sameUpstreamTool(a, b UpstreamTool) bool {

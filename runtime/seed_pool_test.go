@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
@@ -211,16 +212,14 @@ func TestSeed_AgentToolPool_GlobResolutionAtBuildTime(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("github__get_*")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	before := poolNames(s)
-	changed := make(chan struct{}, 1)
-	cancel := poolOf(t, f.reg).watch(func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	})
 	addEchoTool(f.conn.servers["github"], "get_file_blame")
-	<-changed
-	cancel()
+	// the pool learns of it through the session's tools/list_changed
+	// handler; nothing else signals it (the session's surface stays put)
+	for deadline := time.Now().Add(10 * time.Second); poolOf(t, f.reg).snap.Load().byName["github__get_file_blame"] == nil; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the new tool never reached the pool")
+		}
+	}
 	if poolOf(t, f.reg).snap.Load().byName["github__get_file_blame"] == nil {
 		t.Fatal("new tool not in the pool")
 	}
