@@ -63,7 +63,8 @@ func (c *Conn) list(ctx context.Context, i int, fetch func(*mcp.ClientSession) e
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if gen := c.s.featureGen.Load(); f.cs != cs || f.gen != gen {
-		*f = features{cs: cs, gen: gen}
+		f.cs, f.gen, f.have = cs, gen, [3]bool{}
+		f.prompts, f.resources, f.templates = nil, nil, nil
 	}
 	if !f.have[i] {
 		if err := fetch(cs); err != nil {
