@@ -171,8 +171,9 @@ func (s *Session) featureSets(ctx context.Context) (*agentState, *prompts.Set, *
 		return nil, nil, nil, func() {}
 	}
 	a := st.agent
-	ps := &prompts.Set{Sep: s.reg.Sep(), Log: st.log, Admits: func(name string) bool { return agentAdmits(a, decl.Match, name) }}
-	rs := &resources.Set{Log: st.log, Admits: func(name, uri string) bool { return agentAdmits(a, decl.MatchURI, name, uri) }}
+	first := func(key string) bool { _, seen := s.pool.warned.LoadOrStore("collision\x00"+key, true); return !seen }
+	ps := &prompts.Set{Sep: s.reg.Sep(), Log: st.log, First: first, Admits: func(name string) bool { return agentAdmits(a, decl.Match, name) }}
+	rs := &resources.Set{Log: st.log, First: first, Admits: func(name, uri string) bool { return agentAdmits(a, decl.MatchURI, name, uri) }}
 	for _, u := range a.Use {
 		switch u.Kind {
 		case decl.UsePrompt:

@@ -25,9 +25,33 @@ var (
 	featureErr  error
 )
 
+// syncBuffer is the agent's stderr, read while the agent writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // featureHost serves one agent of featureagent over stdio and connects a
 // host to it; updated receives notifications/resources/updated URIs.
 func featureHost(t *testing.T, agent string) (cs *mcp.ClientSession, updated <-chan string) {
+	cs, updated, _ = featureHostLog(t, agent)
+	return cs, updated
+}
+
+// featureHostLog is featureHost that also returns the agent's stderr.
+func featureHostLog(t *testing.T, agent string) (cs *mcp.ClientSession, updated <-chan string, stderr *syncBuffer) {
 	t.Helper()
 	featureOnce.Do(func() {
 		featureBin = filepath.Join(filepath.Dir(agentBin), "featureagent")
@@ -43,8 +67,8 @@ func featureHost(t *testing.T, agent string) (cs *mcp.ClientSession, updated <-c
 	cmd := exec.Command(featureBin, "serve", "--stdio", "--agent", agent)
 	cmd.Dir = repoRoot
 	cmd.Env = agentEnv
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr = &syncBuffer{}
+	cmd.Stderr = stderr
 	ch := make(chan string, 16)
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { ch <- req.Params.URI },
@@ -56,7 +80,7 @@ func featureHost(t *testing.T, agent string) (cs *mcp.ClientSession, updated <-c
 		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, ch
+	return cs, ch, stderr
 }
 
 func listPrompts(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Prompt {
@@ -258,6 +282,38 @@ func TestServeMetaAndUntrustedExposeNone(t *testing.T) {
 	for _, uri := range []string{staticDoc, "demo://resource/dynamic/text/1"} {
 		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
 			t.Errorf("read %s: served, want not found", uri)
+		}
+	}
+}
+
+// When two servers claim one URI, or a declared prompt takes a server
+// prompt's exposed name, the winner is fixed (declared first, then servers
+// by name) and an event names both, once.
+func TestServeFeatureCollisions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, _, stderr := featureHostLog(t, "both")
+
+	resources := listResources(t, cs)
+	if resources[staticDoc] == nil {
+		t.Fatalf("resources = %v, want %s", keys(resources), staticDoc)
+	}
+	prompts := listPrompts(t, cs)
+	if prompts["everything__args-prompt"] == nil || prompts["guarded__args-prompt"] == nil {
+		t.Errorf("prompts = %v, want both servers' args-prompt", keys(prompts))
+	}
+	res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "everything__simple-prompt"})
+	if err != nil || promptText(t, res) != "The declared prompt wins." {
+		t.Errorf("everything__simple-prompt = %v, %v; want the declared prompt", res, err)
+	}
+	listResources(t, cs) // a second listing is no news
+	log := stderr.String()
+	if n := strings.Count(log, "resource.collision uri="+staticDoc); n != 1 {
+		t.Errorf("%d resource.collision events for %s, want 1:\n%s", n, staticDoc, log)
+	}
+	for _, want := range []string{"resource.collision", "winner=server.everything", "loser=server.guarded", "prompt.collision", "winner=prompt.everything__simple-prompt"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("agent log lacks %q:\n%s", want, log)
 		}
 	}
 }

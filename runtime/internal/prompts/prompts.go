@@ -39,6 +39,9 @@ type Set struct {
 	Sep      string
 	Admits   func(name string) bool // the agent's tools.allowed
 	Log      *slog.Logger
+	// First reports whether a collision is news (logged once per key);
+	// nil: always.
+	First func(key string) bool
 }
 
 // ErrNotFound is the answer for a prompt the agent does not offer, whether
@@ -84,8 +87,10 @@ func (s *Set) entries(ctx context.Context) []entry {
 				continue
 			}
 			if owner, dup := taken[name]; dup {
-				event.Emit(s.Log, slog.LevelWarn, event.PromptCollision, slog.String("prompt", name),
-					slog.String("winner", owner), slog.String("loser", "server."+srv.Name+" prompt "+p.Name))
+				if s.First == nil || s.First("prompt\x00"+name+"\x00"+srv.Name) {
+					event.Emit(s.Log, slog.LevelWarn, event.PromptCollision, slog.String("prompt", name),
+						slog.String("winner", owner), slog.String("loser", "server."+srv.Name+" prompt "+p.Name))
+				}
 				continue
 			}
 			taken[name] = "server." + srv.Name + " prompt " + p.Name

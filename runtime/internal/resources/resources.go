@@ -41,6 +41,9 @@ type Set struct {
 	Servers  []Server                    // sorted by name: the first wins a URI claimed twice
 	Admits   func(name, uri string) bool // the agent's tools.allowed
 	Log      *slog.Logger
+	// First reports whether a collision is news (logged once per key);
+	// nil: always.
+	First func(key string) bool
 }
 
 // ErrNotFound is the answer for a URI the agent does not offer, whether a
@@ -99,7 +102,7 @@ func (s *Set) entries(ctx context.Context) []entry {
 				continue
 			}
 			if owner, dup := taken[r.URI]; dup {
-				if owner != "server."+srv.Name {
+				if owner != "server."+srv.Name && (s.First == nil || s.First("resource\x00"+r.URI+"\x00"+srv.Name)) {
 					event.Emit(s.Log, slog.LevelWarn, event.ResourceCollision, slog.String("uri", r.URI),
 						slog.String("winner", owner), slog.String("loser", "server."+srv.Name))
 				}

@@ -37,6 +37,9 @@ func registry() *runtime.Registry {
 			Name: "review", Description: "Review a file for bugs.",
 			Arguments: []decl.PromptArgument{{Name: "path", Description: "File to review.", Required: true}},
 			Messages:  []decl.PromptMessage{{Role: "user", Text: "Review {path} for bugs and explain each one."}},
+		}, {
+			// Takes the exposed name of a server prompt: the declared one wins.
+			Name: "everything__simple-prompt", Messages: []decl.PromptMessage{{Role: "user", Text: "The declared prompt wins."}},
 		}},
 		Resources: []decl.Resource{{Name: "guide", URI: "docs://guide", Description: "The style guide.", MIMEType: "text/markdown", Text: "# Guide\n"}},
 		Bundles: []decl.Bundle{
@@ -48,6 +51,8 @@ func registry() *runtime.Registry {
 			{Name: "host", Description: "Everything, directly.", Use: []decl.Use{
 				{Kind: decl.UseServer, Name: "everything"}, {Kind: decl.UsePrompt, Name: "review"}, {Kind: decl.UseResource, Name: "guide"}}},
 			{Name: "guarded", Description: "A server behind allow and deny lists.", Use: []decl.Use{{Kind: decl.UseBundle, Name: "guarded_direct"}}},
+			{Name: "both", Description: "Two servers claiming the same URIs.", Use: []decl.Use{
+				{Kind: decl.UseServer, Name: "everything"}, {Kind: decl.UseBundle, Name: "guarded_direct"}, {Kind: decl.UsePrompt, Name: "everything__simple-prompt"}}},
 			{Name: "meta", Description: "Meta bundles only.", Use: []decl.Use{
 				{Kind: decl.UseBundle, Name: "everything_meta"}, {Kind: decl.UseBundle, Name: "shady_meta"}}},
 		},
