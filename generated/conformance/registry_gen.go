@@ -30,6 +30,11 @@ const (
 	AgentConformance = "conformance"
 )
 
+// MCP servers.
+const (
+	ServerUpstream = "upstream"
+)
+
 // Tools, by exposed name: declared tools and the locked tools of servers.
 const (
 	// Tool with JSON Schema 2020-12 features
@@ -53,12 +58,25 @@ var Registry = &decl.Registry{
 		MaxDepth:         2,
 		InitConcurrency:  4,
 	},
+	Servers:   _toolgenServers,
 	Tools:     _toolgenTools,
 	Agents:    _toolgenAgents,
 	Prompts:   _toolgenPrompts,
 	Resources: _toolgenResources,
 	Index:     _toolgenIndex,
 	Route:     _toolgenRoute,
+}
+
+var _toolgenServers = []decl.Server{
+	{
+		Name:            "upstream",
+		Transport:       "stdio",
+		Command:         "bin/conformance-upstream",
+		Trusted:         true,
+		Timeout:         30 * time.Second,
+		StartupTimeout:  10 * time.Second,
+		ProtocolVersion: "2025-11-25",
+	},
 }
 
 var _toolgenTools = []decl.Tool{
@@ -100,6 +118,7 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UsePrompt, Name: "test_prompt_with_arguments"},
 			{Kind: decl.UseResource, Name: "static_text"},
 			{Kind: decl.UseResource, Name: "watched"},
+			{Kind: decl.UseServer, Name: "upstream"},
 		},
 		MaxDepth: 2,
 	},

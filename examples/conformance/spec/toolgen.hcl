@@ -33,7 +33,7 @@ agent "conformance" {
     use = [
       tool.test_simple_text, tool.test_error_handling, tool.json_schema_2020_12_tool,
       prompt.test_simple_prompt, prompt.test_prompt_with_arguments,
-      resource.static_text, resource.watched,
+      resource.static_text, resource.watched, server.upstream,
     ]
   }
 }
@@ -56,6 +56,13 @@ prompt "test_prompt_with_arguments" {
     required    = true
   }
   template = "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+}
+
+# The binary resource and the resource template come from a server the
+# agent uses, under their own URIs: testdata/conformance/server.sh builds
+# bin/conformance-upstream and runs the agent from the repository root.
+server "upstream" {
+  command = "bin/conformance-upstream"
 }
 
 resource "static_text" {
