@@ -32,7 +32,7 @@ const (
 
 // MCP servers.
 const (
-	ServerUpstream = "upstream"
+	ServerTest = "test"
 )
 
 // Tools, by exposed name: declared tools and the locked tools of servers.
@@ -50,7 +50,7 @@ const (
 // the search index in index_gen.go.
 var Registry = &decl.Registry{
 	Package:   "conformance",
-	Separator: "__",
+	Separator: "_",
 	Defaults: decl.Defaults{
 		ToolTimeout:      30 * time.Second,
 		ResponseMaxBytes: 100000,
@@ -69,7 +69,7 @@ var Registry = &decl.Registry{
 
 var _toolgenServers = []decl.Server{
 	{
-		Name:            "upstream",
+		Name:            "test",
 		Transport:       "stdio",
 		Command:         "bin/conformance-upstream",
 		Trusted:         true,
@@ -118,7 +118,7 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UsePrompt, Name: "test_prompt_with_arguments"},
 			{Kind: decl.UseResource, Name: "static_text"},
 			{Kind: decl.UseResource, Name: "watched"},
-			{Kind: decl.UseServer, Name: "upstream"},
+			{Kind: decl.UseServer, Name: "test"},
 		},
 		MaxDepth: 2,
 	},

@@ -2,7 +2,8 @@
 # (testdata/conformance/server.sh): the tools those scenarios call by name,
 # served by the same runtime/serve surface as every agent binary.
 toolgen {
-  package = "conformance"
+  package   = "conformance"
+  separator = "_" # with the server named "test", its prompts reach the host under the suite's names (test_prompt_with_image)
 }
 
 tool "test_simple_text" {
@@ -33,7 +34,7 @@ agent "conformance" {
     use = [
       tool.test_simple_text, tool.test_error_handling, tool.json_schema_2020_12_tool,
       prompt.test_simple_prompt, prompt.test_prompt_with_arguments,
-      resource.static_text, resource.watched, server.upstream,
+      resource.static_text, resource.watched, server.test,
     ]
   }
 }
@@ -58,10 +59,12 @@ prompt "test_prompt_with_arguments" {
   template = "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
 }
 
-# The binary resource and the resource template come from a server the
-# agent uses, under their own URIs: testdata/conformance/server.sh builds
-# bin/conformance-upstream and runs the agent from the repository root.
-server "upstream" {
+# The binary resource, the resource template and the image and
+# embedded-resource prompts come from a server the agent uses (resources
+# under their own URIs, prompts as test_<prompt>):
+# testdata/conformance/server.sh builds bin/conformance-upstream and runs
+# the agent from the repository root.
+server "test" {
   command = "bin/conformance-upstream"
 }
 
