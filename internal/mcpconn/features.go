@@ -2,9 +2,11 @@ package mcpconn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -77,16 +79,20 @@ func (c *Conn) list(ctx context.Context, i int, fetch func(*mcp.ClientSession) e
 }
 
 // Prompts is the server's prompts/list (every page); nil for a server
-// without the prompts capability. The slice is shared: do not modify it.
+// without prompts. The slice is shared: do not modify it.
+//
+// The lists are asked for whatever the server's capabilities say: a server
+// may start without prompts or resources, not declare them, and add some
+// later (the go-sdk infers its capabilities from what it has at
+// initialize); one that has none answers "method not found".
 func (c *Conn) Prompts(ctx context.Context) ([]*mcp.Prompt, error) {
-	if caps := c.Capabilities(); caps == nil || caps.Prompts == nil {
-		_, err := c.session()
-		return nil, err
-	}
 	var out []*mcp.Prompt
 	err := c.list(ctx, 0, func(cs *mcp.ClientSession) error {
 		var list []*mcp.Prompt
 		for p, err := range cs.Prompts(ctx, nil) {
+			if notFound(err) {
+				break
+			}
 			if err != nil {
 				return err
 			}
@@ -99,16 +105,15 @@ func (c *Conn) Prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 }
 
 // Resources is the server's resources/list (every page); nil for a server
-// without the resources capability. The slice is shared.
+// without resources. The slice is shared.
 func (c *Conn) Resources(ctx context.Context) ([]*mcp.Resource, error) {
-	if caps := c.Capabilities(); caps == nil || caps.Resources == nil {
-		_, err := c.session()
-		return nil, err
-	}
 	var out []*mcp.Resource
 	err := c.list(ctx, 1, func(cs *mcp.ClientSession) error {
 		var list []*mcp.Resource
 		for r, err := range cs.Resources(ctx, nil) {
+			if notFound(err) {
+				break
+			}
 			if err != nil {
 				return err
 			}
@@ -123,14 +128,13 @@ func (c *Conn) Resources(ctx context.Context) ([]*mcp.Resource, error) {
 // ResourceTemplates is the server's resources/templates/list (every page).
 // The slice is shared.
 func (c *Conn) ResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error) {
-	if caps := c.Capabilities(); caps == nil || caps.Resources == nil {
-		_, err := c.session()
-		return nil, err
-	}
 	var out []*mcp.ResourceTemplate
 	err := c.list(ctx, 2, func(cs *mcp.ClientSession) error {
 		var list []*mcp.ResourceTemplate
 		for t, err := range cs.ResourceTemplates(ctx, nil) {
+			if notFound(err) {
+				break
+			}
 			if err != nil {
 				return err
 			}
@@ -245,6 +249,12 @@ func (c *Conn) OnFeaturesChanged(fn func()) (cancel func()) {
 	c.listeners = append(c.listeners, id)
 	c.mu.Unlock()
 	return func() { c.s.removeListener(id) }
+}
+
+// notFound reports a server's "method not found" answer: it has no such list.
+func notFound(err error) bool {
+	var rpcErr *jsonrpc.Error
+	return errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeMethodNotFound
 }
 
 func (c *Conn) redactErr(err error) error { return fmt.Errorf("%s", c.s.redact(err.Error())) }

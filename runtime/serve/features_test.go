@@ -3,6 +3,8 @@ package serve
 import (
 	"context"
 	"errors"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -139,4 +141,70 @@ func resourceURIs(t *testing.T, cs *mcp.ClientSession) []string {
 		out = append(out, r.URI)
 	}
 	return out
+}
+
+// An upstream prompts/list_changed or resources/list_changed reaches the
+// host as its own list_changed, with the server's new prompt and resource
+// listed and readable.
+func TestUpstreamFeaturesChanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a fixture MCP server")
+	}
+	bin := filepath.Join(t.TempDir(), "featureschanged")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../testdata/mcpservers/featureschanged").CombinedOutput(); err != nil {
+		t.Fatalf("build fixture: %v\n%s", err, out)
+	}
+	reg := &runtime.Registry{
+		Package:   "servetest",
+		Separator: "__",
+		Servers:   []decl.Server{{Name: "fc", Transport: "stdio", Command: bin, Trusted: true, StartupTimeout: 30 * time.Second}},
+		Agents:    []decl.Agent{{Name: "watcher", Use: []decl.Use{{Kind: decl.UseServer, Name: "fc"}}}},
+	}
+	ctx := context.Background()
+	sess, err := runtime.Open(ctx, reg, "watcher", runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	s := New(sess, Options{})
+	defer s.Close()
+	promptsChanged := make(chan struct{}, 8)
+	resourcesChanged := make(chan struct{}, 8)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { promptsChanged <- struct{}{} },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { resourcesChanged <- struct{}{} },
+	})
+	cs, err := inMemory(t, s)(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got := promptNames(t, cs); len(got) != 0 {
+		t.Fatalf("initial prompts = %v", got)
+	}
+	if res := call(t, cs, "fc__add_prompt", map[string]any{"name": "fresh"}); res.IsError {
+		t.Fatalf("fc__add_prompt: %q", text(t, res))
+	}
+	select {
+	case <-promptsChanged:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no prompts/list_changed after the server added a prompt")
+	}
+	if got := promptNames(t, cs); len(got) != 1 || got[0] != "fc__fresh" {
+		t.Errorf("prompts = %v, want [fc__fresh]", got)
+	}
+	if res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "fc__fresh"}); err != nil || res.Messages[0].Content.(*mcp.TextContent).Text != "prompt fresh" {
+		t.Errorf("fc__fresh = %+v, %v", res, err)
+	}
+	if res := call(t, cs, "fc__add_resource", map[string]any{"name": "new"}); res.IsError {
+		t.Fatalf("fc__add_resource: %q", text(t, res))
+	}
+	select {
+	case <-resourcesChanged:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no resources/list_changed after the server added a resource")
+	}
+	if got := resourceURIs(t, cs); len(got) != 1 || got[0] != "fixture://new" {
+		t.Errorf("resources = %v, want [fixture://new]", got)
+	}
 }
