@@ -3,7 +3,9 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
@@ -52,7 +54,16 @@ func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]st
 	if set == nil {
 		return nil, errClosed
 	}
-	return set.Get(ctx, name, args)
+	res, err := set.Get(ctx, name, args)
+	if err != nil {
+		return nil, s.scrubErr(err)
+	}
+	for _, m := range res.Messages {
+		if m != nil {
+			s.scrubContent(m.Content)
+		}
+	}
+	return res, nil
 }
 
 // Resources lists the resources the agent offers, sorted by URI.
@@ -83,7 +94,16 @@ func (s *Session) ReadResource(ctx context.Context, uri string) (*mcp.ReadResour
 	if set == nil {
 		return nil, errClosed
 	}
-	return set.Read(ctx, uri)
+	res, err := set.Read(ctx, uri)
+	if err != nil {
+		return nil, s.scrubErr(err)
+	}
+	for _, c := range res.Contents {
+		if c != nil {
+			c.Text = s.scrub.String(c.Text)
+		}
+	}
+	return res, nil
 }
 
 // SubscribeResource runs fn with the URI each time the server owning a
@@ -129,6 +149,34 @@ func (s *Session) Complete(ctx context.Context, params *mcp.CompleteParams) (*mc
 		return rs.Complete(ctx, params)
 	}
 	return ps.Complete(ctx, params)
+}
+
+// scrubContent removes the spec's env() values from the text of a prompt
+// message, as from tool results. Binary data is left as it is.
+func (s *Session) scrubContent(c mcp.Content) {
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		c.Text = s.scrub.String(c.Text)
+	case *mcp.EmbeddedResource:
+		if c.Resource != nil {
+			c.Resource.Text = s.scrub.String(c.Resource.Text)
+		}
+	}
+}
+
+// scrubErr is err with the spec's env() values removed, keeping
+// errors.Is for the not-found errors.
+func (s *Session) scrubErr(err error) error {
+	msg := s.scrub.String(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	for _, target := range []error{ErrPromptNotFound, ErrResourceNotFound} {
+		if errors.Is(err, target) {
+			return fmt.Errorf("%w: %s", target, strings.TrimPrefix(msg, target.Error()+": "))
+		}
+	}
+	return errors.New(msg)
 }
 
 // featureSource is an Upstream that passes on prompts and resources.
