@@ -188,11 +188,11 @@ type featureSource interface {
 
 func (u *mcpUpstream) features() featureSource { return u.c }
 
-// featureServers lists the trusted servers whose prompts and resources the
-// agent sees: used directly, or through a direct bundle.
-func (p *Pool) featureServers(a *decl.Agent) []string {
+// featureServers lists the trusted servers whose prompts and resources
+// use entries bring: used directly, or through a direct bundle.
+func (p *Pool) featureServers(uses []decl.Use) []string {
 	var out []string
-	for _, u := range a.Use {
+	for _, u := range uses {
 		server := ""
 		switch u.Kind {
 		case decl.UseServer:
@@ -219,10 +219,21 @@ func (s *Session) featureSets(ctx context.Context) (*agentState, *prompts.Set, *
 		return nil, nil, nil, func() {}
 	}
 	a := st.agent
+	// Inside a workflow step only the step's bundles are in force: their
+	// servers' prompts and resources, not the agent's own tools.use.
+	uses := a.Use
+	st.mu.Lock()
+	if st.step != nil {
+		uses = nil
+		for _, b := range st.step.bundles {
+			uses = append(uses, decl.Use{Kind: decl.UseBundle, Name: b})
+		}
+	}
+	st.mu.Unlock()
 	first := func(key string) bool { _, seen := s.pool.warned.LoadOrStore("collision\x00"+key, true); return !seen }
 	ps := &prompts.Set{Sep: s.reg.Sep(), Log: st.log, First: first, Admits: func(name string) bool { return agentAdmits(a, decl.Match, name) }}
 	rs := &resources.Set{Log: st.log, First: first, Admits: func(name, uri string) bool { return agentAdmits(a, decl.MatchURI, name, uri) }}
-	for _, u := range a.Use {
+	for _, u := range uses {
 		switch u.Kind {
 		case decl.UsePrompt:
 			if i := slices.IndexFunc(s.reg.Prompts, func(p decl.Prompt) bool { return p.Name == u.Name }); i >= 0 {
@@ -234,7 +245,7 @@ func (s *Session) featureSets(ctx context.Context) (*agentState, *prompts.Set, *
 			}
 		}
 	}
-	for _, name := range s.pool.featureServers(a) {
+	for _, name := range s.pool.featureServers(uses) {
 		srv := s.pool.servers[name]
 		up, err := st.upstream(ctx, name)
 		var src featureSource

@@ -40,3 +40,56 @@ func TestPromptScrubbedAndRefused(t *testing.T) {
 		}
 	}
 }
+
+// While a workflow step is active the agent offers the prompts of the
+// step's direct bundles' servers and not its own; entering and leaving
+// the step tell the subscribers (a served host re-lists).
+func TestPromptsFollowStep(t *testing.T) {
+	node, args := everything(t)
+	reg := &Registry{
+		Package: "p", Separator: "__",
+		Defaults:  decl.Defaults{ToolTimeout: 30 * time.Second, StartupTimeout: 30 * time.Second, ResponseMaxBytes: 1 << 20, InitConcurrency: 1, MaxDepth: 1},
+		Servers:   []decl.Server{{Name: "everything", Transport: "stdio", Command: node, Args: args, Trusted: true}},
+		Prompts:   []decl.Prompt{{Name: "review", Messages: []decl.PromptMessage{{Role: "user", Text: "Review."}}}},
+		Bundles:   []decl.Bundle{{Name: "ev", Mode: "direct", Server: "everything"}},
+		Workflows: []decl.Workflow{{Name: "wf", Roles: []decl.Role{{Name: "r", Steps: []decl.Step{{Name: "s", Bundles: []string{"ev"}}}}}}},
+		Agents:    []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UsePrompt, Name: "review"}}}},
+	}
+	s := open(t, reg, "a", Options{})
+	ctx := context.Background()
+	names := func() map[string]bool {
+		m := map[string]bool{}
+		for _, p := range s.Prompts(ctx) {
+			m[p.Name] = true
+		}
+		return m
+	}
+	notified := make(chan struct{}, 8)
+	defer s.Subscribe(func() { notified <- struct{}{} })()
+	if got := names(); len(got) != 1 || !got["review"] {
+		t.Fatalf("prompts outside the step = %v, want [review]", got)
+	}
+	if _, err := s.ToolsForStep(ctx, "wf", "r", "s"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-notified:
+	default:
+		t.Error("entering the step told no subscriber")
+	}
+	if got := names(); got["review"] || !got["everything__args-prompt"] {
+		t.Errorf("prompts in the step = %v, want the step's server's and not review", got)
+	}
+	if _, err := s.GetPrompt(ctx, "review", nil); !errors.Is(err, ErrPromptNotFound) {
+		t.Errorf("review in the step: err = %v, want ErrPromptNotFound", err)
+	}
+	s.LeaveStep()
+	select {
+	case <-notified:
+	default:
+		t.Error("leaving the step told no subscriber")
+	}
+	if got := names(); len(got) != 1 || !got["review"] {
+		t.Errorf("prompts after the step = %v, want [review]", got)
+	}
+}
