@@ -284,11 +284,12 @@ func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string)
 	surf, warns := s.pool.resolveStep(s.pool.snap.Load(), st.agent, addr, bundles, nil)
 	st.emitWarnings(warns)
 	st.mu.Lock()
+	entered := st.step == nil || st.step.addr != surf.addr // prompts and resources follow the step (features.go)
 	st.step = surf
 	changed := st.rebuildSurfaceLocked()
 	list := st.stepTools()
 	st.mu.Unlock()
-	if changed {
+	if changed || entered {
 		s.notify()
 	}
 	return list, nil
@@ -307,11 +308,10 @@ func (s *Session) LeaveStep() {
 		return
 	}
 	st.step = nil
-	changed := st.rebuildSurfaceLocked()
+	st.rebuildSurfaceLocked()
 	st.mu.Unlock()
-	if changed {
-		s.notify()
-	}
+	s.notify() // the prompts and resources change with the step even when the tools do not
+
 }
 
 func (s *Session) unknownAgent(name string) error {
@@ -361,6 +361,8 @@ type agentState struct {
 	builtins map[string]builtInstance // by policy name; closed at teardown
 	closers  []func() error
 	torndown bool
+
+	featureWatch []string // servers whose prompt/resource list changes are watched (features.go)
 }
 
 const closedBit = 1 << 62
