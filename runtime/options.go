@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"os"
 	"sync"
+
+	"go.opentelemetry.io/otel/metric"
+	oteltrace "go.opentelemetry.io/otel/trace"
 )
 
 // Options configure a Session. The zero value is usable.
@@ -19,6 +22,12 @@ type Options struct {
 	Connector  Connector                   // default defaultConnector()
 	HTTPClient *http.Client                // REST tools; nil: runtime/internal/rest's default
 	Depth      int                         // sub-agent depth; 0 at top level
+
+	// MeterProvider and TracerProvider, when set, record the pipeline's
+	// metrics and a span per tool call (OpenTelemetry). Both nil: nothing
+	// is recorded, at the cost of a nil check per call.
+	MeterProvider  metric.MeterProvider
+	TracerProvider oteltrace.TracerProvider
 
 	// Routes overrides Registry.Route for some step addresses
 	// ("WF/ROLE/STEP" → bundle names); an empty list denies the step.

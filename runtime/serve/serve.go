@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,6 +52,11 @@ type Options struct {
 	// (default DefaultMaxStdioBytes, 16 MiB) and an HTTP request body
 	// (default go-sdk's, 4 MiB).
 	MaxMessageBytes int
+	// Beside is served next to MCP on the HTTP listener (the status page):
+	// MCP then answers at /mcp only and Beside at every other path. If it
+	// has a Close method, Close runs when the server begins shutting down
+	// (to end its event streams).
+	Beside http.Handler
 }
 
 // Server is one session served over MCP. Create it with New and release it
@@ -60,6 +66,7 @@ type Server struct {
 	mcp        *mcp.Server
 	logger     *slog.Logger
 	maxMessage int
+	beside     http.Handler
 
 	unsubscribe func()
 
@@ -104,6 +111,7 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 		sess:       sess,
 		logger:     logger,
 		maxMessage: opts.MaxMessageBytes,
+		beside:     opts.Beside,
 		listed:     map[string]listing{},
 		dirty:      make(chan struct{}, 1),
 		done:       make(chan struct{}),
