@@ -19,7 +19,7 @@ type Options struct {
 	SpillDir   string                      // spilled outputs; default a temp dir per session
 	Runner     Runner                      // runs sub-agents; nil: agent__<name> returns an error result
 	Memory     Memory                      // per-session store; default in-memory
-	Connector  Connector                   // default defaultConnector()
+	Connector  Connector                   // default: the shared MCP connections (mcpconn.Shared), logging to Logger
 	HTTPClient *http.Client                // REST tools; nil: runtime/internal/rest's default
 	Depth      int                         // sub-agent depth; 0 at top level
 
@@ -67,7 +67,7 @@ func (o Options) withDefaults() Options {
 		o.Workdir = "."
 	}
 	if o.Connector == nil {
-		o.Connector = defaultConnector()
+		o.Connector = defaultConnector(o.Logger)
 	}
 	return o
 }

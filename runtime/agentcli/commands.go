@@ -100,9 +100,6 @@ func (c *cli) serve(args []string) int {
 	if err != nil {
 		return c.fail(exitFail, err)
 	}
-	if c.opts.setDefaultLogger {
-		slog.SetDefault(c.opts.Session.Logger)
-	}
 	// Opened up front even for HTTP: a bad agent or environment fails
 	// now, not at the first client, and its MCP connections stay up for
 	// the clients' sessions to share.

@@ -237,6 +237,10 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		switch method {
+		case "initialize":
+			if r, ok := req.(*mcp.InitializeRequest); ok && r.Params != nil {
+				s.logClient(r.Params)
+			}
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 				return s.handle(ctx, r)
@@ -246,6 +250,24 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// logClient says which MCP host connected (its own name and version, as
+// it gave them), so that a log shows who drove the agent.
+func (s *Server) logClient(p *mcp.InitializeParams) {
+	var name, version string
+	if p.ClientInfo != nil {
+		name, version = clip(p.ClientInfo.Name), clip(p.ClientInfo.Version)
+	}
+	s.logger.Info("serve.client", "agent", s.sess.Agent(), "client", name, "client_version", version, "protocol", p.ProtocolVersion)
+}
+
+// clip cuts a client-sent string for a log line.
+func clip(s string) string {
+	if len(s) > 200 {
+		return strings.ToValidUTF8(s[:200], "") + "…"
+	}
+	return s
 }
 
 // handle runs one tools/call. Every outcome is a CallToolResult; a panic in
