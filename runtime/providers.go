@@ -74,10 +74,13 @@ func callUpstream(ctx context.Context, st *agentState, e *entry, args json.RawMe
 	if err != nil {
 		return "", err
 	}
+	ctx, span := st.s.tel.StartUpstream(ctx, e.server, e.original)
 	res, err := up.Call(ctx, e.original, args)
 	if err != nil {
+		span.End(err.Error(), false)
 		return "", err
 	}
+	span.End("", res.IsError)
 	if res.IsError {
 		return "", errors.New(res.Text)
 	}
