@@ -9,6 +9,8 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 	oteltrace "go.opentelemetry.io/otel/trace"
+
+	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
 // Options configure a Session. The zero value is usable.
@@ -52,8 +54,8 @@ type Memory interface {
 
 // Memory keys the internal tools write.
 const (
-	MemoryFinalReport = "agent.final_report"
-	MemoryTaskStatus  = "agent.task_status"
+	MemoryFinalReport = tools.MemoryFinalReport
+	MemoryTaskStatus  = tools.MemoryTaskStatus
 )
 
 func (o Options) withDefaults() Options {
