@@ -1,11 +1,11 @@
 // Package agentcli is the command line every toolgen agent binary shares:
 //
-//	serve  [--stdio | --http ADDR] [--agent A]   run as an MCP server
+//	serve  [--stdio [--ui ADDR] | --http ADDR] [--agent A]   run as an MCP server (and its status page)
 //	tools  [--agent A] [--step WF/ROLE/STEP]     list the tool surface (at a step)
 //	call   [--agent A] TOOL [JSON]                call one tool, print the result
 //	find   [--agent A] [--limit N] QUERY...      search the agent's tools
 //	agents                                        list the agents
-//	status [--agent A]                            MCP servers and their health
+//	status [--agent A | --addr ADDR]              MCP servers and their health
 //
 // A generated agent's main is one line: os.Exit(agentcli.Main(pkg.Registry,
 // os.Args[1:])). Logs and events go to stderr as slog text; stdout carries
@@ -118,12 +118,12 @@ type command struct{ name, args, help string }
 
 // commands in the order usage lists them; Run dispatches on the names.
 var commands = []command{
-	{"serve", "[--stdio | --http ADDR] [--agent A]", "run as an MCP server (stdio by default)"},
+	{"serve", "[--stdio [--ui ADDR] | --http ADDR] [--agent A]", "run as an MCP server (stdio by default); --http and --ui serve the status page"},
 	{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent exposes (while a workflow step is active)"},
 	{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result"},
 	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
 	{"agents", "[--json]", "list the agents in this binary"},
-	{"status", "[--agent A] [--json]", "show the agent's MCP servers and their health"},
+	{"status", "[--agent A | --addr ADDR] [--json]", "show the agent's MCP servers and their health (--addr: those of the agent running there)"},
 }
 
 type cli struct {

@@ -387,6 +387,7 @@ func (c *cli) agents(args []string) int {
 func (c *cli) status(args []string) int {
 	fs := c.flags("status")
 	agent := fs.String("agent", "", "the agent (default: the first)")
+	addr := fs.String("addr", "", "read the status of the agent running at `ADDR` (serve --http ADDR, or serve --stdio --ui ADDR)")
 	asJSON := fs.Bool("json", false, "print a JSON array")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -395,6 +396,14 @@ func (c *cli) status(args []string) int {
 	if len(pos) > 0 {
 		return c.usageErr(fs, "unexpected argument %q", pos[0])
 	}
+	if *addr != "" {
+		if *agent != "" {
+			return c.usageErr(fs, "--agent and --addr exclude each other: a running agent reports the agent it runs")
+		}
+		return c.remoteStatus(*addr, *asJSON)
+	}
+	// Said every time: a running agent's servers may be in another state.
+	fmt.Fprintf(c.stderr, "%s status: starting its own copy of the agent's servers (not a running agent's; for one, use --addr ADDR)\n", c.prog())
 	sess, _, err := c.open(*agent, slog.LevelWarn)
 	if err != nil {
 		return c.fail(exitFail, err)

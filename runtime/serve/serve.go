@@ -238,8 +238,8 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		switch method {
 		case "initialize":
-			if r, ok := req.(*mcp.InitializeRequest); ok && r.Params != nil {
-				s.logClient(r.Params)
+			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
+				s.logClient(p)
 			}
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
