@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -115,5 +117,62 @@ func TestOutputsAndSwitchFollowers(t *testing.T) {
 	}
 	if err := a.Switch(context.Background(), "nobody"); err == nil || !strings.Contains(err.Error(), "unknown agent") {
 		t.Fatalf("switch to an unknown agent: %v", err)
+	}
+}
+
+// recorder keeps the names of the events logged to it.
+type recorder struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.names = append(r.names, rec.Message)
+	return nil
+}
+func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *recorder) WithGroup(string) slog.Handler      { return r }
+
+func (r *recorder) has(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Contains(r.names, name)
+}
+
+// A call still running when the page switches gets the 5 s grace, then
+// the old context is torn down by force (agent.switch_timeout): the call
+// is cancelled and its caller gets an error, and the switch completes.
+func TestSwitchForcesTeardownOfAHangingCall(t *testing.T) {
+	reg := registry()
+	started := make(chan struct{})
+	reg.Tools = append(reg.Tools, decl.Tool{Name: "wait", Description: "Wait until cancelled.", Kind: decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object"}`), Go: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}})
+	reg.Agents[0].Use = append(reg.Agents[0].Use, decl.Use{Kind: decl.UseTool, Name: "wait"})
+	rec := &recorder{}
+	s, err := runtime.Open(context.Background(), reg, "coder", runtime.Options{Logger: slog.New(rec), SpillDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a := sessionagent.New(reg, s, nil)
+	done := make(chan runtime.Result)
+	go func() { done <- s.Call(context.Background(), "wait", nil) }()
+	<-started
+	if err := a.Switch(context.Background(), "reviewer"); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.OK || !strings.Contains(r.Error, "torn down") {
+		t.Fatalf("the hanging call ended with %+v, want the teardown's error", r)
+	}
+	if !rec.has(runtime.EventAgentSwitchTimeout) || a.Status().Agent != "reviewer" {
+		t.Fatalf("events %v, agent %s: want agent.switch_timeout and reviewer", rec.names, a.Status().Agent)
 	}
 }
