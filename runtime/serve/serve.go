@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // Session is what a Server needs from a runtime session; *runtime.Session
@@ -285,6 +286,9 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	// A host that traces sends its trace context in _meta: the tool call's
+	// span continues that trace.
+	ctx = telemetry.ExtractMeta(ctx, req.Params.Meta)
 	return toCallToolResult(s.sess.Call(ctx, name, args)), nil
 }
 
