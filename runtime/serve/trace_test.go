@@ -19,8 +19,8 @@ func TestHostTraceContextContinues(t *testing.T) {
 	noop := func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.Marshal("ok") }
 	reg := &runtime.Registry{
 		Package: "servetest", Separator: "__",
-		Tools:   []decl.Tool{{Name: "noop", Kind: decl.KindGo, Go: noop, InputSchema: json.RawMessage(`{"type":"object"}`)}},
-		Agents:  []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "noop"}}}},
+		Tools:  []decl.Tool{{Name: "noop", Kind: decl.KindGo, Go: noop, InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "noop"}}}},
 	}
 	spans := tracetest.NewInMemoryExporter()
 	sess, err := runtime.Open(context.Background(), reg, "a", runtime.Options{
