@@ -17,6 +17,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // Session is one agent context: its resolved tools, its use of MCP
@@ -29,7 +30,8 @@ type Session struct {
 	pool    *Pool
 	opts    Options
 	router  *router
-	scrub   *redact.Redactor // the registry's env() values; nil: nothing to scrub (secrets.go)
+	scrub   *redact.Redactor       // the registry's env() values; nil: nothing to scrub (secrets.go)
+	tel     *telemetry.Instruments // nil: telemetry off
 
 	swMu   sync.Mutex // held by Switch and Close
 	st     atomic.Pointer[agentState]
@@ -44,6 +46,7 @@ func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent str
 	opts = opts.withDefaults()
 	s := &Session{host: h, reg: reg, pool: p, opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
+	s.tel = telemetry.New(opts.MeterProvider, opts.TracerProvider)
 	st, err := s.build(ctx, agent)
 	if err != nil {
 		return nil, err
