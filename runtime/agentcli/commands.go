@@ -78,6 +78,7 @@ func (c *cli) usageErr(fs *flag.FlagSet, format string, a ...any) int {
 
 func (c *cli) serve(args []string) int {
 	fs := c.flags("serve")
+	c.workdirFlag(fs)
 	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout (the default)")
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port; port 0 picks one)")
 	agent := fs.String("agent", "", "the agent to serve (default: the first)")
@@ -99,6 +100,9 @@ func (c *cli) serve(args []string) int {
 		return c.fail(exitFail, err)
 	}
 	defer sess.Close()
+	if err := checkPolicyPaths(c.reg, sess, so.Workdir); err != nil {
+		return c.fail(exitFail, err)
+	}
 	if *addr != "" {
 		// One session per HTTP client: loaded tools and memory are never
 		// shared between two hosts.
@@ -141,6 +145,7 @@ type toolJSON struct {
 
 func (c *cli) tools(args []string) int {
 	fs := c.flags("tools")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
 	step := fs.String("step", "", "list what the agent can call while workflow step `WF/ROLE/STEP` is active")
 	asJSON := fs.Bool("json", false, "print a JSON array")
@@ -222,6 +227,7 @@ func (c *cli) checkStep(addr string) error {
 
 func (c *cli) call(args []string) int {
 	fs := c.flags("call")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -282,6 +288,7 @@ func (c *cli) loadForCall(sess *runtime.Session, tool string) {
 
 func (c *cli) find(args []string) int {
 	fs := c.flags("find")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
 	limit := fs.Int("limit", 10, "at most `N` results")
 	asJSON := fs.Bool("json", false, "print a JSON array")
@@ -365,6 +372,7 @@ func (c *cli) agents(args []string) int {
 
 func (c *cli) status(args []string) int {
 	fs := c.flags("status")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
 	asJSON := fs.Bool("json", false, "print a JSON array")
 	pos, err := parse(fs, args)
