@@ -2,6 +2,7 @@ package hcl
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -167,6 +168,8 @@ func (r *resolver) declared(kind, name string) bool {
 		_, ok = r.bundles[name]
 	case "agent":
 		_, ok = r.agents[name]
+	case "runtime":
+		ok = slices.Contains(decl.OptInTools, name)
 	}
 	return ok
 }
@@ -186,6 +189,8 @@ func (r *resolver) names(kind string) []string {
 		return keys(r.bundles)
 	case "agent":
 		return keys(r.agents)
+	case "runtime":
+		return slices.Sorted(slices.Values(decl.OptInTools))
 	}
 	return nil
 }
@@ -218,7 +223,7 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			Headers: irKeyValues(s.Headers), Trusted: s.Trusted,
 			AllowTools: sortedStrs(s.AllowTools), DenyTools: sortedStrs(s.DenyTools),
 			Timeout: s.Timeout, Cache: s.Cache, StartupTimeout: s.StartupTimeout,
-			ProtocolVersion: s.ProtocolVersion, HealthCheck: s.HealthCheck, Range: s.DeclRange,
+			ProtocolVersion: s.ProtocolVersion, ForwardInstructions: s.ForwardInstructions, HealthCheck: s.HealthCheck, Range: s.DeclRange,
 		}
 		if s.URL != nil {
 			srv.URL = *s.URL

@@ -36,8 +36,12 @@ type serverBlock struct {
 	Cache           time.Duration
 	StartupTimeout  time.Duration // 0: defaults.startup_timeout
 	ProtocolVersion string
-	HealthCheck     *ir.HealthCheck
-	DeclRange       hcl.Range
+	// ForwardInstructions passes the server's initialize instructions on
+	// to the host; default false, since they speak of tools the agent's
+	// lists may hide.
+	ForwardInstructions bool
+	HealthCheck         *ir.HealthCheck
+	DeclRange           hcl.Range
 }
 
 const defaultProtocolVersion = "2025-11-25"
@@ -52,6 +56,7 @@ var (
 			{Name: "url"}, {Name: "address"}, {Name: "headers"}, {Name: "trust"},
 			{Name: "allow_tools"}, {Name: "deny_tools"}, {Name: "queue"}, {Name: "timeout"},
 			{Name: "cache"}, {Name: "startup_timeout"}, {Name: "protocol_version"},
+			{Name: "forward_instructions"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "health_check"}},
 	}
@@ -216,6 +221,11 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 				errAt(a.Expr.Range(), "Invalid protocol version", fmt.Sprintf("%q is not an MCP protocol version; they are dates such as %q.", v, defaultProtocolVersion))
 			}
 		}
+	}
+	if a := attrs["forward_instructions"]; a != nil {
+		v, d := evalBool(a.Expr, ctx)
+		diags = append(diags, d...)
+		s.ForwardInstructions = v
 	}
 	for i, hb := range content.Blocks {
 		if i > 0 {

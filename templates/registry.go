@@ -146,6 +146,7 @@ var runtimeEnums = map[any]string{
 	decl.UseServer:   "UseServer",
 	decl.UseBundle:   "UseBundle",
 	decl.UseGlob:     "UseGlob",
+	decl.UseRuntime:  "UseRuntime",
 }
 
 // runtimeConsts and runtimeSourceConsts print enum values by their

@@ -111,9 +111,12 @@ type Server struct {
 	Cache           time.Duration // response cache TTL; 0 = off
 	StartupTimeout  time.Duration
 	ProtocolVersion string // default "2025-11-25"
-	HealthCheck     *HealthCheck
-	Locked          []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
-	Range           hcl.Range
+	// ForwardInstructions: the server's initialize instructions reach the
+	// host (and a loop's system prompt); default false.
+	ForwardInstructions bool
+	HealthCheck         *HealthCheck
+	Locked              []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
+	Range               hcl.Range
 }
 
 type HealthCheck struct {
@@ -207,10 +210,11 @@ type Bundle struct {
 
 // Use entry kinds.
 const (
-	UseTool   = "tool"
-	UseServer = "server"
-	UseBundle = "bundle"
-	UseGlob   = "glob"
+	UseTool    = "tool"
+	UseServer  = "server"
+	UseBundle  = "bundle"
+	UseGlob    = "glob"
+	UseRuntime = "runtime" // one of decl.OptInTools
 )
 
 type UseEntry struct {

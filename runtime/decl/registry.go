@@ -80,6 +80,9 @@ type Server struct {
 	ProtocolVersion string
 	HealthInterval  time.Duration // 0: no health checks
 	HealthTimeout   time.Duration
+	// ForwardInstructions passes the server's initialize instructions on
+	// to the host; without it they are not shown to anyone.
+	ForwardInstructions bool
 }
 
 type Policy struct {
@@ -152,6 +155,8 @@ const (
 	UseServer UseKind = "server"
 	UseBundle UseKind = "bundle"
 	UseGlob   UseKind = "glob"
+	// UseRuntime opts in to one of OptInTools.
+	UseRuntime UseKind = "runtime"
 )
 
 type Use struct {
