@@ -32,12 +32,13 @@ func (r *resolver) runtimeNames(a *agentBlock) []string {
 		names = append(names, decl.ToolSpawnAgents, decl.ToolListAgents)
 	}
 	if a.Discovery {
-		names = append(names, decl.ToolFind, decl.ToolDescribe, decl.ToolLoad, decl.ToolActive)
+		// mcp_call_tool calls loaded tools by name
+		names = append(names, decl.ToolFind, decl.ToolDescribe, decl.ToolLoad, decl.ToolActive, decl.ToolMCPCall)
 	}
 	for _, u := range a.Use {
 		if u.Ref != nil && u.Ref.Kind == "bundle" {
 			if b := r.bundles[u.Ref.Name]; b != nil && b.Mode == ir.ModeMeta {
-				names = append(names, decl.ToolMCPList, decl.ToolMCPSchema, decl.ToolMCPCall)
+				names = appendUnique(append(names, decl.ToolMCPList, decl.ToolMCPSchema), decl.ToolMCPCall)
 				break
 			}
 		}

@@ -59,7 +59,8 @@ func mono() time.Duration { return time.Since(epoch) }
 // budget → event.
 func (st *agentState) call(ctx context.Context, name string, args json.RawMessage) Result {
 	start := mono()
-	e := st.surf.Load().byName[name]
+	sf := st.surf.Load()
+	e := sf.byName[name]
 	if e == nil {
 		return st.blocked(ctx, name, start)
 	}
@@ -73,7 +74,11 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		out = scrub.String(out)
 	}
 	if err == nil && !e.noCap && st.maxBytes > 0 && len(out) > st.maxBytes {
-		out, err = st.spill.Store(out)
+		if sf.byName[decl.ToolOutputRead] != nil {
+			out, err = st.spill.Store(out)
+		} else {
+			out = pipeline.Truncate(out, st.maxBytes)
+		}
 	}
 	if err == nil && st.budget.Limit > 0 && !e.noBudget {
 		err = st.budget.Charge(out)

@@ -69,11 +69,12 @@ func registry() *runtime.Registry {
 		}}}}},
 		Agents: []decl.Agent{
 			{Name: "helper", Description: "Reads files and echoes.",
-				Use:     append(use(decl.UseTool, "read_file", "shout", "wipe_disk"), use(decl.UseServer, "everything")...),
-				Allowed: []string{"read_file", "shout", "everything__echo", "everything__get-sum"}},
+				Use: append(append(use(decl.UseTool, "read_file", "shout", "wipe_disk"), use(decl.UseServer, "everything")...),
+					use(decl.UseRuntime, decl.ToolBatch, decl.ToolFinalReport)...),
+				Allowed: []string{"read_file", "shout", "everything__echo", "everything__get-sum", "agent__*"}},
 			{Name: "seeker", Description: "Starts with discovery tools only.",
 				Use:       append(use(decl.UseTool, "read_file", "shout"), use(decl.UseServer, "everything")...),
-				Allowed:   []string{"read_file", "shout", "everything__echo"},
+				Allowed:   []string{"read_file", "shout", "everything__echo", "tool_*", "mcp_call_tool"},
 				Discovery: true},
 		},
 	}
