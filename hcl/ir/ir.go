@@ -23,12 +23,13 @@ type Spec struct {
 	Dir       string   // the spec directory as given on the command line
 	Files     []string // spec files, relative to Dir, sorted
 	Package   string   // Go package name of the generated code
-	// PackageDefaulted: the spec sets no package, so Package is the spec
-	// directory's name, which OutPackage replaces when the code goes
-	// elsewhere.
-	PackageDefaulted bool `json:",omitempty"`
 	OutDir    string   `json:",omitempty"` // where generate writes the code; "" means Dir
 	Separator string   // between server and tool in exposed names; default "__"
+
+	// PackageDefaulted: the spec sets no package, so Package is the spec
+	// directory's name, which hcl.OutPackage replaces when the code goes
+	// elsewhere.
+	PackageDefaulted bool `json:",omitempty"`
 
 	Defaults  Defaults
 	Queues    []*Queue
