@@ -45,23 +45,24 @@ type QueueJSON struct {
 }
 
 type ServerJSON struct {
-	Transport           string            `json:"transport,omitempty" jsonschema:"enum=stdio,enum=http,enum=sse,enum=ws,enum=tcp" jsonschema_description:"Inferred from command, url or address when omitted."`
-	Command             string            `json:"command,omitempty" jsonschema_description:"stdio: the program to run (no shell)."`
-	Args                []string          `json:"args,omitempty" jsonschema_description:"stdio: its arguments."`
-	Env                 map[string]string `json:"env,omitempty" jsonschema_description:"stdio: environment; values may use ${env(\"NAME\")}."`
-	URL                 string            `json:"url,omitempty" jsonschema_description:"http, sse, ws: the endpoint; may use ${env(\"NAME\")}."`
-	Address             string            `json:"address,omitempty" jsonschema_description:"tcp: host:port."`
-	Headers             map[string]string `json:"headers,omitempty" jsonschema_description:"http, sse, ws: request headers; use ${env(\"NAME\")} for secrets."`
-	Trust               string            `json:"trust,omitempty" jsonschema:"enum=trusted,enum=untrusted" jsonschema_description:"Untrusted servers are meta-only and need allow_tools."`
-	AllowTools          []string          `json:"allow_tools,omitempty" jsonschema_description:"Tool names or globs the server may expose."`
-	DenyTools           []string          `json:"deny_tools,omitempty" jsonschema_description:"Tool names or globs never exposed."`
-	Queue               string            `json:"queue,omitempty" jsonschema_description:"A reference: \"queue.NAME\"."`
-	Timeout             string            `json:"timeout,omitempty" jsonschema_description:"Go duration per call; default defaults.tool_timeout."`
-	Cache               string            `json:"cache,omitempty" jsonschema_description:"Go duration: response cache TTL; default off."`
-	StartupTimeout      string            `json:"startup_timeout,omitempty" jsonschema_description:"Go duration; default defaults.startup_timeout."`
-	ProtocolVersion     string            `json:"protocol_version,omitempty" jsonschema_description:"MCP protocol version; default \"2025-11-25\"."`
-	ForwardInstructions bool              `json:"forward_instructions,omitempty" jsonschema_description:"Pass the server's initialize instructions on to the host; default false."`
-	HealthCheck         *HealthCheckJSON  `json:"health_check,omitempty" jsonschema_description:"Periodic ping."`
+	Transport       string            `json:"transport,omitempty" jsonschema:"enum=stdio,enum=http,enum=sse,enum=ws,enum=tcp" jsonschema_description:"Inferred from command, url or address when omitted."`
+	Command         string            `json:"command,omitempty" jsonschema_description:"stdio: the program to run (no shell)."`
+	Args            []string          `json:"args,omitempty" jsonschema_description:"stdio: its arguments."`
+	Env             map[string]string `json:"env,omitempty" jsonschema_description:"stdio: environment; values may use ${env(\"NAME\")}."`
+	URL             string            `json:"url,omitempty" jsonschema_description:"http, sse, ws: the endpoint; may use ${env(\"NAME\")}."`
+	Address         string            `json:"address,omitempty" jsonschema_description:"tcp: host:port."`
+	Headers         map[string]string `json:"headers,omitempty" jsonschema_description:"http, sse, ws: request headers; use ${env(\"NAME\")} for secrets."`
+	Trust           string            `json:"trust,omitempty" jsonschema:"enum=trusted,enum=untrusted" jsonschema_description:"Untrusted servers are meta-only and need allow_tools."`
+	AllowTools      []string          `json:"allow_tools,omitempty" jsonschema_description:"Tool names or globs the server may expose."`
+	DenyTools       []string          `json:"deny_tools,omitempty" jsonschema_description:"Tool names or globs never exposed."`
+	Queue           string            `json:"queue,omitempty" jsonschema_description:"A reference: \"queue.NAME\"."`
+	Timeout         string            `json:"timeout,omitempty" jsonschema_description:"Go duration per call; default defaults.tool_timeout."`
+	Cache           string            `json:"cache,omitempty" jsonschema_description:"Go duration: response cache TTL; default off."`
+	StartupTimeout  string            `json:"startup_timeout,omitempty" jsonschema_description:"Go duration; default defaults.startup_timeout."`
+	ProtocolVersion string            `json:"protocol_version,omitempty" jsonschema_description:"MCP protocol version; default \"2025-11-25\"."`
+	HealthCheck     *HealthCheckJSON  `json:"health_check,omitempty" jsonschema_description:"Periodic ping."`
+
+	ForwardInstructions bool `json:"forward_instructions,omitempty" jsonschema_description:"Pass the server's initialize instructions on to the host; default false."`
 }
 
 type HealthCheckJSON struct {

@@ -36,12 +36,13 @@ type serverBlock struct {
 	Cache           time.Duration
 	StartupTimeout  time.Duration // 0: defaults.startup_timeout
 	ProtocolVersion string
+	HealthCheck     *ir.HealthCheck
+	DeclRange       hcl.Range
+
 	// ForwardInstructions passes the server's initialize instructions on
 	// to the host; default false, since they speak of tools the agent's
 	// lists may hide.
 	ForwardInstructions bool
-	HealthCheck         *ir.HealthCheck
-	DeclRange           hcl.Range
 }
 
 const defaultProtocolVersion = "2025-11-25"

@@ -106,24 +106,24 @@ func RuntimeServer(s *ir.Server) decl.Server { return serverValue(s) }
 
 func serverValue(s *ir.Server) decl.Server {
 	out := decl.Server{
-		Name:                s.Name,
-		Transport:           s.Transport,
-		Command:             s.Command,
-		Args:                s.Args,
-		Env:                 keyValues(s.Env),
-		URL:                 value(s.URL),
-		Address:             s.Address,
-		Headers:             keyValues(s.Headers),
-		Trusted:             s.Trusted,
-		AllowTools:          s.AllowTools,
-		DenyTools:           s.DenyTools,
-		Queue:               s.Queue,
-		Timeout:             s.Timeout,
-		Cache:               s.Cache,
-		StartupTimeout:      s.StartupTimeout,
-		ProtocolVersion:     s.ProtocolVersion,
-		ForwardInstructions: s.ForwardInstructions,
+		Name:            s.Name,
+		Transport:       s.Transport,
+		Command:         s.Command,
+		Args:            s.Args,
+		Env:             keyValues(s.Env),
+		URL:             value(s.URL),
+		Address:         s.Address,
+		Headers:         keyValues(s.Headers),
+		Trusted:         s.Trusted,
+		AllowTools:      s.AllowTools,
+		DenyTools:       s.DenyTools,
+		Queue:           s.Queue,
+		Timeout:         s.Timeout,
+		Cache:           s.Cache,
+		StartupTimeout:  s.StartupTimeout,
+		ProtocolVersion: s.ProtocolVersion,
 	}
+	out.ForwardInstructions = s.ForwardInstructions
 	if h := s.HealthCheck; h != nil {
 		out.HealthInterval, out.HealthTimeout = h.Interval, h.Timeout
 	}

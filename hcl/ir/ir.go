@@ -116,12 +116,13 @@ type Server struct {
 	Cache           time.Duration // response cache TTL; 0 = off
 	StartupTimeout  time.Duration
 	ProtocolVersion string // default "2025-11-25"
+	HealthCheck     *HealthCheck
+	Locked          []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
+	Range           hcl.Range
+
 	// ForwardInstructions: the server's initialize instructions reach the
 	// host (and a loop's system prompt); default false.
 	ForwardInstructions bool
-	HealthCheck         *HealthCheck
-	Locked              []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
-	Range               hcl.Range
 }
 
 type HealthCheck struct {
