@@ -12,21 +12,11 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
-// defaultConnector is the process-wide MCP connector used when
-// Options.Connector is nil: connections shared through mcpconn.Shared.
-// Its events go to the session's logger (the Acquire that starts a
-// connection gives it its logger).
-func defaultConnector(log *slog.Logger) Connector {
-	return mcpConnector{m: mcpconn.Shared(), log: log}
-}
-
-// NewMCPConnector returns a Connector whose connections come from m, for
-// hosts that want their own Manager (its own logger, its own Close).
-func NewMCPConnector(m *mcpconn.Manager) Connector { return mcpConnector{m: m} }
-
+// mcpConnector is a Host's Connector: connections from its Manager. Their
+// events go to log, the opening session's logger (nil: the Manager's).
 type mcpConnector struct {
 	m   *mcpconn.Manager
-	log *slog.Logger // nil: the Manager's
+	log *slog.Logger
 }
 
 func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {

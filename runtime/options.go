@@ -15,13 +15,14 @@ import (
 
 // Options configure a Session. The zero value is usable.
 type Options struct {
+	Host       *Host                       // shares pools, queues and connections; nil: a Host of the session's own
 	Logger     *slog.Logger                // events; default slog.Default()
 	Getenv     func(string) (string, bool) // default os.LookupEnv
 	Workdir    string                      // base for policy paths; default "."
 	SpillDir   string                      // spilled outputs; default a temp dir per session
 	Runner     Runner                      // runs sub-agents; nil: agent__<name> returns an error result
 	Memory     Memory                      // per-session store; default in-memory
-	Connector  Connector                   // default: the shared MCP connections (mcpconn.Shared), logging to Logger
+	Connector  Connector                   // default: the Host's MCP connections
 	HTTPClient *http.Client                // REST tools; nil: runtime/internal/rest's default
 	Depth      int                         // sub-agent depth; 0 at top level
 
@@ -67,9 +68,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workdir == "" {
 		o.Workdir = "."
-	}
-	if o.Connector == nil {
-		o.Connector = defaultConnector(o.Logger)
 	}
 	return o
 }

@@ -18,7 +18,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
@@ -67,13 +66,13 @@ func metaRegistry(url string) *Registry {
 // (traceparent); the call and a blocked one are counted by status.
 func TestTelemetrySpansMetaAndMetrics(t *testing.T) {
 	ms := newMetaServer(t)
-	m := mcpconn.NewManager(nil)
-	defer m.Close()
+	h := NewHost(nil)
+	t.Cleanup(func() { h.Close() })
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	s := open(t, metaRegistry(ms.url), "a", Options{Logger: (&events{}).logger(), Connector: NewMCPConnector(m),
+	s := open(t, metaRegistry(ms.url), "a", Options{Logger: (&events{}).logger(), Host: h,
 		TracerProvider: tp, MeterProvider: mp})
 	mustOK(t, call(t, s, "up__echo", `{}`))
 	if r := call(t, s, "up__nope", `{}`); r.OK {
@@ -127,9 +126,9 @@ func TestTelemetrySpansMetaAndMetrics(t *testing.T) {
 // Without providers nothing is recorded and no _meta is sent.
 func TestTelemetryOffSendsNoMeta(t *testing.T) {
 	ms := newMetaServer(t)
-	m := mcpconn.NewManager(nil)
-	defer m.Close()
-	s := open(t, metaRegistry(ms.url), "a", Options{Logger: (&events{}).logger(), Connector: NewMCPConnector(m)})
+	h := NewHost(nil)
+	t.Cleanup(func() { h.Close() })
+	s := open(t, metaRegistry(ms.url), "a", Options{Logger: (&events{}).logger(), Host: h})
 	mustOK(t, call(t, s, "up__echo", `{}`))
 	if meta := ms.last(); len(meta) != 0 {
 		t.Fatalf("telemetry off, the server got _meta %v", meta)
@@ -148,10 +147,10 @@ func spanNames(ss tracetest.SpanStubs) string {
 // info when it succeeded: one line per call for the request log.
 func TestToolStartAndInfoCallEvents(t *testing.T) {
 	ms := newMetaServer(t)
-	m := mcpconn.NewManager(nil)
-	defer m.Close()
+	h := NewHost(nil)
+	t.Cleanup(func() { h.Close() })
 	ev := &events{}
-	s := open(t, metaRegistry(ms.url), "a", Options{Logger: ev.logger(), Connector: NewMCPConnector(m)})
+	s := open(t, metaRegistry(ms.url), "a", Options{Logger: ev.logger(), Host: h})
 	mustOK(t, call(t, s, "up__echo", `{"x":1}`))
 	start := ev.requireOne(t, EventToolStart, "tool", "up__echo")
 	done := ev.requireOne(t, EventToolCall, "tool", "up__echo")

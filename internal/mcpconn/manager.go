@@ -32,11 +32,6 @@ func NewManager(logger *slog.Logger) *Manager {
 	return &Manager{logger: logger, servers: map[string]*server{}}
 }
 
-var shared = sync.OnceValue(func() *Manager { return NewManager(nil) })
-
-// Shared is the process-wide Manager the runtime uses.
-func Shared() *Manager { return shared() }
-
 // Acquire returns a handle on the connection for cfg, starting it if no
 // handle holds it. It waits until the server has answered initialize and
 // tools/list, or failed to (within cfg.StartupTimeout), or ctx is done.

@@ -83,6 +83,7 @@ func Main(reg *runtime.Registry, args []string) int {
 func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options) int {
 	opts = opts.withDefaults()
 	c := &cli{ctx: ctx, reg: reg, opts: opts, stdout: opts.Stdout, stderr: opts.Stderr}
+	defer c.close()
 	if len(args) == 0 {
 		c.usage(opts.Stderr)
 		return exitUsage
@@ -132,6 +133,14 @@ type cli struct {
 	opts   Options
 	stdout io.Writer
 	stderr io.Writer
+	host   *runtime.Host // made by the first open unless Options.Session names one
+}
+
+// close stops the Host it made, after the command's sessions closed.
+func (c *cli) close() {
+	if c.host != nil {
+		c.host.Close()
+	}
 }
 
 func (c *cli) prog() string {
@@ -204,6 +213,12 @@ func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, runtim
 	}
 	if so.Getenv == nil {
 		so.Getenv = c.opts.Getenv
+	}
+	if so.Host == nil { // one Host for the process: its sessions share pools, queues and connections
+		if c.host == nil {
+			c.host = runtime.NewHost(so.Logger)
+		}
+		so.Host = c.host
 	}
 	sess, err := runtime.Open(c.ctx, c.reg, agent, so)
 	if err != nil {

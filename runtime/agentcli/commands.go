@@ -117,7 +117,7 @@ func (c *cli) serve(args []string) int {
 		var clients *serve.Clients
 		followers := func() []sessionagent.Session { return clientSessions(clients) }
 		clients = serve.NewClients(func(ctx context.Context) (serve.OwnedSession, error) {
-			s, err := runtime.Open(ctx, c.reg, sess.Agent(), so)
+			s, err := runtime.Open(ctx, c.reg, sess.Agent(), so) // on so.Host
 			if err != nil {
 				return nil, err
 			}

@@ -70,6 +70,7 @@ type Server struct {
 	beside     http.Handler
 
 	unsubscribe func()
+	features    *features // nil unless the session offers prompts and resources (features.go)
 
 	mu        sync.Mutex         // guards listed and synced, serializes sync
 	listed    map[string]listing // tool name → what was listed, to diff
@@ -118,14 +119,19 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 		done:       make(chan struct{}),
 		onConnect:  onConnect,
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, &mcp.ServerOptions{
+	mopts := &mcp.ServerOptions{
 		Instructions: strings.Join(sess.Instructions(), "\n\n"),
-		// Tools only: no logging capability (go-sdk's default), and
-		// listChanged advertised even while the surface is empty.
+		// No logging capability (go-sdk's default), and listChanged
+		// advertised even while the surface is empty.
 		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		SupportedProtocolVersions: ProtocolVersions,
 		Logger:                    quietLogger(logger),
-	})
+	}
+	featureOptions(sess, mopts, &s.features)
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mopts)
+	if s.features != nil {
+		s.features.mcp, s.features.logger = s.mcp, logger
+	}
 	s.mcp.AddReceivingMiddleware(s.middleware)
 	s.unsubscribe = sess.Subscribe(s.markDirty)
 	s.mu.Lock()
@@ -147,6 +153,9 @@ func (s *Server) Close() error {
 		close(s.done)
 	})
 	s.wg.Wait()
+	if s.features != nil {
+		s.features.close()
+	}
 	return nil
 }
 
@@ -224,6 +233,9 @@ func (s *Server) syncLocked() {
 	if added+removed > 0 {
 		s.logger.Debug("serve.tools", "agent", s.sess.Agent(), "tools", len(seen), "added", added, "removed", removed)
 	}
+	if s.features != nil {
+		s.features.sync()
+	}
 }
 
 // middleware routes every tools/call through the session, including names
@@ -246,8 +258,24 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 				return s.handle(ctx, r)
 			}
-		case "tools/list":
+		case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 			s.syncIfDirty()
+		case "prompts/get":
+			if r, ok := req.(*mcp.GetPromptRequest); ok && r.Params != nil && s.features != nil {
+				if res, err := s.features.getPrompt(ctx, r); err != nil {
+					return nil, err
+				} else {
+					return res, nil
+				}
+			}
+		case "resources/read":
+			if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil && s.features != nil {
+				if res, err := s.features.readResource(ctx, r); err != nil {
+					return nil, err
+				} else {
+					return res, nil
+				}
+			}
 		}
 		return next(ctx, method, req)
 	}
