@@ -37,7 +37,16 @@ type serverBlock struct {
 	StartupTimeout  time.Duration // 0: defaults.startup_timeout
 	ProtocolVersion string
 	HealthCheck     *ir.HealthCheck
+	AllowPrompts    []str
+	DenyPrompts     []str
+	AllowResources  []str
+	DenyResources   []str
 	DeclRange       hcl.Range
+
+	// ForwardInstructions passes the server's initialize instructions on
+	// to the host; default false, since they speak of tools the agent's
+	// lists may hide.
+	ForwardInstructions bool
 }
 
 const defaultProtocolVersion = "2025-11-25"
@@ -52,6 +61,8 @@ var (
 			{Name: "url"}, {Name: "address"}, {Name: "headers"}, {Name: "trust"},
 			{Name: "allow_tools"}, {Name: "deny_tools"}, {Name: "queue"}, {Name: "timeout"},
 			{Name: "cache"}, {Name: "startup_timeout"}, {Name: "protocol_version"},
+			{Name: "allow_prompts"}, {Name: "deny_prompts"}, {Name: "allow_resources"}, {Name: "deny_resources"},
+			{Name: "forward_instructions"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "health_check"}},
 	}
@@ -185,6 +196,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 		s.DenyTools = v
 	}
 	diags = append(diags, checkAllowDeny(s.AllowTools, s.DenyTools, block.DefRange)...)
+	diags = append(diags, decodeServerFeatures(s, attrs, ctx, block.DefRange)...)
 	s.filter.Add(strVals(s.AllowTools), strVals(s.DenyTools))
 	if !s.Trusted && !s.AllowSet {
 		errAt(s.TrustRange, "Untrusted server without allow_tools", fmt.Sprintf("Server %q is untrusted, so it needs an explicit allow_tools list; no untrusted server exposes all of its tools.", s.Name))
@@ -216,6 +228,11 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 				errAt(a.Expr.Range(), "Invalid protocol version", fmt.Sprintf("%q is not an MCP protocol version; they are dates such as %q.", v, defaultProtocolVersion))
 			}
 		}
+	}
+	if a := attrs["forward_instructions"]; a != nil {
+		v, d := evalBool(a.Expr, ctx)
+		diags = append(diags, d...)
+		s.ForwardInstructions = v
 	}
 	for i, hb := range content.Blocks {
 		if i > 0 {

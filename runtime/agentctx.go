@@ -49,6 +49,8 @@ type agentState struct {
 	builtins map[string]builtInstance // by policy name; closed at teardown
 	closers  []func() error
 	torndown bool
+
+	featureWatch []string // servers whose prompt/resource list changes are watched (features.go)
 }
 
 const closedBit = 1 << 62

@@ -16,8 +16,7 @@ import (
 // sessions on it and closes it last; Close stops the connections and frees
 // the pools. Nothing is kept at package level.
 type Host struct {
-	mgr  *mcpconn.Manager
-	conn Connector
+	mgr *mcpconn.Manager
 
 	mu     sync.Mutex
 	pools  map[*Registry]*Pool
@@ -31,7 +30,7 @@ func NewHost(logger *slog.Logger) *Host {
 		logger = slog.Default()
 	}
 	m := mcpconn.NewManager(logger)
-	return &Host{mgr: m, conn: mcpConnector{m: m}, pools: map[*Registry]*Pool{}}
+	return &Host{mgr: m, pools: map[*Registry]*Pool{}}
 }
 
 // Registry is the static description of one spec that toolgen generates
@@ -51,7 +50,7 @@ func (h *Host) Open(ctx context.Context, reg *Registry, agent string, opts Optio
 	}
 	opts.Host = h // sub-agents open on it too
 	if opts.Connector == nil {
-		opts.Connector = h.conn
+		opts.Connector = mcpConnector{m: h.mgr, log: opts.Logger}
 	}
 	return openSession(ctx, h, p, reg, agent, opts)
 }

@@ -7,6 +7,9 @@ import (
 	"os"
 	"sync"
 
+	"go.opentelemetry.io/otel/metric"
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
@@ -22,6 +25,12 @@ type Options struct {
 	Connector  Connector                   // default: the Host's MCP connections
 	HTTPClient *http.Client                // REST tools; nil: runtime/internal/rest's default
 	Depth      int                         // sub-agent depth; 0 at top level
+
+	// MeterProvider and TracerProvider, when set, record the pipeline's
+	// metrics and a span per tool call (OpenTelemetry). Both nil: nothing
+	// is recorded, at the cost of a nil check per call.
+	MeterProvider  metric.MeterProvider
+	TracerProvider oteltrace.TracerProvider
 
 	// Routes overrides Registry.Route for some step addresses
 	// ("WF/ROLE/STEP" → bundle names); an empty list denies the step.

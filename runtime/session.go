@@ -16,6 +16,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // Session is one agent context: its resolved tools, its use of MCP
@@ -27,8 +28,9 @@ type Session struct {
 	reg     *Registry
 	pool    *Pool
 	opts    Options
-	steps   sync.Map         // step address → its bundles, as first routed (Registry.Route may be a host function)
-	scrub   *redact.Redactor // the registry's env() values; nil: nothing to scrub (secrets.go)
+	steps   sync.Map               // step address → its bundles, as first routed (Registry.Route may be a host function)
+	scrub   *redact.Redactor       // the registry's env() values; nil: nothing to scrub (secrets.go)
+	tel     *telemetry.Instruments // nil: telemetry off
 
 	swMu   sync.Mutex // held by Switch and Close
 	st     atomic.Pointer[agentState]
@@ -43,6 +45,7 @@ func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent str
 	opts = opts.withDefaults()
 	s := &Session{host: h, reg: reg, pool: p, opts: opts, subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
+	s.tel = telemetry.New(opts.MeterProvider, opts.TracerProvider)
 	st, err := s.build(ctx, agent)
 	if err != nil {
 		return nil, err
@@ -203,8 +206,10 @@ func (s *Session) notify() {
 	}
 }
 
-// Instructions are the server instructions from the MCP handshakes, in
-// server order, for the host's prompt.
+// Instructions are the instructions from the MCP handshakes of the
+// servers that set forward_instructions, in server order, for the host's
+// prompt. The others' are dropped: they may speak of tools the agent's
+// lists hide.
 func (s *Session) Instructions() []string {
 	st := s.st.Load()
 	if st == nil {
@@ -214,6 +219,9 @@ func (s *Session) Instructions() []string {
 	defer st.mu.Unlock()
 	var out []string
 	for _, name := range sortedKeys(st.ups) {
+		if srv := st.s.pool.servers[name]; srv == nil || !srv.ForwardInstructions {
+			continue // they may speak of tools the agent's lists hide
+		}
 		if c := st.ups[name]; c.up != nil {
 			if in := c.up.Instructions(); in != "" {
 				out = append(out, in)
@@ -283,11 +291,12 @@ func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string)
 	surf, warns := s.pool.resolveStep(s.pool.snap.Load(), st.agent, addr, bundles, nil)
 	st.emitWarnings(warns)
 	st.mu.Lock()
+	entered := st.step == nil || st.step.addr != surf.addr // prompts and resources follow the step (features.go)
 	st.step = surf
 	changed := st.rebuildSurfaceLocked()
 	list := st.stepTools()
 	st.mu.Unlock()
-	if changed {
+	if changed || entered {
 		s.notify()
 	}
 	return list, nil
@@ -326,11 +335,10 @@ func (s *Session) LeaveStep() {
 		return
 	}
 	st.step = nil
-	changed := st.rebuildSurfaceLocked()
+	st.rebuildSurfaceLocked()
 	st.mu.Unlock()
-	if changed {
-		s.notify()
-	}
+	s.notify() // the prompts and resources change with the step even when the tools do not
+
 }
 
 func (s *Session) unknownAgent(name string) error {

@@ -75,12 +75,29 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 	}
 	st.entries = entries
 	st.addRuntimeTools(sf.meta, add)
+	// A tool with an alias is listed under the name the agent chose (each
+	// alias, if several), so hosts that check names against tools/list
+	// accept it; its own name still answers calls.
+	listed := make(map[string]int, len(sf.list))
+	for i, info := range sf.list {
+		listed[info.Name] = i
+	}
+	aliased := map[string]bool{}
 	for _, al := range st.agent.Aliases {
 		if e := sf.byName[al.Target]; e != nil {
 			if _, taken := sf.byName[al.Name]; !taken {
 				sf.byName[al.Name] = e
+				if i, visible := listed[al.Target]; visible {
+					info := sf.list[i]
+					info.Name = al.Name
+					sf.list = append(sf.list, info)
+					aliased[al.Target] = true
+				}
 			}
 		}
+	}
+	if len(aliased) > 0 {
+		sf.list = slices.DeleteFunc(sf.list, func(info ToolInfo) bool { return aliased[info.Name] })
 	}
 	slices.SortFunc(sf.list, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	old := st.surf.Load()

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // Upstream is one live MCP server connection as a session sees it. The
@@ -59,14 +61,19 @@ const (
 	HealthRed    = mcpconn.HealthRed
 )
 
-// mcpConnector is a Host's Connector: connections from its Manager.
-type mcpConnector struct{ m *mcpconn.Manager }
+// mcpConnector is a Host's Connector: connections from its Manager. Their
+// events go to log, the opening session's logger (nil: the Manager's).
+type mcpConnector struct {
+	m   *mcpconn.Manager
+	log *slog.Logger
+}
 
 func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {
 	cfg, err := ServerConfig(srv, getenv)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Logger = c.log
 	// A server that does not come up now is kept and retried in the
 	// background: the session shows it red and learns of it coming up
 	// through OnToolsChanged.
@@ -141,7 +148,8 @@ type mcpUpstream struct{ c *mcpconn.Conn }
 func (u *mcpUpstream) Tools() []UpstreamTool { return u.c.Tools() }
 
 func (u *mcpUpstream) Call(ctx context.Context, tool string, args json.RawMessage) (UpstreamResult, error) {
-	return u.c.Call(ctx, tool, args)
+	// The upstream span's trace context, for servers that continue it.
+	return u.c.CallMeta(ctx, tool, args, telemetry.TraceMeta(ctx))
 }
 
 func (u *mcpUpstream) Instructions() string { return u.c.Instructions() }
