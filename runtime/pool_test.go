@@ -12,7 +12,8 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
-func TestSeed_AgentToolPool_ToolPoolInitialization(t *testing.T) {
+// Seed agent-tool-pool, scenario "Tool pool initialization".
+func TestToolPoolInitialization(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "all", Use: []decl.Use{{Kind: decl.UseGlob, Name: "*"}}})
 	ev := &events{}
 	s := open(t, f.reg, "all", f.opts(ev))
@@ -43,7 +44,8 @@ func TestSeed_AgentToolPool_ToolPoolInitialization(t *testing.T) {
 	}
 }
 
-func TestSeed_AgentToolPool_ToolPoolCacheInvalidation(t *testing.T) {
+// Seed agent-tool-pool, scenario "Tool pool cache invalidation".
+func TestToolPoolCacheInvalidation(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "gh", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}})
 	ev := &events{}
 	s := open(t, f.reg, "gh", f.opts(ev))
@@ -77,7 +79,8 @@ func TestSeed_AgentToolPool_ToolPoolCacheInvalidation(t *testing.T) {
 	}
 }
 
-func TestSeed_AgentToolPool_ExactToolNameMatching(t *testing.T) {
+// Seed agent-tool-pool, scenario "Exact tool name matching".
+func TestExactToolNameMatching(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("search_hybrid", "entities_get", "graph_traverse")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	if diff := cmp.Diff([]string{"entities_get", "graph_traverse", "search_hybrid"}, poolNames(s)); diff != "" {
@@ -85,7 +88,8 @@ func TestSeed_AgentToolPool_ExactToolNameMatching(t *testing.T) {
 	}
 }
 
-func TestSeed_AgentToolPool_GlobPatternMatching(t *testing.T) {
+// Seed agent-tool-pool, scenario "Glob pattern matching".
+func TestGlobPatternMatching(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("entities_*")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	if diff := cmp.Diff([]string{"entities_create", "entities_delete", "entities_get", "entities_update"}, poolNames(s)); diff != "" {
@@ -93,7 +97,8 @@ func TestSeed_AgentToolPool_GlobPatternMatching(t *testing.T) {
 	}
 }
 
-func TestSeed_AgentToolPool_WildcardAccess(t *testing.T) {
+// Seed agent-tool-pool, scenario "Wildcard access".
+func TestWildcardAccess(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("*")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	var want []string
@@ -110,7 +115,8 @@ func TestSeed_AgentToolPool_WildcardAccess(t *testing.T) {
 	}
 }
 
-func TestSeed_AgentToolPool_ToolNotFoundInPool(t *testing.T) {
+// Seed agent-tool-pool, scenario "Tool not found in pool".
+func TestToolNotFoundInPool(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("entities_get", "no_such_tool")})
 	ev := &events{}
 	s := open(t, f.reg, "a", f.opts(ev))
@@ -123,7 +129,8 @@ func TestSeed_AgentToolPool_ToolNotFoundInPool(t *testing.T) {
 	}
 }
 
-func TestSeed_AgentToolPool_DefaultSubAgentDeniedTools(t *testing.T) {
+// Seed agent-tool-pool, scenario "Default sub-agent denied tools".
+func TestDefaultSubAgentDeniedTools(t *testing.T) {
 	f := newFixture(
 		decl.Agent{Name: "lead", Use: useTools("*"), Spawn: true, Subagents: []string{"worker"}},
 		decl.Agent{Name: "worker", Use: useTools("*")}, // "*" does not opt in
@@ -145,7 +152,8 @@ func TestSeed_AgentToolPool_DefaultSubAgentDeniedTools(t *testing.T) {
 	}
 }
 
-func TestSeed_AgentToolPool_OptInToDelegation(t *testing.T) {
+// Seed agent-tool-pool, scenario "Opt-in to delegation".
+func TestOptInToDelegation(t *testing.T) {
 	f := newFixture(
 		decl.Agent{Name: "lead", Spawn: true, Subagents: []string{"mid"}},
 		decl.Agent{Name: "mid", Use: useTools(decl.ToolSpawnAgents, "summarize"), Subagents: []string{"leaf"}},
@@ -175,7 +183,8 @@ func TestSeed_AgentToolPool_OptInToDelegation(t *testing.T) {
 	}
 }
 
-func TestSeed_AgentToolPool_MaxDepthEnforcement(t *testing.T) {
+// Seed agent-tool-pool, scenario "Max depth enforcement".
+func TestMaxDepthEnforcement(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "deep", Spawn: true, Use: useTools(decl.ToolSpawnAgents)})
 	ev := &events{}
 	opts := f.opts(ev)
@@ -190,7 +199,8 @@ func TestSeed_AgentToolPool_MaxDepthEnforcement(t *testing.T) {
 	}
 }
 
-func TestSeed_AgentToolPool_LLMCannotAccessUnresolvedTools(t *testing.T) {
+// Seed agent-tool-pool, scenario "LLM cannot access unresolved tools".
+func TestLLMCannotAccessUnresolvedTools(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("entities_get")})
 	ev := &events{}
 	s := open(t, f.reg, "a", f.opts(ev))
@@ -208,7 +218,8 @@ func TestSeed_AgentToolPool_LLMCannotAccessUnresolvedTools(t *testing.T) {
 	}
 }
 
-func TestSeed_AgentToolPool_GlobResolutionAtBuildTime(t *testing.T) {
+// Seed agent-tool-pool, scenario "Glob resolution at build time".
+func TestGlobResolutionAtBuildTime(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("github__get_*")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	before := poolNames(s)
