@@ -38,7 +38,7 @@ func strVals(list []str) []string {
 
 // ref is a reference such as tool.read_file.
 type ref struct {
-	Kind    string // tool, server, bundle, agent, policy, queue
+	Kind    string // tool, server, bundle, agent, policy, queue, model
 	Name    string
 	Range   hcl.Range // the whole traversal
 	Accepts []string  // the kinds the attribute accepts, for suggestions
@@ -47,7 +47,7 @@ type ref struct {
 func (r ref) String() string { return r.Kind + "." + r.Name }
 
 // refKinds are the roots a reference may start with.
-var refKinds = []string{"agent", "bundle", "policy", "queue", "server", "tool"}
+var refKinds = []string{"agent", "bundle", "model", "policy", "queue", "server", "tool"}
 
 func evalValue(expr hcl.Expression, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 	v, diags := expr.Value(ctx)

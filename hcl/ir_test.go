@@ -156,7 +156,7 @@ func TestDesignExample(t *testing.T) {
 		// glob also stays a glob.
 		Allow:     &ir.AllowSet{Names: []string{"read", "read_file"}, Globs: []string{"github__*"}},
 		Aliases:   []ir.Alias{{Name: "read", Target: "read_file"}},
-		Discovery: true, Subagents: []string{"researcher"}, MaxDepth: 2, Router: []string{"reviewer"},
+		Discovery: true, Subagents: []string{"researcher"}, MaxDepth: 2, Router: []string{"reviewer"}, MaxTurns: 20,
 	}, coder, ignore); diff != "" {
 		t.Errorf("agent coder (-want +got):\n%s", diff)
 	}

@@ -22,6 +22,7 @@ type resolver struct {
 	tools    map[string]*toolBlock
 	bundles  map[string]*bundleBlock
 	agents   map[string]*agentBlock
+	models   map[string]*modelBlock
 
 	catalog        map[string]*catalogEntry
 	catalogList    []string        // sorted exposed names
@@ -68,6 +69,7 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	r.tools = index(r, "tool", cfg.tools, func(t *toolBlock) declared { return declared{t.Name, t.NameRange, t.DeclRange} })
 	r.bundles = index(r, "bundle", cfg.bundles, func(b *bundleBlock) declared { return declared{b.Name, b.NameRange, b.DeclRange} })
 	r.agents = index(r, "agent", cfg.agents, func(a *agentBlock) declared { return declared{a.Name, a.NameRange, a.DeclRange} })
+	r.models = index(r, "model", cfg.models, func(m *modelBlock) declared { return declared{m.Name, m.NameRange, m.DeclRange} })
 	index(r, "workflow", cfg.workflows, func(w *workflowBlock) declared { return declared{w.Name, w.NameRange, w.DeclRange} })
 
 	r.checkReserved()
@@ -77,7 +79,10 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	spec.Policies = r.resolvePolicies()
 	spec.Tools = r.resolveTools()
 	spec.Bundles = r.resolveBundles()
+	spec.Models = r.resolveModels()
+	spec.Defaults.Model = r.resolveDefaultModel()
 	spec.Agents = r.resolveAgents(spec.Defaults)
+	r.resolveAgentModels(spec.Agents, spec.Defaults.Model)
 	spec.Workflows = r.resolveWorkflows()
 	r.checkSubagentCycles()
 	return spec, r.diags
@@ -167,6 +172,8 @@ func (r *resolver) declared(kind, name string) bool {
 		_, ok = r.bundles[name]
 	case "agent":
 		_, ok = r.agents[name]
+	case "model":
+		_, ok = r.models[name]
 	}
 	return ok
 }
@@ -186,6 +193,8 @@ func (r *resolver) names(kind string) []string {
 		return keys(r.bundles)
 	case "agent":
 		return keys(r.agents)
+	case "model":
+		return keys(r.models)
 	}
 	return nil
 }

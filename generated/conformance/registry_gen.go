@@ -96,6 +96,7 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UseTool, Name: "json_schema_2020_12_tool"},
 		},
 		MaxDepth: 2,
+		MaxTurns: 20,
 	},
 }
 

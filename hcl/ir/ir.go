@@ -34,6 +34,7 @@ type Spec struct {
 	Bundles   []*Bundle
 	Agents    []*Agent
 	Workflows []*Workflow
+	Models    []*Model // sorted by name
 
 	// Catalog is every tool known at generate time, by exposed name, sorted:
 	// declared tools plus the tools of each server recorded in the lock file
@@ -55,6 +56,7 @@ type Defaults struct {
 	MaxDepth         int           // default 2
 	ContextBudget    int           // default 0 = unlimited
 	InitConcurrency  int           // default 4
+	Model            string        // defaults { model = model.NAME }; "" when unset
 	Range            hcl.Range
 }
 
@@ -75,6 +77,22 @@ type ValuePart struct {
 type KeyValue struct {
 	Key   string
 	Value Value
+}
+
+// Model is a model block: where an agent binary sends its agents' turns.
+// BaseURL, APIKey and Headers keep env() as run-time lookups.
+type Model struct {
+	Name        string
+	GoName      string
+	Provider    string // openai | anthropic
+	ModelName   string // the provider's name for it
+	BaseURL     Value
+	APIKey      Value
+	MaxTokens   int
+	Temperature *float64
+	Timeout     time.Duration
+	Headers     []KeyValue
+	Range       hcl.Range
 }
 
 type Queue struct {
@@ -248,7 +266,12 @@ type Agent struct {
 	Spawn       bool
 	MaxDepth    int // defaults.max_depth when unset
 	Router      []string
-	Range       hcl.Range
+	// Model is the model the agent runs on in the binary: its own, else
+	// defaults.model; "" when neither (it runs only under a sampling host).
+	Model        string
+	Instructions string // the system prompt; file() already read
+	MaxTurns     int    // default 20
+	Range        hcl.Range
 }
 
 // AllowSet is an agent's tools.allowed as generated code checks it: a

@@ -21,6 +21,7 @@ type Registry struct {
 	Bundles   []Bundle
 	Agents    []Agent
 	Workflows []Workflow
+	Models    []Model // model blocks (model.go)
 
 	// Index is the precompiled search index over Tools; nil means build it
 	// at start-up.
@@ -38,6 +39,7 @@ type Defaults struct {
 	MaxDepth         int
 	ContextBudget    int // 0: unlimited
 	InitConcurrency  int
+	Model            string // defaults.model: the model of agents without their own
 }
 
 // Value is a string with env() lookups, resolved when the binary runs so that
@@ -175,6 +177,15 @@ type Agent struct {
 	Spawn       bool
 	MaxDepth    int
 	Router      []string
+
+	// Model names the agent's model block (its own, else defaults.model,
+	// resolved by toolgen); "" when it has none and runs only under an MCP
+	// host that samples.
+	Model string
+	// Instructions are the agent's system prompt (file() already read).
+	Instructions string
+	// MaxTurns bounds its loop's model calls; 0 means DefaultMaxTurns.
+	MaxTurns int
 
 	// Allow is the generated allow check for exact names known at generate
 	// time; Allowed globs are still matched at run time for server tools
