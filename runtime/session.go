@@ -43,6 +43,9 @@ type Session struct {
 // and Servers) and its tools are unavailable; the rest go on.
 func Open(ctx context.Context, reg *Registry, agent string, opts Options) (*Session, error) {
 	opts = opts.withDefaults()
+	if opts.models == nil {
+		opts.models = newModels(reg, opts.Getenv)
+	}
 	s := &Session{reg: reg, pool: PoolFor(reg), opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
 	st, err := s.build(ctx, agent)
@@ -90,6 +93,9 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) R
 		r = st.lateResult(name, r)
 	}
 	st.exit()
+	if r.OK && name == decl.ToolHandoff {
+		r = s.switchAfterHandoff(ctx, r)
+	}
 	return r
 }
 
@@ -100,6 +106,15 @@ func (s *Session) callAfterSwitch(ctx context.Context, old *agentState, name str
 	if err != nil {
 		return Result{Error: err.Error()}
 	}
+	r := s.callOn(ctx, st, old, name, args)
+	if r.OK && name == decl.ToolHandoff {
+		r = s.switchAfterHandoff(ctx, r)
+	}
+	return r
+}
+
+// callOn runs a call on st, which enter pinned; it releases st.
+func (s *Session) callOn(ctx context.Context, st, old *agentState, name string, args json.RawMessage) Result {
 	defer st.exit()
 	if old != nil && old.agent != st.agent && st.surf.Load().byName[name] == nil {
 		event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", old.agent.Name),

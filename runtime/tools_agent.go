@@ -128,8 +128,9 @@ func runSubagent(name string) provider {
 
 func (st *agentState) runChild(ctx context.Context, name, prompt string) (string, error) {
 	opts := st.s.opts
-	if opts.Runner == nil {
-		return "", fmt.Errorf("cannot run sub-agent %q: no Runner configured in this host", name)
+	runner := opts.Runner
+	if runner == nil {
+		runner = builtinRunner{}
 	}
 	opts.Depth++
 	opts.depthLimit = st.res.maxDepth // the parent's bound holds all the way down
@@ -139,7 +140,7 @@ func (st *agentState) runChild(ctx context.Context, name, prompt string) (string
 		return "", fmt.Errorf("sub-agent %q: %v", name, err)
 	}
 	defer child.Close()
-	out, err := opts.Runner.Run(ctx, child, prompt)
+	out, err := runner.Run(ctx, child, prompt)
 	if err != nil {
 		return "", fmt.Errorf("sub-agent %q: %v", name, err)
 	}

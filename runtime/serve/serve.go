@@ -255,6 +255,10 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+		// A sub-agent without a model runs on this host's, if it samples.
+		ctx = runtime.WithHost(ctx, ss)
+	}
 	return toCallToolResult(s.sess.Call(ctx, name, args)), nil
 }
 
