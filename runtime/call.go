@@ -41,8 +41,9 @@ func (e *entry) finish() *entry {
 	return e
 }
 
-// provider runs one tool. args are valid JSON.
-type provider func(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (string, error)
+// provider runs one tool, closed over what it needs (an upstream getter,
+// a builtin, a REST tool, a runtime tool's component). args are valid JSON.
+type provider func(ctx context.Context, args json.RawMessage) (string, error)
 
 var emptyArgs = json.RawMessage(`{}`)
 
@@ -163,7 +164,7 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 	case e.goFn != nil:
 		out, err = callGo(ctx, e.goFn, args)
 	default:
-		out, err = runSafely(ctx, st, e, args)
+		out, err = runSafely(ctx, e, args)
 	}
 	if err != nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
@@ -229,13 +230,13 @@ func callGoBounded(ctx context.Context, fn decl.GoFunc, args json.RawMessage) (s
 	}
 }
 
-func runSafely(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (out string, err error) {
+func runSafely(ctx context.Context, e *entry, args json.RawMessage) (out string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = "", fmt.Errorf("tool panicked: %v", r)
 		}
 	}()
-	return e.run(ctx, st, e, args)
+	return e.run(ctx, args)
 }
 
 // blocked answers a call to a name the agent cannot call: renamed, not

@@ -53,7 +53,7 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 		e.run, e.linked = st.restProvider(d), true
 		e.info.Namespace = "rest"
 	case decl.KindMCP:
-		e.run, e.linked = callUpstream, true
+		e.run, e.linked = st.upstreamCall(pt.Server, pt.Original), true
 		e.info.Namespace = pt.Server
 		if srv != nil {
 			e.cacheTTL = srv.Cache
@@ -65,23 +65,25 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 }
 
 func failing(err error) provider {
-	return func(context.Context, *agentState, *entry, json.RawMessage) (string, error) { return "", err }
+	return func(context.Context, json.RawMessage) (string, error) { return "", err }
 }
 
-// callUpstream runs an MCP tool on its server, connecting lazily.
-func callUpstream(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (string, error) {
-	up, err := st.upstream(ctx, e.server)
-	if err != nil {
-		return "", err
+// upstreamCall runs tool on an MCP server, connecting lazily.
+func (st *agentState) upstreamCall(server, tool string) provider {
+	return func(ctx context.Context, args json.RawMessage) (string, error) {
+		up, err := st.upstream(ctx, server)
+		if err != nil {
+			return "", err
+		}
+		res, err := up.Call(ctx, tool, args)
+		if err != nil {
+			return "", err
+		}
+		if res.IsError {
+			return "", errors.New(res.Text)
+		}
+		return res.Text, nil
 	}
-	res, err := up.Call(ctx, e.original, args)
-	if err != nil {
-		return "", err
-	}
-	if res.IsError {
-		return "", errors.New(res.Text)
-	}
-	return res.Text, nil
 }
 
 // declaredSchema is a declared tool's input schema. A builtin tool
@@ -152,9 +154,7 @@ func (st *agentState) builtinProvider(e *entry, d *decl.Tool) provider {
 	if len(d.InputSchema) == 0 {
 		e.info.InputSchema = tool.Schema()
 	}
-	return func(ctx context.Context, _ *agentState, _ *entry, args json.RawMessage) (string, error) {
-		return tool.Call(ctx, args)
-	}
+	return tool.Call
 }
 
 // builtInstance is a policy's builtin as built for one agent context.

@@ -3,6 +3,8 @@ package runtime
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
 // Result is what every tool call returns, success or failure.
@@ -56,9 +58,4 @@ type ServerStatus struct {
 }
 
 // FindHit is one tool_find result.
-type FindHit struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description,omitempty"`
-	Score       float64 `json:"score"`
-	Active      bool    `json:"active"`
-}
+type FindHit = tools.FindHit
