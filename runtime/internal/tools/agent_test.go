@@ -11,7 +11,9 @@ import (
 // spawnerFunc runs each agent with fn; every agent is spawnable.
 type spawnerFunc func(agent, prompt string) (string, error)
 
-func (f spawnerFunc) Run(_ context.Context, agent, prompt string) (string, error) { return f(agent, prompt) }
+func (f spawnerFunc) Run(_ context.Context, agent, prompt string) (string, error) {
+	return f(agent, prompt)
+}
 
 func (spawnerFunc) Spawnable() []AgentInfo { return []AgentInfo{{Name: "ok"}, {Name: "bad"}} }
 
