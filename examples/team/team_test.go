@@ -80,7 +80,7 @@ type provider struct {
 
 var providers = []provider{
 	{name: "openai", lead: "lead", reader: "reader"},
-	{name: "anthropic", lead: "claude_lead", reader: "claude_reader"},
+	{name: "anthropic", lead: "lead_claude", reader: "reader_claude"},
 }
 
 // env is the binary's environment: nothing of the test process's but PATH,
@@ -567,7 +567,7 @@ func TestKeysRedacted(t *testing.T) {
 	environ := env(srv, "TOOLGEN_LOG=debug")
 	for _, args := range [][]string{
 		{"run", "--agent", "lead", "hello"},
-		{"run", "--agent", "claude_lead", "--json", "hello"},
+		{"run", "--agent", "lead_claude", "--json", "hello"},
 	} {
 		r := runTeam(t, environ, args...)
 		if r.code != 1 || !strings.Contains(r.stderr, "401") {

@@ -21,14 +21,14 @@ const (
 
 // Agents.
 const (
-	// The lead, on Claude.
-	AgentClaudeLead = "claude_lead"
-	// The reader, on Claude.
-	AgentClaudeReader = "claude_reader"
 	// Plans, delegates reading to the reader, and answers.
 	AgentLead = "lead"
+	// The lead, on Claude.
+	AgentLeadClaude = "lead_claude"
 	// Reads files of the team workspace and reports what they say.
 	AgentReader = "reader"
+	// The reader, on Claude.
+	AgentReaderClaude = "reader_claude"
 	// Writes release notes from what the conversation found.
 	AgentWriter = "writer"
 )
@@ -100,24 +100,6 @@ var _toolgenTools = []decl.Tool{
 
 var _toolgenAgents = []decl.Agent{
 	{
-		Name:         "claude_lead",
-		Description:  "The lead, on Claude.",
-		Subagents:    []string{"claude_reader"},
-		MaxDepth:     2,
-		Model:        "claude",
-		Instructions: "You lead a small team. You do not read files yourself: ask your reader\nsub-agent (its tool is named agent__ followed by its name) to read what you\nneed, then answer the user's question from what it reports. When the user\nasks for release notes, hand the conversation off to the writer with\nrouter__handoff-to, if you can.\n",
-		MaxTurns:     12,
-	},
-	{
-		Name:         "claude_reader",
-		Description:  "The reader, on Claude.",
-		Use:          []decl.Use{{Kind: decl.UseTool, Name: "read_file"}},
-		MaxDepth:     2,
-		Model:        "claude",
-		Instructions: "You read files of the team workspace with read_file (paths such as examples/team/workspace/notes.md) and report what they say, briefly and exactly.",
-		MaxTurns:     20,
-	},
-	{
 		Name:         "lead",
 		Description:  "Plans, delegates reading to the reader, and answers.",
 		Subagents:    []string{"reader"},
@@ -125,6 +107,15 @@ var _toolgenAgents = []decl.Agent{
 		MaxDepth:     2,
 		Router:       []string{"writer"},
 		Model:        "gpt",
+		Instructions: "You lead a small team. You do not read files yourself: ask your reader\nsub-agent (its tool is named agent__ followed by its name) to read what you\nneed, then answer the user's question from what it reports. When the user\nasks for release notes, hand the conversation off to the writer with\nrouter__handoff-to, if you can.\n",
+		MaxTurns:     12,
+	},
+	{
+		Name:         "lead_claude",
+		Description:  "The lead, on Claude.",
+		Subagents:    []string{"reader_claude"},
+		MaxDepth:     2,
+		Model:        "claude",
 		Instructions: "You lead a small team. You do not read files yourself: ask your reader\nsub-agent (its tool is named agent__ followed by its name) to read what you\nneed, then answer the user's question from what it reports. When the user\nasks for release notes, hand the conversation off to the writer with\nrouter__handoff-to, if you can.\n",
 		MaxTurns:     12,
 	},
@@ -138,6 +129,15 @@ var _toolgenAgents = []decl.Agent{
 		Instructions: "You read files of the team workspace with read_file (paths such as examples/team/workspace/notes.md) and report what they say, briefly and exactly.",
 		MaxTurns:     20,
 		Allow:        _toolgenAllowReader,
+	},
+	{
+		Name:         "reader_claude",
+		Description:  "The reader, on Claude.",
+		Use:          []decl.Use{{Kind: decl.UseTool, Name: "read_file"}},
+		MaxDepth:     2,
+		Model:        "claude",
+		Instructions: "You read files of the team workspace with read_file (paths such as examples/team/workspace/notes.md) and report what they say, briefly and exactly.",
+		MaxTurns:     20,
 	},
 	{
 		Name:         "writer",
@@ -167,28 +167,28 @@ var _toolgenModels = []decl.Model{
 	},
 }
 
-// OpenClaudeLead opens a session of agent "claude_lead" with its tool surface resolved and
-// the MCP servers it needs connected.
-func OpenClaudeLead(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
-	return runtime.Open(ctx, Registry, AgentClaudeLead, opts)
-}
-
-// OpenClaudeReader opens a session of agent "claude_reader" with its tool surface resolved and
-// the MCP servers it needs connected.
-func OpenClaudeReader(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
-	return runtime.Open(ctx, Registry, AgentClaudeReader, opts)
-}
-
 // OpenLead opens a session of agent "lead" with its tool surface resolved and
 // the MCP servers it needs connected.
 func OpenLead(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
 	return runtime.Open(ctx, Registry, AgentLead, opts)
 }
 
+// OpenLeadClaude opens a session of agent "lead_claude" with its tool surface resolved and
+// the MCP servers it needs connected.
+func OpenLeadClaude(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
+	return runtime.Open(ctx, Registry, AgentLeadClaude, opts)
+}
+
 // OpenReader opens a session of agent "reader" with its tool surface resolved and
 // the MCP servers it needs connected.
 func OpenReader(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
 	return runtime.Open(ctx, Registry, AgentReader, opts)
+}
+
+// OpenReaderClaude opens a session of agent "reader_claude" with its tool surface resolved and
+// the MCP servers it needs connected.
+func OpenReaderClaude(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
+	return runtime.Open(ctx, Registry, AgentReaderClaude, opts)
 }
 
 // OpenWriter opens a session of agent "writer" with its tool surface resolved and

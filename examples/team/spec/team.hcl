@@ -80,15 +80,15 @@ agent "writer" {
 }
 
 # The same lead and reader on Anthropic.
-agent "claude_lead" {
+agent "lead_claude" {
   description  = "The lead, on Claude."
   model        = model.claude
   instructions = file("lead.md")
   max_turns    = 12
-  subagents    = [agent.claude_reader]
+  subagents    = [agent.reader_claude]
 }
 
-agent "claude_reader" {
+agent "reader_claude" {
   description  = "The reader, on Claude."
   model        = model.claude
   instructions = "You read files of the team workspace with read_file (paths such as examples/team/workspace/notes.md) and report what they say, briefly and exactly."
