@@ -215,13 +215,8 @@ func (f brokenModel) Generate(context.Context, *model.Request) (*model.Response,
 	return nil, f.err
 }
 
-func (a *sessionAgent) Instructions() string {
-	parts := a.s.Instructions()
-	if d := a.decl(); d != nil && d.Instructions != "" {
-		parts = append([]string{d.Instructions}, parts...)
-	}
-	return strings.Join(parts, "\n\n")
-}
+// Instructions are the agent's own, then its servers'.
+func (a *sessionAgent) Instructions() string { return strings.Join(a.s.Instructions(), "\n\n") }
 
 func (a *sessionAgent) SurfaceVersion() uint64 { return a.version.Load() }
 

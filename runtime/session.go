@@ -217,8 +217,9 @@ func (s *Session) notify() {
 	}
 }
 
-// Instructions are the server instructions from the MCP handshakes, in
-// server order, for the host's prompt.
+// Instructions are the agent's instructions (the spec's instructions),
+// then the server instructions from the MCP handshakes, in server order:
+// what serve gives the host and the loop's system prompt.
 func (s *Session) Instructions() []string {
 	st := s.st.Load()
 	if st == nil {
@@ -227,6 +228,9 @@ func (s *Session) Instructions() []string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []string
+	if st.agent.Instructions != "" {
+		out = append(out, st.agent.Instructions)
+	}
 	for _, name := range sortedKeys(st.ups) {
 		if c := st.ups[name]; c.up != nil {
 			if in := c.up.Instructions(); in != "" {

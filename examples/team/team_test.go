@@ -448,6 +448,10 @@ func TestServeSubagentAndHandoff(t *testing.T) {
 	cs := connect(t, srv, "lead", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 		changed <- struct{}{}
 	}})
+	// The host receives the lead's instructions at initialize.
+	if in := cs.InitializeResult().Instructions; !strings.HasPrefix(in, leadPrompt) {
+		t.Errorf("instructions the host got: %q", in)
+	}
 	before := toolNames(t, cs)
 	if !strings.Contains(strings.Join(before, ","), "router__handoff-to") {
 		t.Fatalf("lead's tools %v", before)
