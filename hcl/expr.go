@@ -47,7 +47,7 @@ type ref struct {
 func (r ref) String() string { return r.Kind + "." + r.Name }
 
 // refKinds are the roots a reference may start with.
-var refKinds = []string{"agent", "bundle", "model", "policy", "queue", "server", "tool"}
+var refKinds = []string{"agent", "bundle", "model", "policy", "prompt", "queue", "resource", "server", "tool"}
 
 func evalValue(expr hcl.Expression, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 	v, diags := expr.Value(ctx)

@@ -217,6 +217,8 @@ type config struct {
 	agents    []*agentBlock
 	workflows []*workflowBlock
 	models    []*modelBlock
+	prompts   []*promptBlock
+	resources []*resourceBlock
 	// defaultModel is defaults { model = model.NAME }.
 	defaultModel *ref
 	lock         *Lock
@@ -237,6 +239,8 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "agent", LabelNames: []string{"name"}},
 		{Type: "workflow", LabelNames: []string{"name"}},
 		{Type: "model", LabelNames: []string{"name"}},
+		{Type: "prompt", LabelNames: []string{"name"}},
+		{Type: "resource", LabelNames: []string{"name"}},
 	},
 }
 
@@ -312,6 +316,14 @@ func decode(files []*hcl.File, ctx *hcl.EvalContext) (*config, hcl.Diagnostics) 
 				v, d := decodeModel(b, ctx)
 				diags = append(diags, d...)
 				cfg.models = append(cfg.models, v)
+			case "prompt":
+				v, d := decodePrompt(b, ctx)
+				diags = append(diags, d...)
+				cfg.prompts = append(cfg.prompts, v)
+			case "resource":
+				v, d := decodeResource(b, ctx)
+				diags = append(diags, d...)
+				cfg.resources = append(cfg.resources, v)
 			}
 		}
 	}

@@ -66,6 +66,7 @@ func registryValue(spec *ir.Spec, goTools *GoTools) *decl.Registry {
 	for _, m := range spec.Models {
 		reg.Models = append(reg.Models, modelValue(m))
 	}
+	reg.Prompts, reg.Resources = featureValues(spec)
 	return reg
 }
 
@@ -140,6 +141,10 @@ func serverValue(s *ir.Server) decl.Server {
 		Cache:           s.Cache,
 		StartupTimeout:  s.StartupTimeout,
 		ProtocolVersion: s.ProtocolVersion,
+		AllowPrompts:    s.AllowPrompts,
+		DenyPrompts:     s.DenyPrompts,
+		AllowResources:  s.AllowResources,
+		DenyResources:   s.DenyResources,
 	}
 	if h := s.HealthCheck; h != nil {
 		out.HealthInterval, out.HealthTimeout = h.Interval, h.Timeout

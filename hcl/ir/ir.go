@@ -34,7 +34,9 @@ type Spec struct {
 	Bundles   []*Bundle
 	Agents    []*Agent
 	Workflows []*Workflow
-	Models    []*Model // sorted by name
+	Models    []*Model    // sorted by name
+	Prompts   []*Prompt   `json:",omitempty"` // declared prompts
+	Resources []*Resource `json:",omitempty"` // declared resources
 
 	// Catalog is every tool known at generate time, by exposed name, sorted:
 	// declared tools plus the tools of each server recorded in the lock file
@@ -131,6 +133,10 @@ type Server struct {
 	ProtocolVersion string // default "2025-11-25"
 	HealthCheck     *HealthCheck
 	Locked          []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
+	AllowPrompts    []string      `json:",omitempty"` // names or globs; nil: all
+	DenyPrompts     []string      `json:",omitempty"`
+	AllowResources  []string      `json:",omitempty"` // names, URIs or globs over them; nil: all
+	DenyResources   []string      `json:",omitempty"`
 	Range           hcl.Range
 }
 
@@ -225,14 +231,16 @@ type Bundle struct {
 
 // Use entry kinds.
 const (
-	UseTool   = "tool"
-	UseServer = "server"
-	UseBundle = "bundle"
-	UseGlob   = "glob"
+	UseTool     = "tool"
+	UseServer   = "server"
+	UseBundle   = "bundle"
+	UseGlob     = "glob"
+	UsePrompt   = "prompt"
+	UseResource = "resource"
 )
 
 type UseEntry struct {
-	Kind    string   // UseTool, UseServer, UseBundle, UseGlob
+	Kind    string   // UseTool, UseServer, UseBundle, UseGlob, UsePrompt, UseResource
 	Name    string   // the referenced name or the glob pattern
 	Matches []string // for globs: the catalog names it matches now, sorted
 	Range   hcl.Range
@@ -281,6 +289,38 @@ type Agent struct {
 type AllowSet struct {
 	Names []string // sorted, unique: each entry as written, its alias target, and the catalog names it matches
 	Globs []string // the glob entries, in declaration order
+}
+
+// Prompt is a declared prompt. A template becomes one user message.
+type Prompt struct {
+	Name        string
+	GoName      string
+	Description string
+	Arguments   []PromptArgument // declaration order
+	Messages    []PromptMessage  // declaration order; text holds {argument} placeholders
+	Range       hcl.Range
+}
+
+type PromptArgument struct {
+	Name        string
+	Description string
+	Required    bool
+}
+
+type PromptMessage struct {
+	Role string // "user" or "assistant"
+	Text string
+}
+
+// Resource is a declared text resource.
+type Resource struct {
+	Name        string
+	GoName      string
+	URI         string
+	Description string
+	MIMEType    string // default text/plain
+	Text        string
+	Range       hcl.Range
 }
 
 type Workflow struct {

@@ -21,7 +21,9 @@ type Registry struct {
 	Bundles   []Bundle
 	Agents    []Agent
 	Workflows []Workflow
-	Models    []Model // model blocks (model.go)
+	Models    []Model    // model blocks (model.go)
+	Prompts   []Prompt   // declared prompts, by name
+	Resources []Resource // declared resources, by name
 
 	// Index is the precompiled search index over Tools; nil means build it
 	// at start-up.
@@ -82,6 +84,13 @@ type Server struct {
 	ProtocolVersion string
 	HealthInterval  time.Duration // 0: no health checks
 	HealthTimeout   time.Duration
+
+	// Which of the server's prompts and resources agents may see: names
+	// (resources: names or URIs) or globs; omitted allow lists admit all.
+	AllowPrompts   []string
+	DenyPrompts    []string
+	AllowResources []string
+	DenyResources  []string
 }
 
 type Policy struct {
@@ -150,10 +159,12 @@ type Bundle struct {
 type UseKind string
 
 const (
-	UseTool   UseKind = "tool"
-	UseServer UseKind = "server"
-	UseBundle UseKind = "bundle"
-	UseGlob   UseKind = "glob"
+	UseTool     UseKind = "tool"
+	UseServer   UseKind = "server"
+	UseBundle   UseKind = "bundle"
+	UseGlob     UseKind = "glob"
+	UsePrompt   UseKind = "prompt"
+	UseResource UseKind = "resource"
 )
 
 type Use struct {
@@ -191,6 +202,35 @@ type Agent struct {
 	// time; Allowed globs are still matched at run time for server tools
 	// discovered later. Nil: derive from Allowed.
 	Allow func(name string) bool
+}
+
+// Prompt is a declared prompt: its messages hold {argument} placeholders
+// that the runtime fills in on prompts/get.
+type Prompt struct {
+	Name        string
+	Description string
+	Arguments   []PromptArgument
+	Messages    []PromptMessage
+}
+
+type PromptArgument struct {
+	Name        string
+	Description string
+	Required    bool
+}
+
+type PromptMessage struct {
+	Role string // user | assistant
+	Text string
+}
+
+// Resource is a declared text resource, its text read at generate time.
+type Resource struct {
+	Name        string
+	URI         string
+	Description string
+	MIMEType    string
+	Text        string
 }
 
 type Workflow struct {
