@@ -586,6 +586,25 @@ func TestKeysRedacted(t *testing.T) {
 	}
 }
 
+// A key that is not set fails the run with the variable's name, before
+// any request.
+func TestMissingKey(t *testing.T) {
+	srv := modeltest.NewServer(t)
+	var environ []string
+	for _, kv := range env(srv) {
+		if !strings.HasPrefix(kv, "OPENAI_API_KEY=") {
+			environ = append(environ, kv)
+		}
+	}
+	r := runTeam(t, environ, "run", "--agent", "lead", "hello")
+	if r.code != 1 || !strings.Contains(r.stderr, "agent lead: model gpt: api_key: environment variable OPENAI_API_KEY is not set") {
+		t.Errorf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests without a key", n)
+	}
+}
+
 // A sub-agent without a model, under a host that samples with tools: the
 // reader's loop runs on the host's model through sampling/createMessage,
 // reads the file through the session and answers the host's call. The
