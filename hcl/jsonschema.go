@@ -80,6 +80,8 @@ type ServerJSON struct {
 	DenyPrompts     []string          `json:"deny_prompts,omitempty" jsonschema_description:"Prompt names or globs never exposed."`
 	AllowResources  []string          `json:"allow_resources,omitempty" jsonschema_description:"Resource names, URIs or globs over them agents may see; omitted: all (none for an untrusted server)."`
 	DenyResources   []string          `json:"deny_resources,omitempty" jsonschema_description:"Resource names, URIs or globs never exposed."`
+
+	ForwardInstructions bool `json:"forward_instructions,omitempty" jsonschema_description:"Pass the server's initialize instructions on to the host; default false."`
 }
 
 type HealthCheckJSON struct {
@@ -137,8 +139,8 @@ type AgentJSON struct {
 }
 
 type AgentToolsJSON struct {
-	Use     []string          `json:"use,omitempty" jsonschema_description:"\"tool.X\", \"server.X\", \"bundle.X\", \"prompt.X\", \"resource.X\", tool names or globs."`
-	Allowed []string          `json:"allowed,omitempty" jsonschema_description:"Names, aliases or globs; omitted: everything in use."`
+	Use     []string          `json:"use,omitempty" jsonschema_description:"\"tool.X\", \"server.X\", \"bundle.X\", \"prompt.X\", \"resource.X\", \"runtime.X\" (output_read, agent__batch, agent__final_report, agent__task_status), tool names or globs."`
+	Allowed []string          `json:"allowed,omitempty" jsonschema_description:"Names, aliases or globs: the whole list of what the agent offers, runtime tools included; omitted: everything in use."`
 	Aliases map[string]string `json:"aliases,omitempty" jsonschema_description:"Alias name to tool name."`
 }
 

@@ -136,7 +136,7 @@ func loadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnos
 	spec.Dir = dir
 	spec.Files = names
 	if spec.Package == "" {
-		spec.Package = packageName(dirBase(dir))
+		spec.Package, spec.PackageDefaulted = packageName(dirBase(dir)), true
 	}
 	return spec, parser.Files(), diags
 }

@@ -2,6 +2,7 @@ package hcl
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -184,6 +185,8 @@ func (r *resolver) declared(kind, name string) bool {
 		_, ok = r.prompts[name]
 	case "resource":
 		_, ok = r.resources[name]
+	case "runtime":
+		ok = slices.Contains(decl.OptInTools, name)
 	}
 	return ok
 }
@@ -209,6 +212,8 @@ func (r *resolver) names(kind string) []string {
 		return keys(r.prompts)
 	case "resource":
 		return keys(r.resources)
+	case "runtime":
+		return slices.Sorted(slices.Values(decl.OptInTools))
 	}
 	return nil
 }
@@ -241,7 +246,7 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			Headers: irKeyValues(s.Headers), Trusted: s.Trusted,
 			AllowTools: sortedStrs(s.AllowTools), DenyTools: sortedStrs(s.DenyTools),
 			Timeout: s.Timeout, Cache: s.Cache, StartupTimeout: s.StartupTimeout,
-			ProtocolVersion: s.ProtocolVersion, HealthCheck: s.HealthCheck, Range: s.DeclRange,
+			ProtocolVersion: s.ProtocolVersion, ForwardInstructions: s.ForwardInstructions, HealthCheck: s.HealthCheck, Range: s.DeclRange,
 			AllowPrompts: sortedStrs(s.AllowPrompts), DenyPrompts: sortedStrs(s.DenyPrompts),
 			AllowResources: sortedStrs(s.AllowResources), DenyResources: sortedStrs(s.DenyResources),
 		}

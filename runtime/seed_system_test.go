@@ -147,7 +147,7 @@ func TestSeed_ToolSystem_RouterToolProvider(t *testing.T) {
 }
 
 func TestSeed_ToolSystem_InternalToolProvider(t *testing.T) {
-	f := newFixture(decl.Agent{Name: "a", Use: useTools("summarize", "entities_get")})
+	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("summarize", "entities_get"), useRuntime(decl.ToolBatch, decl.ToolFinalReport, decl.ToolTaskStatus)...)})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	mustOK(t, call(t, s, decl.ToolTaskStatus, `{"status":"in-progress","done":"x","pending":"y","now":"z"}`))
 	if r := call(t, s, decl.ToolTaskStatus, `{"status":"sleeping"}`); r.OK {
@@ -189,7 +189,7 @@ func TestSeed_ToolSystem_Timeout(t *testing.T) {
 }
 
 func TestSeed_ToolSystem_FailuresAreResults(t *testing.T) {
-	f := newFixture(decl.Agent{Name: "a", Use: useTools("panics", "errs", "summarize")}).withTools(
+	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("panics", "errs", "summarize"), useRuntime(decl.ToolBatch)...)}).withTools(
 		decl.Tool{Name: "errs", Kind: decl.KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { return "", errBoom })},
 		decl.Tool{Name: "panics", Kind: decl.KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { panic("kaboom") })},
 	)
@@ -240,7 +240,7 @@ func (u countingUpstream) Call(ctx context.Context, tool string, args json.RawMe
 
 func TestSeed_ToolSystem_SizeLimitStoresOutput(t *testing.T) {
 	big := strings.Repeat("line of output\n", 2000) // 30000 bytes
-	f := newFixture(decl.Agent{Name: "a", Use: useTools("big")}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
+	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("big"), useRuntime(decl.ToolOutputRead)...)}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
 		Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(big), nil }})
 	f.reg.Defaults.ResponseMaxBytes = 10000
 	s := open(t, f.reg, "a", f.opts(&events{}))
@@ -414,7 +414,7 @@ func TestSeed_ToolSystem_QueueWaitersCancellable(t *testing.T) {
 }
 
 func TestSeed_ToolSystem_ToolNamespacing(t *testing.T) {
-	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}, Subagents: []string{"b"}, Router: []string{"b"}}, decl.Agent{Name: "b"})
+	f := newFixture(decl.Agent{Name: "a", Use: append([]decl.Use{{Kind: decl.UseServer, Name: "github"}}, useRuntime(decl.OptInTools...)...), Subagents: []string{"b"}, Router: []string{"b"}}, decl.Agent{Name: "b"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	want := map[string]string{
 		"github__search_code": "github", "agent__b": "subagent", decl.ToolFinalReport: "agent", decl.ToolHandoff: "router",

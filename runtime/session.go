@@ -223,8 +223,10 @@ func (s *Session) notify() {
 }
 
 // Instructions are the agent's instructions (the spec's instructions),
-// then the server instructions from the MCP handshakes, in server order:
-// what serve gives the host and the loop's system prompt.
+// then the instructions from the MCP handshakes of the servers that set
+// forward_instructions, in server order: what serve gives the host and the
+// loop's system prompt. The other servers' are dropped: they may speak of
+// tools the agent's lists hide.
 func (s *Session) Instructions() []string {
 	st := s.st.Load()
 	if st == nil {
@@ -237,6 +239,9 @@ func (s *Session) Instructions() []string {
 		out = append(out, st.agent.Instructions)
 	}
 	for _, name := range sortedKeys(st.ups) {
+		if srv := st.s.pool.servers[name]; srv == nil || !srv.ForwardInstructions {
+			continue // they may speak of tools the agent's lists hide
+		}
 		if c := st.ups[name]; c.up != nil {
 			if in := c.up.Instructions(); in != "" {
 				out = append(out, in)
@@ -574,12 +579,29 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 	}
 	st.entries = entries
 	st.addRuntimeTools(sf.meta, add)
+	// A tool with an alias is listed under the name the agent chose (each
+	// alias, if several), so hosts that check names against tools/list
+	// accept it; its own name still answers calls.
+	listed := make(map[string]int, len(sf.list))
+	for i, info := range sf.list {
+		listed[info.Name] = i
+	}
+	aliased := map[string]bool{}
 	for _, al := range st.agent.Aliases {
 		if e := sf.byName[al.Target]; e != nil {
 			if _, taken := sf.byName[al.Name]; !taken {
 				sf.byName[al.Name] = e
+				if i, visible := listed[al.Target]; visible {
+					info := sf.list[i]
+					info.Name = al.Name
+					sf.list = append(sf.list, info)
+					aliased[al.Target] = true
+				}
 			}
 		}
+	}
+	if len(aliased) > 0 {
+		sf.list = slices.DeleteFunc(sf.list, func(info ToolInfo) bool { return aliased[info.Name] })
 	}
 	slices.SortFunc(sf.list, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	old := st.surf.Load()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
@@ -14,10 +15,22 @@ import (
 // catalog, meta scope, spill, spawner). st.mu is held.
 func (st *agentState) addRuntimeTools(meta metaScopes, add func(*entry, bool)) {
 	a := st.agent
-	put := func(t tools.Tool) { add(runtimeEntry(t), true) }
-	put(tools.FinalReport(st.memory))
-	put(tools.TaskStatus(st.memory))
-	put(tools.Batch((*batchCaller)(st)))
+	put := func(t tools.Tool) {
+		if st.res.offersRuntime(t.Name) {
+			add(runtimeEntry(t), true)
+		}
+	}
+	// The internal tools and output_read are offered only when tools.use
+	// names them (runtime.NAME): the surface is what the spec says.
+	if st.res.optIn[decl.ToolFinalReport] {
+		put(tools.FinalReport(st.memory))
+	}
+	if st.res.optIn[decl.ToolTaskStatus] {
+		put(tools.TaskStatus(st.memory))
+	}
+	if st.res.optIn[decl.ToolBatch] {
+		put(tools.Batch((*batchCaller)(st)))
+	}
 	for _, sub := range st.res.subagents {
 		desc := ""
 		if sa := st.s.pool.agents[sub]; sa != nil {
@@ -46,7 +59,7 @@ func (st *agentState) addRuntimeTools(meta metaScopes, add func(*entry, bool)) {
 	if len(servers) > 0 || a.Discovery {
 		put(tools.MetaCall((*metaServers)(st)))
 	}
-	if st.maxBytes > 0 {
+	if st.maxBytes > 0 && st.res.optIn[decl.ToolOutputRead] {
 		put(tools.OutputRead(st.spill, st.maxBytes))
 	}
 }

@@ -146,6 +146,7 @@ func serverValue(s *ir.Server) decl.Server {
 		AllowResources:  s.AllowResources,
 		DenyResources:   s.DenyResources,
 	}
+	out.ForwardInstructions = s.ForwardInstructions
 	if h := s.HealthCheck; h != nil {
 		out.HealthInterval, out.HealthTimeout = h.Interval, h.Timeout
 	}

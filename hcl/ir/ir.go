@@ -26,6 +26,11 @@ type Spec struct {
 	OutDir    string   `json:",omitempty"` // where generate writes the code; "" means Dir
 	Separator string   // between server and tool in exposed names; default "__"
 
+	// PackageDefaulted: the spec sets no package, so Package is the spec
+	// directory's name, which hcl.OutPackage replaces when the code goes
+	// elsewhere.
+	PackageDefaulted bool `json:",omitempty"`
+
 	Defaults  Defaults
 	Queues    []*Queue
 	Servers   []*Server
@@ -138,6 +143,10 @@ type Server struct {
 	AllowResources  []string      `json:",omitempty"` // names, URIs or globs over them; nil: all
 	DenyResources   []string      `json:",omitempty"`
 	Range           hcl.Range
+
+	// ForwardInstructions: the server's initialize instructions reach the
+	// host (and a loop's system prompt); default false.
+	ForwardInstructions bool
 }
 
 type HealthCheck struct {
@@ -237,6 +246,7 @@ const (
 	UseGlob     = "glob"
 	UsePrompt   = "prompt"
 	UseResource = "resource"
+	UseRuntime  = "runtime" // one of decl.OptInTools
 )
 
 type UseEntry struct {

@@ -91,6 +91,9 @@ type Server struct {
 	DenyPrompts    []string
 	AllowResources []string
 	DenyResources  []string
+	// ForwardInstructions passes the server's initialize instructions on
+	// to the host; without it they are not shown to anyone.
+	ForwardInstructions bool
 }
 
 type Policy struct {
@@ -165,6 +168,8 @@ const (
 	UseGlob     UseKind = "glob"
 	UsePrompt   UseKind = "prompt"
 	UseResource UseKind = "resource"
+	// UseRuntime opts in to one of OptInTools.
+	UseRuntime UseKind = "runtime"
 )
 
 type Use struct {

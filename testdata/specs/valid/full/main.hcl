@@ -35,18 +35,19 @@ queue "shared" { concurrent = 1 }
 queue "api" { concurrent = 8 }
 
 server "local" {
-  transport        = "stdio"
-  command          = "./bin/local-mcp"
-  args             = ["--stdio", "--root", "."]
-  env              = { LOG = "debug", API_TOKEN = env("LOCAL_TOKEN"), PATHS = "${env("HOME")}/bin:/usr/bin" }
-  trust            = "trusted"
-  allow_tools      = ["echo", "add", "long*"]
-  deny_tools       = ["longRunningOperation"]
-  queue            = queue.shared
-  timeout          = "1m"
-  cache            = "30s"
-  startup_timeout  = "5s"
-  protocol_version = "2025-06-18"
+  transport            = "stdio"
+  command              = "./bin/local-mcp"
+  args                 = ["--stdio", "--root", "."]
+  env                  = { LOG = "debug", API_TOKEN = env("LOCAL_TOKEN"), PATHS = "${env("HOME")}/bin:/usr/bin" }
+  trust                = "trusted"
+  allow_tools          = ["echo", "add", "long*"]
+  deny_tools           = ["longRunningOperation"]
+  queue                = queue.shared
+  timeout              = "1m"
+  cache                = "30s"
+  startup_timeout      = "5s"
+  protocol_version     = "2025-06-18"
+  forward_instructions = true
   health_check {
     interval = "10s"
     timeout  = "2s"
@@ -140,7 +141,7 @@ tool "summarize" {
     Summarize a document
     in a few sentences.
   EOT
-  go = "example.com/agent/tools.Summarize"
+  go          = "example.com/agent/tools.Summarize"
 }
 
 bundle "local_direct" {
@@ -163,8 +164,8 @@ bundle "files" {
 agent "lead" {
   description = "Plans, delegates and hands off."
   tools {
-    use     = [bundle.files, tool.run, bundle.raw_meta, server.api, "local_-*", "search_*"]
-    allowed = [tool.read_file, "r", "local_-echo", "agent__*", "spawn_agents", "mcp_*"]
+    use     = [bundle.files, tool.run, bundle.raw_meta, server.api, "local_-*", "search_*", runtime.agent__batch, runtime.output_read]
+    allowed = [tool.read_file, "r", "local_-echo", "agent__*", "spawn_agents", "list_available_agents", "mcp_*", "tool_*", "router__handoff-to", "output_read"]
     aliases = { r = tool.run, rr = "r" }
   }
   discovery = true
