@@ -777,10 +777,10 @@ func TestFullExample(t *testing.T) {
 	})
 
 	t.Run("server_crash_reconnect", func(t *testing.T) {
-		// a Host of its own, so that the child process is this subtest's
-		// and the connection events reach its logger
-		connEv := &events{}
-		h := runtime.NewHost(slog.New(connEv.handler()))
+		// a Host of its own, so that the child process is this subtest's;
+		// connection events go to the logger of the session that opened
+		// the connection (every component logs through Options.Logger)
+		h := runtime.NewHost(nil)
 		t.Cleanup(func() { h.Close() }) // after the session's Close (last in, first out)
 		s, sessEv := open(t, e, full.AgentMaintainer, func(o *runtime.Options) { o.Host = h })
 		ok(t, s, "everything__echo", `{"message":"before"}`)
@@ -801,8 +801,8 @@ func TestFullExample(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		connEv.requireOne(t, runtime.EventServerFail, "server", "everything", "reconnecting", "true")
-		connEv.requireOne(t, runtime.EventServerStart, "server", "everything", "attempt", "1")
+		sessEv.requireOne(t, runtime.EventServerFail, "server", "everything", "reconnecting", "true")
+		sessEv.requireOne(t, runtime.EventServerStart, "server", "everything", "attempt", "1")
 		// the session's own logger hears of the death too, though the
 		// server was back before any health check could see it
 		sessEv.requireOne(t, runtime.EventServerFail, "server", "everything", "agent", full.AgentMaintainer)
