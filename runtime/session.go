@@ -17,17 +17,21 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // Session is one agent context: its resolved tools, its use of MCP
 // connections, its queue waiters, loaded tools, memory and spilled outputs.
 // Switch replaces the agent context; nothing carries over.
 type Session struct {
-	reg    *Registry
-	pool   *Pool
-	opts   Options
-	router *router
-	scrub  *redact.Redactor // the registry's env() values; nil: nothing to scrub (secrets.go)
+	host    *Host
+	ownHost bool // opened by Open: the host closes with the session
+	reg     *Registry
+	pool    *Pool
+	opts    Options
+	router  *router
+	scrub   *redact.Redactor       // the registry's env() values; nil: nothing to scrub (secrets.go)
+	tel     *telemetry.Instruments // nil: telemetry off
 
 	swMu   sync.Mutex // held by Switch and Close
 	st     atomic.Pointer[agentState]
@@ -38,13 +42,11 @@ type Session struct {
 	nextSub int
 }
 
-// Open resolves an agent's tool surface, connects the servers it needs and
-// returns a ready session. A server that fails to start is reported (event
-// and Servers) and its tools are unavailable; the rest go on.
-func Open(ctx context.Context, reg *Registry, agent string, opts Options) (*Session, error) {
+func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent string, opts Options) (*Session, error) {
 	opts = opts.withDefaults()
-	s := &Session{reg: reg, pool: PoolFor(reg), opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
+	s := &Session{host: h, reg: reg, pool: p, opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
+	s.tel = telemetry.New(opts.MeterProvider, opts.TracerProvider)
 	st, err := s.build(ctx, agent)
 	if err != nil {
 		return nil, err
@@ -171,6 +173,9 @@ func (s *Session) Close() error {
 	if st := s.st.Swap(nil); st != nil {
 		close(st.replaced)
 		st.teardown(false)
+	}
+	if s.ownHost {
+		return s.host.Close()
 	}
 	return nil
 }

@@ -1,11 +1,11 @@
 // Package agentcli is the command line every toolgen agent binary shares:
 //
-//	serve  [--stdio | --http ADDR] [--agent A]   run as an MCP server
+//	serve  [--stdio [--ui ADDR] | --http ADDR] [--agent A]   run as an MCP server (and its status page)
 //	tools  [--agent A] [--step WF/ROLE/STEP]     list the tool surface (at a step)
 //	call   [--agent A] TOOL [JSON]                call one tool, print the result
 //	find   [--agent A] [--limit N] QUERY...      search the agent's tools
 //	agents                                        list the agents
-//	status [--agent A]                            MCP servers and their health
+//	status [--agent A | --addr ADDR]              MCP servers and their health
 //
 // A generated agent's main is one line: os.Exit(agentcli.Main(pkg.Registry,
 // os.Args[1:])). Logs and events go to stderr as slog text; stdout carries
@@ -49,11 +49,6 @@ type Options struct {
 	// Session is the base of every session's options; Logger and Getenv are
 	// filled in from the fields above when unset.
 	Session runtime.Options
-
-	// setDefaultLogger makes the command's logger slog's default, so that
-	// packages logging through slog.Default (the shared MCP connections)
-	// honour TOOLGEN_LOG too. Only Main, which owns the process, sets it.
-	setDefaultLogger bool
 }
 
 func (o Options) withDefaults() Options {
@@ -81,13 +76,14 @@ func Main(reg *runtime.Registry, args []string) int {
 	// After the first signal, restore the default handling: a second
 	// Ctrl-C ends a teardown that hangs.
 	context.AfterFunc(ctx, stop)
-	return Run(ctx, reg, args, Options{Name: filepath.Base(os.Args[0]), setDefaultLogger: true})
+	return Run(ctx, reg, args, Options{Name: filepath.Base(os.Args[0])})
 }
 
 // Run is Main with an explicit context and options.
 func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options) int {
 	opts = opts.withDefaults()
 	c := &cli{ctx: ctx, reg: reg, opts: opts, stdout: opts.Stdout, stderr: opts.Stderr}
+	defer c.close()
 	if len(args) == 0 {
 		c.usage(opts.Stderr)
 		return exitUsage
@@ -123,12 +119,12 @@ type command struct{ name, args, help string }
 
 // commands in the order usage lists them; Run dispatches on the names.
 var commands = []command{
-	{"serve", "[--stdio | --http ADDR] [--agent A]", "run as an MCP server (stdio by default)"},
+	{"serve", "[--stdio [--ui ADDR] | --http ADDR] [--agent A]", "run as an MCP server (stdio by default); --http and --ui serve the status page"},
 	{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent exposes (while a workflow step is active)"},
 	{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result"},
 	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
 	{"agents", "[--json]", "list the agents in this binary"},
-	{"status", "[--agent A] [--json]", "show the agent's MCP servers and their health"},
+	{"status", "[--agent A | --addr ADDR] [--json]", "show the agent's MCP servers and their health (--addr: those of the agent running there)"},
 }
 
 type cli struct {
@@ -137,6 +133,14 @@ type cli struct {
 	opts   Options
 	stdout io.Writer
 	stderr io.Writer
+	host   *runtime.Host // made by the first open unless Options.Session names one
+}
+
+// close stops the Host it made, after the command's sessions closed.
+func (c *cli) close() {
+	if c.host != nil {
+		c.host.Close()
+	}
 }
 
 func (c *cli) prog() string {
@@ -154,10 +158,11 @@ func (c *cli) usage(w io.Writer) {
 	for _, cmd := range commands {
 		fmt.Fprintf(w, "  %-7s %s\n          %s\n", cmd.name, cmd.args, cmd.help)
 	}
-	fmt.Fprintf(w, "\nLogs go to stderr; TOOLGEN_LOG=debug|info|warn|error sets their level.\n")
+	fmt.Fprintf(w, "\nLogs go to stderr; TOOLGEN_LOG=debug|info|warn|error sets their level, TOOLGEN_LOG_FORMAT=json makes them JSON lines.\n")
 }
 
-// logger writes slog text to stderr at TOOLGEN_LOG's level, or def.
+// logger writes slog to stderr at TOOLGEN_LOG's level, or def: text, or
+// one JSON object a line when TOOLGEN_LOG_FORMAT=json.
 func (c *cli) logger(def slog.Level) *slog.Logger {
 	level := def
 	if v, ok := c.opts.Getenv("TOOLGEN_LOG"); ok && v != "" {
@@ -166,7 +171,15 @@ func (c *cli) logger(def slog.Level) *slog.Logger {
 			level = def
 		}
 	}
-	return slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
+	ho := &slog.HandlerOptions{Level: level}
+	switch f, _ := c.opts.Getenv("TOOLGEN_LOG_FORMAT"); f {
+	case "json":
+		return slog.New(slog.NewJSONHandler(c.stderr, ho))
+	case "", "text":
+	default:
+		fmt.Fprintf(c.stderr, "%s: TOOLGEN_LOG_FORMAT=%q is not a format (text, json); using text\n", c.prog(), f)
+	}
+	return slog.New(slog.NewTextHandler(c.stderr, ho))
 }
 
 // agent resolves --agent: empty means the first agent of the registry.
@@ -197,12 +210,15 @@ func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, runtim
 	so := c.opts.Session
 	if so.Logger == nil {
 		so.Logger = c.logger(level)
-		if c.opts.setDefaultLogger {
-			slog.SetDefault(so.Logger)
-		}
 	}
 	if so.Getenv == nil {
 		so.Getenv = c.opts.Getenv
+	}
+	if so.Host == nil { // one Host for the process: its sessions share pools, queues and connections
+		if c.host == nil {
+			c.host = runtime.NewHost(so.Logger)
+		}
+		so.Host = c.host
 	}
 	sess, err := runtime.Open(c.ctx, c.reg, agent, so)
 	if err != nil {
