@@ -116,7 +116,7 @@ func decodeAgentTools(a *agentBlock, block *hcl.Block, ctx *hcl.EvalContext) hcl
 		elems, d := hcl.ExprList(at.Expr)
 		diags = append(diags, d...)
 		for _, e := range elems {
-			v, d := decodeRefOrString(e, ctx, "tool", "server", "bundle", "runtime")
+			v, d := decodeRefOrString(e, ctx, "tool", "server", "bundle", "prompt", "resource", "runtime")
 			diags = append(diags, d...)
 			if !d.HasErrors() {
 				if v.Ref == nil {
@@ -132,7 +132,7 @@ func decodeAgentTools(a *agentBlock, block *hcl.Block, ctx *hcl.EvalContext) hcl
 		elems, d := hcl.ExprList(at.Expr)
 		diags = append(diags, d...)
 		for _, e := range elems {
-			v, d := decodeRefOrString(e, ctx, "tool")
+			v, d := decodeRefOrString(e, ctx, "tool", "prompt", "resource")
 			diags = append(diags, d...)
 			if !d.HasErrors() {
 				if v.Ref == nil {

@@ -48,11 +48,11 @@ func (r ref) String() string { return r.Kind + "." + r.Name }
 
 // refKinds are the roots a reference may start with.
 // runtime names one of the runtime's opt-in tools (tools.use only).
-var refKinds = []string{"agent", "bundle", "policy", "queue", "runtime", "server", "tool"}
+var refKinds = []string{"agent", "bundle", "policy", "prompt", "queue", "resource", "runtime", "server", "tool"}
 
 // quotedRefRe is a string written like a reference: "tool.read_file". No
 // name has a dot, so as a name or glob it would match nothing.
-var quotedRefRe = regexp.MustCompile(`^(agent|bundle|policy|queue|runtime|server|tool)\.[A-Za-z0-9_-]+$`)
+var quotedRefRe = regexp.MustCompile(`^(agent|bundle|policy|prompt|queue|resource|runtime|server|tool)\.[A-Za-z0-9_-]+$`)
 
 func evalValue(expr hcl.Expression, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 	v, diags := expr.Value(ctx)

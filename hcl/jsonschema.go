@@ -23,6 +23,8 @@ type SpecFile struct {
 	Bundle   map[string]BundleJSON   `json:"bundle,omitempty" jsonschema_description:"Tool bundles, by name."`
 	Agent    map[string]AgentJSON    `json:"agent,omitempty" jsonschema_description:"Agents, by name."`
 	Workflow map[string]WorkflowJSON `json:"workflow,omitempty" jsonschema_description:"Routing tables: workflow, role, step, bundles."`
+	Prompt   map[string]PromptJSON   `json:"prompt,omitempty" jsonschema_description:"Declared prompts, by name."`
+	Resource map[string]ResourceJSON `json:"resource,omitempty" jsonschema_description:"Declared text resources, by name."`
 	Comment  string                  `json:"//,omitempty" jsonschema_description:"A comment, ignored."`
 }
 
@@ -61,6 +63,10 @@ type ServerJSON struct {
 	StartupTimeout  string            `json:"startup_timeout,omitempty" jsonschema_description:"Go duration; default defaults.startup_timeout."`
 	ProtocolVersion string            `json:"protocol_version,omitempty" jsonschema_description:"MCP protocol version; default \"2025-11-25\"."`
 	HealthCheck     *HealthCheckJSON  `json:"health_check,omitempty" jsonschema_description:"Periodic ping."`
+	AllowPrompts    []string          `json:"allow_prompts,omitempty" jsonschema_description:"Prompt names or globs agents may see; omitted: all (none for an untrusted server)."`
+	DenyPrompts     []string          `json:"deny_prompts,omitempty" jsonschema_description:"Prompt names or globs never exposed."`
+	AllowResources  []string          `json:"allow_resources,omitempty" jsonschema_description:"Resource names, URIs or globs over them agents may see; omitted: all (none for an untrusted server)."`
+	DenyResources   []string          `json:"deny_resources,omitempty" jsonschema_description:"Resource names, URIs or globs never exposed."`
 
 	ForwardInstructions bool `json:"forward_instructions,omitempty" jsonschema_description:"Pass the server's initialize instructions on to the host; default false."`
 }
@@ -117,9 +123,33 @@ type AgentJSON struct {
 }
 
 type AgentToolsJSON struct {
-	Use     []string          `json:"use,omitempty" jsonschema_description:"\"tool.X\", \"server.X\", \"bundle.X\", \"runtime.X\" (output_read, agent__batch, agent__final_report, agent__task_status), tool names or globs."`
+	Use     []string          `json:"use,omitempty" jsonschema_description:"\"tool.X\", \"server.X\", \"bundle.X\", \"prompt.X\", \"resource.X\", \"runtime.X\" (output_read, agent__batch, agent__final_report, agent__task_status), tool names or globs."`
 	Allowed []string          `json:"allowed,omitempty" jsonschema_description:"Names, aliases or globs: the whole list of what the agent offers, runtime tools included; omitted: everything in use."`
 	Aliases map[string]string `json:"aliases,omitempty" jsonschema_description:"Alias name to tool name."`
+}
+
+type PromptJSON struct {
+	Description string                  `json:"description,omitempty"`
+	Argument    map[string]ArgumentJSON `json:"argument,omitempty" jsonschema_description:"Arguments, by name; the text uses them as {name}."`
+	Template    string                  `json:"template,omitempty" jsonschema_description:"One user message with {argument} placeholders; or message blocks instead."`
+	Message     []MessageJSON           `json:"message,omitempty" jsonschema_description:"The prompt's messages, in order; or template instead."`
+}
+
+type ArgumentJSON struct {
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+type MessageJSON struct {
+	Role string `json:"role" jsonschema:"required,enum=user,enum=assistant"`
+	Text string `json:"text" jsonschema:"required" jsonschema_description:"With {argument} placeholders."`
+}
+
+type ResourceJSON struct {
+	URI         string `json:"uri" jsonschema:"required" jsonschema_description:"A URI with a scheme, such as \"docs://style-guide\"."`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mime_type,omitempty" jsonschema_description:"Default \"text/plain\"."`
+	Text        string `json:"text" jsonschema:"required" jsonschema_description:"The content, or ${file(\"PATH\")}."`
 }
 
 type RouterJSON struct {

@@ -216,6 +216,8 @@ type config struct {
 	bundles   []*bundleBlock
 	agents    []*agentBlock
 	workflows []*workflowBlock
+	prompts   []*promptBlock
+	resources []*resourceBlock
 	lock      *Lock
 	lockFile  string // display name of the lock file
 	lockSrc   []byte
@@ -233,6 +235,8 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "bundle", LabelNames: []string{"name"}},
 		{Type: "agent", LabelNames: []string{"name"}},
 		{Type: "workflow", LabelNames: []string{"name"}},
+		{Type: "prompt", LabelNames: []string{"name"}},
+		{Type: "resource", LabelNames: []string{"name"}},
 	},
 }
 
@@ -304,6 +308,14 @@ func decode(files []*hcl.File, ctx *hcl.EvalContext) (*config, hcl.Diagnostics) 
 				v, d := decodeWorkflow(b, ctx)
 				diags = append(diags, d...)
 				cfg.workflows = append(cfg.workflows, v)
+			case "prompt":
+				v, d := decodePrompt(b, ctx)
+				diags = append(diags, d...)
+				cfg.prompts = append(cfg.prompts, v)
+			case "resource":
+				v, d := decodeResource(b, ctx)
+				diags = append(diags, d...)
+				cfg.resources = append(cfg.resources, v)
 			}
 		}
 	}

@@ -17,12 +17,14 @@ type resolver struct {
 	sep   string
 	diags hcl.Diagnostics
 
-	queues   map[string]*queueBlock
-	servers  map[string]*serverBlock
-	policies map[string]*policyBlock
-	tools    map[string]*toolBlock
-	bundles  map[string]*bundleBlock
-	agents   map[string]*agentBlock
+	queues    map[string]*queueBlock
+	servers   map[string]*serverBlock
+	policies  map[string]*policyBlock
+	tools     map[string]*toolBlock
+	bundles   map[string]*bundleBlock
+	agents    map[string]*agentBlock
+	prompts   map[string]*promptBlock
+	resources map[string]*resourceBlock
 
 	catalog        map[string]*catalogEntry
 	catalogList    []string        // sorted exposed names
@@ -69,6 +71,8 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	r.tools = index(r, "tool", cfg.tools, func(t *toolBlock) declared { return declared{t.Name, t.NameRange, t.DeclRange} })
 	r.bundles = index(r, "bundle", cfg.bundles, func(b *bundleBlock) declared { return declared{b.Name, b.NameRange, b.DeclRange} })
 	r.agents = index(r, "agent", cfg.agents, func(a *agentBlock) declared { return declared{a.Name, a.NameRange, a.DeclRange} })
+	r.prompts = index(r, "prompt", cfg.prompts, func(p *promptBlock) declared { return declared{p.Name, p.NameRange, p.DeclRange} })
+	r.resources = index(r, "resource", cfg.resources, func(x *resourceBlock) declared { return declared{x.Name, x.NameRange, x.DeclRange} })
 	index(r, "workflow", cfg.workflows, func(w *workflowBlock) declared { return declared{w.Name, w.NameRange, w.DeclRange} })
 
 	r.checkReserved()
@@ -80,6 +84,8 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	spec.Bundles = r.resolveBundles()
 	spec.Agents = r.resolveAgents(spec.Defaults)
 	spec.Workflows = r.resolveWorkflows()
+	spec.Prompts = r.resolvePrompts()
+	spec.Resources = r.resolveResources()
 	r.checkSubagentCycles()
 	return spec, r.diags
 }
@@ -168,6 +174,10 @@ func (r *resolver) declared(kind, name string) bool {
 		_, ok = r.bundles[name]
 	case "agent":
 		_, ok = r.agents[name]
+	case "prompt":
+		_, ok = r.prompts[name]
+	case "resource":
+		_, ok = r.resources[name]
 	case "runtime":
 		ok = slices.Contains(decl.OptInTools, name)
 	}
@@ -189,6 +199,10 @@ func (r *resolver) names(kind string) []string {
 		return keys(r.bundles)
 	case "agent":
 		return keys(r.agents)
+	case "prompt":
+		return keys(r.prompts)
+	case "resource":
+		return keys(r.resources)
 	case "runtime":
 		return slices.Sorted(slices.Values(decl.OptInTools))
 	}
@@ -224,6 +238,8 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			AllowTools: sortedStrs(s.AllowTools), DenyTools: sortedStrs(s.DenyTools),
 			Timeout: s.Timeout, Cache: s.Cache, StartupTimeout: s.StartupTimeout,
 			ProtocolVersion: s.ProtocolVersion, ForwardInstructions: s.ForwardInstructions, HealthCheck: s.HealthCheck, Range: s.DeclRange,
+			AllowPrompts: sortedStrs(s.AllowPrompts), DenyPrompts: sortedStrs(s.DenyPrompts),
+			AllowResources: sortedStrs(s.AllowResources), DenyResources: sortedStrs(s.DenyResources),
 		}
 		if s.URL != nil {
 			srv.URL = *s.URL

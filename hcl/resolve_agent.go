@@ -117,6 +117,7 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 				for _, n := range rt {
 					known = known || decl.Match(pattern, n)
 				}
+				known = known || r.featureCouldMatch(pattern)
 				entry.Matches = matches
 				if !known && !r.unlockedCouldMatch(pattern, true) {
 					cands := append(append([]string{}, r.catalogList...), rt...)

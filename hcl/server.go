@@ -37,6 +37,10 @@ type serverBlock struct {
 	StartupTimeout  time.Duration // 0: defaults.startup_timeout
 	ProtocolVersion string
 	HealthCheck     *ir.HealthCheck
+	AllowPrompts    []str
+	DenyPrompts     []str
+	AllowResources  []str
+	DenyResources   []str
 	DeclRange       hcl.Range
 
 	// ForwardInstructions passes the server's initialize instructions on
@@ -57,6 +61,7 @@ var (
 			{Name: "url"}, {Name: "address"}, {Name: "headers"}, {Name: "trust"},
 			{Name: "allow_tools"}, {Name: "deny_tools"}, {Name: "queue"}, {Name: "timeout"},
 			{Name: "cache"}, {Name: "startup_timeout"}, {Name: "protocol_version"},
+			{Name: "allow_prompts"}, {Name: "deny_prompts"}, {Name: "allow_resources"}, {Name: "deny_resources"},
 			{Name: "forward_instructions"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "health_check"}},
@@ -191,6 +196,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 		s.DenyTools = v
 	}
 	diags = append(diags, checkAllowDeny(s.AllowTools, s.DenyTools, block.DefRange)...)
+	diags = append(diags, decodeServerFeatures(s, attrs, ctx, block.DefRange)...)
 	s.filter.Add(strVals(s.AllowTools), strVals(s.DenyTools))
 	if !s.Trusted && !s.AllowSet {
 		errAt(s.TrustRange, "Untrusted server without allow_tools", fmt.Sprintf("Server %q is untrusted, so it needs an explicit allow_tools list; no untrusted server exposes all of its tools.", s.Name))

@@ -13,6 +13,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // entry is one callable tool of a surface, with everything the pipeline
@@ -64,6 +65,12 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	if e == nil {
 		return st.blocked(ctx, name, start)
 	}
+	tel := st.s.tel
+	ctx, span := tel.StartCall(ctx, e.info.Name, string(e.info.Kind), e.server)
+	if st.log.Enabled(ctx, slog.LevelDebug) {
+		st.log.LogAttrs(ctx, slog.LevelDebug, EventToolStart, slog.String("tool", e.info.Name), slog.String("server", e.server),
+			slog.String("agent", st.agent.Name), slog.Int("chars_in", len(args)))
+	}
 	out, err := st.invoke(ctx, e, args)
 	scrub := st.s.scrub
 	if err == nil && scrub != nil {
@@ -75,13 +82,17 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	}
 	if err == nil && !e.noCap && st.maxBytes > 0 && len(out) > st.maxBytes {
 		if sf.byName[decl.ToolOutputRead] != nil {
-			out, err = st.spill.Store(out)
+			n := len(out)
+			if out, err = st.spill.Store(out); err == nil {
+				tel.Spilled(ctx, n)
+			}
 		} else {
 			out = pipeline.Truncate(out, st.maxBytes)
 		}
 	}
 	if err == nil && st.budget.Limit > 0 && !e.noBudget {
 		err = st.budget.Charge(out)
+		tel.BudgetUsed(st.agent.Name, st.budget.Used(), st.budget.Limit)
 	}
 	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: mono() - start}
 	if err != nil {
@@ -89,10 +100,12 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	} else {
 		r.OK, r.Result = true, out
 	}
-	level := slog.LevelDebug
+	status := telemetry.StatusOK
+	level := slog.LevelInfo // the seeds' request/response log: one line per call
 	if err != nil {
-		level = slog.LevelWarn
+		status, level = telemetry.StatusFailed, slog.LevelWarn
 	}
+	span.End(status, len(r.Result), r.Error)
 	if st.log.Enabled(ctx, level) {
 		st.logCall(ctx, level, e, len(args), &r)
 	}
@@ -144,10 +157,17 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 		}
 	}
 	if e.q != nil {
+		var waitStart time.Duration
+		if st.s.tel != nil {
+			waitStart = mono()
+		}
 		if err := e.q.Acquire(ctx, st.stopWait); err != nil {
 			return "", fmt.Errorf("waiting for queue %q: %w", e.q.Name, err)
 		}
 		defer e.q.Release()
+		if st.s.tel != nil {
+			st.s.tel.QueueWait(ctx, e.q.Name, mono()-waitStart)
+		}
 	}
 	if e.linked {
 		var cancel context.CancelFunc
@@ -253,6 +273,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		msg := fmt.Sprintf("tool not found: a name of %d bytes is longer than any tool's name", len(name))
 		event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", strings.ToValidUTF8(name[:maxToolName], "")+"…"),
 			slog.String("agent", st.agent.Name), slog.String("reason", "not_found"))
+		st.s.tel.Blocked(ctx, "", false)
 		return Result{Error: msg, Latency: mono() - start}
 	}
 	snap := st.s.pool.snap.Load()
@@ -285,6 +306,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		reason = "not_found"
 	}
 	event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", agent), slog.String("reason", reason))
+	st.s.tel.Blocked(ctx, name, reason != "not_found")
 	return Result{Error: pipeline.ErrorText(st.s.scrub, msg), Latency: mono() - start}
 }
 

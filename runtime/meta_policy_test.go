@@ -55,7 +55,7 @@ func TestServerToolsCannotTakeRuntimeNames(t *testing.T) {
 	// Nor does it enter the pool, where globs, search and explain would
 	// find an MCP tool under the runtime's name.
 	var pool []string
-	for _, pt := range PoolFor(f.reg).Tools() {
+	for _, pt := range poolOf(t, f.reg).Tools() {
 		if pt.Server == "tool" {
 			pool = append(pool, pt.Name)
 		}

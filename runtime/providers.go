@@ -76,10 +76,13 @@ func (st *agentState) upstreamCall(server, tool string) provider {
 		if err != nil {
 			return "", err
 		}
+		ctx, span := st.s.tel.StartUpstream(ctx, server, tool)
 		res, err := up.Call(ctx, tool, args)
 		if err != nil {
+			span.End(err.Error(), false)
 			return "", err
 		}
+		span.End("", res.IsError)
 		if res.IsError {
 			return "", errors.New(res.Text)
 		}

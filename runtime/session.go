@@ -17,17 +17,21 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // Session is one agent context: its resolved tools, its use of MCP
 // connections, its queue waiters, loaded tools, memory and spilled outputs.
 // Switch replaces the agent context; nothing carries over.
 type Session struct {
-	reg    *Registry
-	pool   *Pool
-	opts   Options
-	router *router
-	scrub  *redact.Redactor // the registry's env() values; nil: nothing to scrub (secrets.go)
+	host    *Host
+	ownHost bool // opened by Open: the host closes with the session
+	reg     *Registry
+	pool    *Pool
+	opts    Options
+	router  *router
+	scrub   *redact.Redactor       // the registry's env() values; nil: nothing to scrub (secrets.go)
+	tel     *telemetry.Instruments // nil: telemetry off
 
 	swMu   sync.Mutex // held by Switch and Close
 	st     atomic.Pointer[agentState]
@@ -38,13 +42,11 @@ type Session struct {
 	nextSub int
 }
 
-// Open resolves an agent's tool surface, connects the servers it needs and
-// returns a ready session. A server that fails to start is reported (event
-// and Servers) and its tools are unavailable; the rest go on.
-func Open(ctx context.Context, reg *Registry, agent string, opts Options) (*Session, error) {
+func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent string, opts Options) (*Session, error) {
 	opts = opts.withDefaults()
-	s := &Session{reg: reg, pool: PoolFor(reg), opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
+	s := &Session{host: h, reg: reg, pool: p, opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
+	s.tel = telemetry.New(opts.MeterProvider, opts.TracerProvider)
 	st, err := s.build(ctx, agent)
 	if err != nil {
 		return nil, err
@@ -172,6 +174,9 @@ func (s *Session) Close() error {
 		close(st.replaced)
 		st.teardown(false)
 	}
+	if s.ownHost {
+		return s.host.Close()
+	}
 	return nil
 }
 
@@ -287,11 +292,12 @@ func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string)
 	surf, warns := s.pool.resolveStep(s.pool.snap.Load(), st.agent, addr, bundles, nil)
 	st.emitWarnings(warns)
 	st.mu.Lock()
+	entered := st.step == nil || st.step.addr != surf.addr // prompts and resources follow the step (features.go)
 	st.step = surf
 	changed := st.rebuildSurfaceLocked()
 	list := st.stepTools()
 	st.mu.Unlock()
-	if changed {
+	if changed || entered {
 		s.notify()
 	}
 	return list, nil
@@ -310,11 +316,10 @@ func (s *Session) LeaveStep() {
 		return
 	}
 	st.step = nil
-	changed := st.rebuildSurfaceLocked()
+	st.rebuildSurfaceLocked()
 	st.mu.Unlock()
-	if changed {
-		s.notify()
-	}
+	s.notify() // the prompts and resources change with the step even when the tools do not
+
 }
 
 func (s *Session) unknownAgent(name string) error {
@@ -364,6 +369,8 @@ type agentState struct {
 	builtins map[string]builtInstance // by policy name; closed at teardown
 	closers  []func() error
 	torndown bool
+
+	featureWatch []string // servers whose prompt/resource list changes are watched (features.go)
 }
 
 const closedBit = 1 << 62

@@ -106,7 +106,8 @@ func (sp *spawner) Run(ctx context.Context, name, prompt string) (string, error)
 	opts.Depth++
 	opts.depthLimit = st.res.maxDepth // the parent's bound holds all the way down
 	opts.Memory = nil                 // the child has its own memory
-	child, err := Open(ctx, st.s.reg, name, opts)
+	// on the parent's Host: its pools, queues and connections
+	child, err := st.s.host.Open(ctx, st.s.reg, name, opts)
 	if err != nil {
 		return "", fmt.Errorf("sub-agent %q: %v", name, err)
 	}

@@ -63,6 +63,7 @@ func registryValue(spec *ir.Spec, goTools *GoTools) *decl.Registry {
 	for _, w := range spec.Workflows {
 		reg.Workflows = append(reg.Workflows, workflowValue(w))
 	}
+	reg.Prompts, reg.Resources = featureValues(spec)
 	return reg
 }
 
@@ -122,6 +123,10 @@ func serverValue(s *ir.Server) decl.Server {
 		Cache:           s.Cache,
 		StartupTimeout:  s.StartupTimeout,
 		ProtocolVersion: s.ProtocolVersion,
+		AllowPrompts:    s.AllowPrompts,
+		DenyPrompts:     s.DenyPrompts,
+		AllowResources:  s.AllowResources,
+		DenyResources:   s.DenyResources,
 	}
 	out.ForwardInstructions = s.ForwardInstructions
 	if h := s.HealthCheck; h != nil {

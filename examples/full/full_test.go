@@ -27,7 +27,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/examples/full/tools"
 	"github.com/toolgen-dev/toolgen/generated/full"
-	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
@@ -37,6 +36,7 @@ const hang = 60 * time.Second
 
 // env is what the agent binary would read from its environment.
 type env struct {
+	host        *runtime.Host // one per test, as a host program has one: sessions share pools, queues and connections
 	workdir     string
 	vars        map[string]string
 	weatherHits chan *http.Request
@@ -52,6 +52,7 @@ func (e *env) getenv(name string) (string, bool) {
 func (e *env) options(t testing.TB) (runtime.Options, *events) {
 	ev := &events{}
 	return runtime.Options{
+		Host:     e.host,
 		Logger:   slog.New(ev.handler()),
 		Getenv:   e.getenv,
 		Workdir:  e.workdir,
@@ -69,7 +70,8 @@ func setup(t testing.TB) *env {
 		t.Fatalf("%s missing: run `make npm` first (%v)", node, err)
 	}
 
-	e := &env{workdir: t.TempDir(), weatherHits: make(chan *http.Request, 16), scraperAuth: make(chan string, 64)}
+	e := &env{host: runtime.NewHost(nil), workdir: t.TempDir(), weatherHits: make(chan *http.Request, 16), scraperAuth: make(chan string, 64)}
+	t.Cleanup(func() { e.host.Close() }) // registered first: runs after every session's Close
 	must(t, os.MkdirAll(filepath.Join(e.workdir, "workspace", "out"), 0o755))
 	must(t, os.WriteFile(filepath.Join(e.workdir, "workspace", "notes.txt"), []byte("Release notes.\nShip on Friday.\n"), 0o644))
 
@@ -775,12 +777,12 @@ func TestFullExample(t *testing.T) {
 	})
 
 	t.Run("server_crash_reconnect", func(t *testing.T) {
-		// a Manager of its own, so that the child process is this
-		// subtest's and the connection events reach its logger
+		// a Host of its own, so that the child process is this subtest's
+		// and the connection events reach its logger
 		connEv := &events{}
-		m := mcpconn.NewManager(slog.New(connEv.handler()))
-		defer m.Close()
-		s, sessEv := open(t, e, full.AgentMaintainer, func(o *runtime.Options) { o.Connector = runtime.NewMCPConnector(m) })
+		h := runtime.NewHost(slog.New(connEv.handler()))
+		t.Cleanup(func() { h.Close() }) // after the session's Close (last in, first out)
+		s, sessEv := open(t, e, full.AgentMaintainer, func(o *runtime.Options) { o.Host = h })
 		ok(t, s, "everything__echo", `{"message":"before"}`)
 		pid := childRunning(t, "server-everything")
 		must(t, syscall.Kill(pid, syscall.SIGKILL))

@@ -39,6 +39,8 @@ type Spec struct {
 	Bundles   []*Bundle
 	Agents    []*Agent
 	Workflows []*Workflow
+	Prompts   []*Prompt   `json:",omitempty"` // declared prompts
+	Resources []*Resource `json:",omitempty"` // declared resources
 
 	// Catalog is every tool known at generate time, by exposed name, sorted:
 	// declared tools plus the tools of each server recorded in the lock file
@@ -118,6 +120,10 @@ type Server struct {
 	ProtocolVersion string // default "2025-11-25"
 	HealthCheck     *HealthCheck
 	Locked          []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
+	AllowPrompts    []string      `json:",omitempty"` // names or globs; nil: all
+	DenyPrompts     []string      `json:",omitempty"`
+	AllowResources  []string      `json:",omitempty"` // names, URIs or globs over them; nil: all
+	DenyResources   []string      `json:",omitempty"`
 	Range           hcl.Range
 
 	// ForwardInstructions: the server's initialize instructions reach the
@@ -216,15 +222,17 @@ type Bundle struct {
 
 // Use entry kinds.
 const (
-	UseTool    = "tool"
-	UseServer  = "server"
-	UseBundle  = "bundle"
-	UseGlob    = "glob"
-	UseRuntime = "runtime" // one of decl.OptInTools
+	UseTool     = "tool"
+	UseServer   = "server"
+	UseBundle   = "bundle"
+	UseGlob     = "glob"
+	UsePrompt   = "prompt"
+	UseResource = "resource"
+	UseRuntime  = "runtime" // one of decl.OptInTools
 )
 
 type UseEntry struct {
-	Kind    string   // UseTool, UseServer, UseBundle, UseGlob
+	Kind    string   // UseTool, UseServer, UseBundle, UseGlob, UsePrompt, UseResource
 	Name    string   // the referenced name or the glob pattern
 	Matches []string // for globs: the catalog names it matches now, sorted
 	Range   hcl.Range
@@ -268,6 +276,38 @@ type Agent struct {
 type AllowSet struct {
 	Names []string // sorted, unique: each entry as written, its alias target, and the catalog names it matches
 	Globs []string // the glob entries, in declaration order
+}
+
+// Prompt is a declared prompt. A template becomes one user message.
+type Prompt struct {
+	Name        string
+	GoName      string
+	Description string
+	Arguments   []PromptArgument // declaration order
+	Messages    []PromptMessage  // declaration order; text holds {argument} placeholders
+	Range       hcl.Range
+}
+
+type PromptArgument struct {
+	Name        string
+	Description string
+	Required    bool
+}
+
+type PromptMessage struct {
+	Role string // "user" or "assistant"
+	Text string
+}
+
+// Resource is a declared text resource.
+type Resource struct {
+	Name        string
+	GoName      string
+	URI         string
+	Description string
+	MIMEType    string // default text/plain
+	Text        string
+	Range       hcl.Range
 }
 
 type Workflow struct {

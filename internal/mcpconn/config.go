@@ -77,7 +77,7 @@ type Config struct {
 	// (internal/redact's rule: values under 8 bytes are left as they are).
 	Redact []string
 
-	Logger *slog.Logger // events; nil: slog.Default()
+	Logger *slog.Logger // events; nil: the Manager's logger
 }
 
 // key is the identity two Acquires must share to share a connection:

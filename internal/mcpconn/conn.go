@@ -88,12 +88,18 @@ func (c *Conn) Err() error {
 // is for a server that is down, a transport failure or ctx ending (which
 // sends notifications/cancelled to the server).
 func (c *Conn) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
+	return c.CallMeta(ctx, name, args, nil)
+}
+
+// CallMeta is Call with the request's _meta (the caller's trace context:
+// traceparent, tracestate); nil sends none.
+func (c *Conn) CallMeta(ctx context.Context, name string, args json.RawMessage, meta map[string]any) (Result, error) {
 	s := c.s
 	l := s.live.Load()
 	if l == nil {
 		return Result{}, fmt.Errorf("server %q is unavailable: %v", s.cfg.Name, s.downErr())
 	}
-	params := &mcp.CallToolParams{Name: name}
+	params := &mcp.CallToolParams{Name: name, Meta: meta}
 	if len(args) > 0 {
 		if !isObject(args) {
 			return Result{}, fmt.Errorf("server %q: tool %q: arguments must be a JSON object", s.cfg.Name, name)

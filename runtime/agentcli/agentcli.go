@@ -1,11 +1,11 @@
 // Package agentcli is the command line every toolgen agent binary shares:
 //
-//	serve  [--stdio | --http ADDR] [--agent A]   run as an MCP server
+//	serve  [--stdio [--ui ADDR] | --http ADDR] [--agent A]   run as an MCP server (and its status page)
 //	tools  [--agent A] [--step WF/ROLE/STEP]     list the tool surface (at a step)
 //	call   [--agent A] TOOL [JSON]                call one tool, print the result
 //	find   [--agent A] [--limit N] QUERY...      search the agent's tools
 //	agents                                        list the agents
-//	status [--agent A]                            MCP servers and their health
+//	status [--agent A | --addr ADDR]              MCP servers and their health
 //	mcp-config [--agent A] HOST                   the host's configuration entry for this binary
 //
 // Commands that open an agent take --workdir DIR (or TOOLGEN_WORKDIR): the
@@ -58,11 +58,6 @@ type Options struct {
 	// Session is the base of every session's options; Logger and Getenv are
 	// filled in from the fields above when unset.
 	Session runtime.Options
-
-	// setDefaultLogger makes the command's logger slog's default, so that
-	// packages logging through slog.Default (the shared MCP connections)
-	// honour TOOLGEN_LOG too. Only Main, which owns the process, sets it.
-	setDefaultLogger bool
 }
 
 func (o Options) withDefaults() Options {
@@ -90,13 +85,14 @@ func Main(reg *runtime.Registry, args []string) int {
 	// After the first signal, restore the default handling: a second
 	// Ctrl-C ends a teardown that hangs.
 	context.AfterFunc(ctx, stop)
-	return Run(ctx, reg, args, Options{Name: filepath.Base(os.Args[0]), setDefaultLogger: true})
+	return Run(ctx, reg, args, Options{Name: filepath.Base(os.Args[0])})
 }
 
 // Run is Main with an explicit context and options.
 func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options) int {
 	opts = opts.withDefaults()
 	c := &cli{ctx: ctx, reg: reg, opts: opts, stdout: opts.Stdout, stderr: opts.Stderr}
+	defer c.close()
 	if len(args) == 0 {
 		c.usage(opts.Stderr)
 		return exitUsage
@@ -134,12 +130,12 @@ type command struct{ name, args, help string }
 
 // commands in the order usage lists them; Run dispatches on the names.
 var commands = []command{
-	{"serve", "[--stdio | --http ADDR] [--agent A] [--workdir DIR]", "run as an MCP server (stdio by default)"},
+	{"serve", "[--stdio [--ui ADDR] | --http ADDR] [--agent A] [--workdir DIR]", "run as an MCP server (stdio by default); --http and --ui serve the status page"},
 	{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent exposes (while a workflow step is active)"},
 	{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result"},
 	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
 	{"agents", "[--json]", "list the agents in this binary"},
-	{"status", "[--agent A] [--json]", "show the agent's MCP servers and their health"},
+	{"status", "[--agent A | --addr ADDR] [--json]", "show the agent's MCP servers and their health (--addr: those of the agent running there)"},
 	{"mcp-config", "[--agent A] [--workdir DIR] [--name NAME] claude|claude-code|vscode|cursor", "print the host's configuration entry that starts this agent"},
 }
 
@@ -149,8 +145,16 @@ type cli struct {
 	opts   Options
 	stdout io.Writer
 	stderr io.Writer
+	host   *runtime.Host // made by the first open unless Options.Session names one
 	// workdirArg is --workdir of the command running.
 	workdirArg string
+}
+
+// close stops the Host it made, after the command's sessions closed.
+func (c *cli) close() {
+	if c.host != nil {
+		c.host.Close()
+	}
 }
 
 func (c *cli) prog() string {
@@ -168,10 +172,11 @@ func (c *cli) usage(w io.Writer) {
 	for _, cmd := range commands {
 		fmt.Fprintf(w, "  %-7s %s\n          %s\n", cmd.name, cmd.args, cmd.help)
 	}
-	fmt.Fprintf(w, "\nLogs go to stderr; TOOLGEN_LOG=debug|info|warn|error sets their level.\n")
+	fmt.Fprintf(w, "\nLogs go to stderr; TOOLGEN_LOG=debug|info|warn|error sets their level, TOOLGEN_LOG_FORMAT=json makes them JSON lines.\n")
 }
 
-// logger writes slog text to stderr at TOOLGEN_LOG's level, or def.
+// logger writes slog to stderr at TOOLGEN_LOG's level, or def: text, or
+// one JSON object a line when TOOLGEN_LOG_FORMAT=json.
 func (c *cli) logger(def slog.Level) *slog.Logger {
 	level := def
 	if v, ok := c.opts.Getenv("TOOLGEN_LOG"); ok && v != "" {
@@ -180,7 +185,15 @@ func (c *cli) logger(def slog.Level) *slog.Logger {
 			level = def
 		}
 	}
-	return slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
+	ho := &slog.HandlerOptions{Level: level}
+	switch f, _ := c.opts.Getenv("TOOLGEN_LOG_FORMAT"); f {
+	case "json":
+		return slog.New(slog.NewJSONHandler(c.stderr, ho))
+	case "", "text":
+	default:
+		fmt.Fprintf(c.stderr, "%s: TOOLGEN_LOG_FORMAT=%q is not a format (text, json); using text\n", c.prog(), f)
+	}
+	return slog.New(slog.NewTextHandler(c.stderr, ho))
 }
 
 // agent resolves --agent: empty means the first agent of the registry.
@@ -211,9 +224,6 @@ func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, runtim
 	so := c.opts.Session
 	if so.Logger == nil {
 		so.Logger = c.logger(level)
-		if c.opts.setDefaultLogger {
-			slog.SetDefault(so.Logger)
-		}
 	}
 	if so.Getenv == nil {
 		so.Getenv = c.opts.Getenv
@@ -223,6 +233,12 @@ func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, runtim
 		return nil, so, err
 	}
 	so.Workdir = wd
+	if so.Host == nil { // one Host for the process: its sessions share pools, queues and connections
+		if c.host == nil {
+			c.host = runtime.NewHost(so.Logger)
+		}
+		so.Host = c.host
+	}
 	sess, err := runtime.Open(c.ctx, c.reg, agent, so)
 	if err != nil {
 		return nil, so, fmt.Errorf("open agent %s: %w", agent, err)

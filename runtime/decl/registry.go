@@ -21,6 +21,8 @@ type Registry struct {
 	Bundles   []Bundle
 	Agents    []Agent
 	Workflows []Workflow
+	Prompts   []Prompt   // declared prompts, by name
+	Resources []Resource // declared resources, by name
 
 	// Index is the precompiled search index over Tools; nil means build it
 	// at start-up.
@@ -83,6 +85,13 @@ type Server struct {
 	// ForwardInstructions passes the server's initialize instructions on
 	// to the host; without it they are not shown to anyone.
 	ForwardInstructions bool
+
+	// Which of the server's prompts and resources agents may see: names
+	// (resources: names or URIs) or globs; omitted allow lists admit all.
+	AllowPrompts   []string
+	DenyPrompts    []string
+	AllowResources []string
+	DenyResources  []string
 }
 
 type Policy struct {
@@ -151,10 +160,12 @@ type Bundle struct {
 type UseKind string
 
 const (
-	UseTool   UseKind = "tool"
-	UseServer UseKind = "server"
-	UseBundle UseKind = "bundle"
-	UseGlob   UseKind = "glob"
+	UseTool     UseKind = "tool"
+	UseServer   UseKind = "server"
+	UseBundle   UseKind = "bundle"
+	UseGlob     UseKind = "glob"
+	UsePrompt   UseKind = "prompt"
+	UseResource UseKind = "resource"
 	// UseRuntime opts in to one of OptInTools.
 	UseRuntime UseKind = "runtime"
 )
@@ -185,6 +196,35 @@ type Agent struct {
 	// time; Allowed globs are still matched at run time for server tools
 	// discovered later. Nil: derive from Allowed.
 	Allow func(name string) bool
+}
+
+// Prompt is a declared prompt: its messages hold {argument} placeholders
+// that the runtime fills in on prompts/get.
+type Prompt struct {
+	Name        string
+	Description string
+	Arguments   []PromptArgument
+	Messages    []PromptMessage
+}
+
+type PromptArgument struct {
+	Name        string
+	Description string
+	Required    bool
+}
+
+type PromptMessage struct {
+	Role string // user | assistant
+	Text string
+}
+
+// Resource is a declared text resource, its text read at generate time.
+type Resource struct {
+	Name        string
+	URI         string
+	Description string
+	MIMEType    string
+	Text        string
 }
 
 type Workflow struct {

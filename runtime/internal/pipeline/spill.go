@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -30,6 +32,7 @@ var SpillLimit int64 = 256 << 20
 type spilled struct {
 	path  string
 	bytes int
+	n     int // order of storing
 }
 
 // NewSpill returns a store under base (Options.SpillDir; "" for a temp
@@ -75,7 +78,7 @@ func (sp *Spill) Store(out string) (string, error) {
 	}
 	sp.total += int64(len(out))
 	handle := filepath.Base(sp.dir) + "/" + name
-	sp.handles[handle] = spilled{path, len(out)}
+	sp.handles[handle] = spilled{path, len(out), sp.n}
 	lines := strings.Count(out, "\n")
 	if !strings.HasSuffix(out, "\n") {
 		lines++
@@ -153,6 +156,24 @@ func runeCut(b []byte, limit int) int {
 		end++
 	}
 	return end
+}
+
+// Stored is one output in the store: its handle and size.
+type Stored struct {
+	Handle string
+	Bytes  int
+}
+
+// List returns the stored outputs, oldest first.
+func (sp *Spill) List() []Stored {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	out := make([]Stored, 0, len(sp.handles))
+	for h, s := range sp.handles {
+		out = append(out, Stored{h, s.bytes})
+	}
+	slices.SortFunc(out, func(a, b Stored) int { return cmp.Compare(sp.handles[a.Handle].n, sp.handles[b.Handle].n) })
+	return out
 }
 
 // Close removes the directory this store created (a session-* directory
