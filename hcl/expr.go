@@ -38,7 +38,7 @@ func strVals(list []str) []string {
 
 // ref is a reference such as tool.read_file.
 type ref struct {
-	Kind    string // tool, server, bundle, agent, policy, queue
+	Kind    string // tool, server, bundle, agent, policy, queue, model
 	Name    string
 	Range   hcl.Range // the whole traversal
 	Accepts []string  // the kinds the attribute accepts, for suggestions
@@ -48,11 +48,11 @@ func (r ref) String() string { return r.Kind + "." + r.Name }
 
 // refKinds are the roots a reference may start with.
 // runtime names one of the runtime's opt-in tools (tools.use only).
-var refKinds = []string{"agent", "bundle", "policy", "prompt", "queue", "resource", "runtime", "server", "tool"}
+var refKinds = []string{"agent", "bundle", "model", "policy", "prompt", "queue", "resource", "runtime", "server", "tool"}
 
 // quotedRefRe is a string written like a reference: "tool.read_file". No
 // name has a dot, so as a name or glob it would match nothing.
-var quotedRefRe = regexp.MustCompile(`^(agent|bundle|policy|prompt|queue|resource|runtime|server|tool)\.[A-Za-z0-9_-]+$`)
+var quotedRefRe = regexp.MustCompile(`^(agent|bundle|model|policy|prompt|queue|resource|runtime|server|tool)\.[A-Za-z0-9_-]+$`)
 
 func evalValue(expr hcl.Expression, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 	v, diags := expr.Value(ctx)

@@ -161,7 +161,7 @@ func TestDesignExample(t *testing.T) {
 		// allowed is the agent's whole list.
 		Allow:     &ir.AllowSet{Names: []string{"agent__researcher", "read", "read_file", "router__handoff-to"}, Globs: []string{"github__*", "tool_*", "mcp_*"}},
 		Aliases:   []ir.Alias{{Name: "read", Target: "read_file"}},
-		Discovery: true, Subagents: []string{"researcher"}, MaxDepth: 2, Router: []string{"reviewer"},
+		Discovery: true, Subagents: []string{"researcher"}, MaxDepth: 2, Router: []string{"reviewer"}, MaxTurns: 20,
 	}, coder, ignore); diff != "" {
 		t.Errorf("agent coder (-want +got):\n%s", diff)
 	}

@@ -96,12 +96,13 @@ func (sp *spawner) Spawnable() []tools.AgentInfo {
 }
 
 // Run runs a child session one level deeper, with its own resolved tools,
-// driven by the host's Runner.
+// driven by the host's Runner, else by the built-in one (runner.go).
 func (sp *spawner) Run(ctx context.Context, name, prompt string) (string, error) {
 	st := (*agentState)(sp)
 	opts := st.s.opts
-	if opts.Runner == nil {
-		return "", fmt.Errorf("cannot run sub-agent %q: no Runner configured in this host", name)
+	runner := opts.Runner
+	if runner == nil {
+		runner = builtinRunner{}
 	}
 	opts.Depth++
 	opts.depthLimit = st.res.maxDepth // the parent's bound holds all the way down
@@ -112,7 +113,7 @@ func (sp *spawner) Run(ctx context.Context, name, prompt string) (string, error)
 		return "", fmt.Errorf("sub-agent %q: %v", name, err)
 	}
 	defer child.Close()
-	out, err := opts.Runner.Run(ctx, child, prompt)
+	out, err := runner.Run(ctx, child, prompt)
 	if err != nil {
 		return "", fmt.Errorf("sub-agent %q: %v", name, err)
 	}

@@ -363,6 +363,7 @@ var _toolgenAgents = []decl.Agent{
 		Aliases:   []decl.Alias{{Name: "read", Target: "read_file"}},
 		Discovery: true,
 		MaxDepth:  2,
+		MaxTurns:  20,
 		Allow:     _toolgenAllowAssistant,
 	},
 	{
@@ -375,6 +376,7 @@ var _toolgenAgents = []decl.Agent{
 		},
 		Subagents: []string{"assistant"},
 		MaxDepth:  2,
+		MaxTurns:  20,
 	},
 }
 

@@ -488,6 +488,7 @@ var _toolgenAgents = []decl.Agent{
 		Subagents: []string{"researcher"},
 		MaxDepth:  2,
 		Router:    []string{"reviewer"},
+		MaxTurns:  20,
 		Allow:     _toolgenAllowCoder,
 	},
 	{
@@ -524,6 +525,7 @@ var _toolgenAgents = []decl.Agent{
 		},
 		Aliases:  []decl.Alias{{Name: "cat", Target: "read_file"}},
 		MaxDepth: 2,
+		MaxTurns: 20,
 		Allow:    _toolgenAllowMaintainer,
 	},
 	{
@@ -536,12 +538,14 @@ var _toolgenAgents = []decl.Agent{
 		},
 		Spawn:    true,
 		MaxDepth: 2,
+		MaxTurns: 20,
 	},
 	{
 		Name:        "reviewer",
 		Description: "Reviews changes.",
 		Use:         []decl.Use{{Kind: decl.UseBundle, Name: "files"}, {Kind: decl.UseBundle, Name: "everything_read"}},
 		MaxDepth:    2,
+		MaxTurns:    20,
 	},
 }
 

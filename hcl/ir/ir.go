@@ -39,6 +39,7 @@ type Spec struct {
 	Bundles   []*Bundle
 	Agents    []*Agent
 	Workflows []*Workflow
+	Models    []*Model    // sorted by name
 	Prompts   []*Prompt   `json:",omitempty"` // declared prompts
 	Resources []*Resource `json:",omitempty"` // declared resources
 
@@ -62,6 +63,7 @@ type Defaults struct {
 	MaxDepth         int           // default 2
 	ContextBudget    int           // default 0 = unlimited
 	InitConcurrency  int           // default 4
+	Model            string        // defaults { model = model.NAME }; "" when unset
 	Range            hcl.Range
 }
 
@@ -82,6 +84,22 @@ type ValuePart struct {
 type KeyValue struct {
 	Key   string
 	Value Value
+}
+
+// Model is a model block: where an agent binary sends its agents' turns.
+// BaseURL, APIKey and Headers keep env() as run-time lookups.
+type Model struct {
+	Name        string
+	GoName      string
+	Provider    string // openai | anthropic
+	ModelName   string // the provider's name for it
+	BaseURL     Value
+	APIKey      Value
+	MaxTokens   int
+	Temperature *float64
+	Timeout     time.Duration
+	Headers     []KeyValue
+	Range       hcl.Range
 }
 
 type Queue struct {
@@ -266,7 +284,12 @@ type Agent struct {
 	Spawn       bool
 	MaxDepth    int // defaults.max_depth when unset
 	Router      []string
-	Range       hcl.Range
+	// Model is the model the agent runs on in the binary: its own, else
+	// defaults.model; "" when neither (it runs only under a sampling host).
+	Model        string
+	Instructions string // the system prompt; file() already read
+	MaxTurns     int    // default 20
+	Range        hcl.Range
 }
 
 // AllowSet is an agent's tools.allowed as generated code checks it: a

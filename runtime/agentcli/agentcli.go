@@ -1,6 +1,8 @@
 // Package agentcli is the command line every toolgen agent binary shares:
 //
 //	serve  [--stdio [--ui ADDR] | --http ADDR] [--agent A]   run as an MCP server (and its status page)
+//	run    [--agent A] [--json] [--max-turns N] PROMPT
+//	                                              answer PROMPT on the agent's model
 //	tools  [--agent A] [--step WF/ROLE/STEP]     list the tool surface (at a step)
 //	call   [--agent A] TOOL [JSON]                call one tool, print the result
 //	find   [--agent A] [--limit N] QUERY...      search the agent's tools
@@ -101,6 +103,8 @@ func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options
 	switch name {
 	case "serve":
 		return c.serve(rest)
+	case "run":
+		return c.run(rest)
 	case "tools":
 		return c.tools(rest)
 	case "call":
@@ -131,6 +135,7 @@ type command struct{ name, args, help string }
 // commands in the order usage lists them; Run dispatches on the names.
 var commands = []command{
 	{"serve", "[--stdio [--ui ADDR] | --http ADDR] [--agent A] [--workdir DIR]", "run as an MCP server (stdio by default); --http and --ui serve the status page"},
+	{"run", "[--agent A] [--json] [--max-turns N] [--stream] PROMPT", "answer PROMPT (or stdin) with the agent's model, tools and sub-agents"},
 	{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent exposes (while a workflow step is active)"},
 	{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result"},
 	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
@@ -228,17 +233,17 @@ func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, runtim
 	if so.Getenv == nil {
 		so.Getenv = c.opts.Getenv
 	}
-	wd, err := c.workdir(c.workdirArg)
-	if err != nil {
-		return nil, so, err
-	}
-	so.Workdir = wd
 	if so.Host == nil { // one Host for the process: its sessions share pools, queues and connections
 		if c.host == nil {
 			c.host = runtime.NewHost(so.Logger)
 		}
 		so.Host = c.host
 	}
+	wd, err := c.workdir(c.workdirArg)
+	if err != nil {
+		return nil, so, err
+	}
+	so.Workdir = wd
 	sess, err := runtime.Open(c.ctx, c.reg, agent, so)
 	if err != nil {
 		return nil, so, fmt.Errorf("open agent %s: %w", agent, err)

@@ -63,18 +63,18 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "build test agent: %v\n", err)
 		return 1
 	}
-	workspaceBin = filepath.Join(dir, "notes")
-	build = exec.Command("go", "build", "-o", workspaceBin, "./testdata/workspace")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "build workspace agent: %v\n", err)
-		return 1
-	}
 	alphaBin = filepath.Join(dir, "hang")
 	build = exec.Command("go", "build", "-o", alphaBin, "../../testdata/mcpservers/hang")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "build the hang fixture: %v\n", err)
+		return 1
+	}
+	workspaceBin = filepath.Join(dir, "notes")
+	build = exec.Command("go", "build", "-o", workspaceBin, "./testdata/workspace")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "build workspace agent: %v\n", err)
 		return 1
 	}
 	agentEnv = append(os.Environ(),

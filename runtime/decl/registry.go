@@ -21,6 +21,7 @@ type Registry struct {
 	Bundles   []Bundle
 	Agents    []Agent
 	Workflows []Workflow
+	Models    []Model    // model blocks (model.go)
 	Prompts   []Prompt   // declared prompts, by name
 	Resources []Resource // declared resources, by name
 
@@ -40,6 +41,7 @@ type Defaults struct {
 	MaxDepth         int
 	ContextBudget    int // 0: unlimited
 	InitConcurrency  int
+	Model            string // defaults.model: the model of agents without their own
 }
 
 // Value is a string with env() lookups, resolved when the binary runs so that
@@ -82,9 +84,6 @@ type Server struct {
 	ProtocolVersion string
 	HealthInterval  time.Duration // 0: no health checks
 	HealthTimeout   time.Duration
-	// ForwardInstructions passes the server's initialize instructions on
-	// to the host; without it they are not shown to anyone.
-	ForwardInstructions bool
 
 	// Which of the server's prompts and resources agents may see: names
 	// (resources: names or URIs) or globs; omitted allow lists admit all.
@@ -92,6 +91,9 @@ type Server struct {
 	DenyPrompts    []string
 	AllowResources []string
 	DenyResources  []string
+	// ForwardInstructions passes the server's initialize instructions on
+	// to the host; without it they are not shown to anyone.
+	ForwardInstructions bool
 }
 
 type Policy struct {
@@ -191,6 +193,15 @@ type Agent struct {
 	Spawn       bool
 	MaxDepth    int
 	Router      []string
+
+	// Model names the agent's model block (its own, else defaults.model,
+	// resolved by toolgen); "" when it has none and runs only under an MCP
+	// host that samples.
+	Model string
+	// Instructions are the agent's system prompt (file() already read).
+	Instructions string
+	// MaxTurns bounds its loop's model calls; 0 means DefaultMaxTurns.
+	MaxTurns int
 
 	// Allow is the generated allow check for exact names known at generate
 	// time; Allowed globs are still matched at run time for server tools

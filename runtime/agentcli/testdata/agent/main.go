@@ -37,8 +37,7 @@ func withAlpha(reg *runtime.Registry) *runtime.Registry {
 			return json.Marshal(strings.Repeat("step finished without warnings\n", 5000))
 		}})
 	reg.Agents = append([]decl.Agent{{Name: "watcher", Description: "Watches the demo server alpha.",
-		Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseTool, Name: "shout"}, {Kind: decl.UseTool, Name: "report"},
-			{Kind: decl.UseRuntime, Name: decl.ToolOutputRead}}}}, // the page lists spilled outputs
+		Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseTool, Name: "shout"}, {Kind: decl.UseTool, Name: "report"}, {Kind: decl.UseRuntime, Name: decl.ToolOutputRead}}}},
 		reg.Agents...)
 	return reg
 }

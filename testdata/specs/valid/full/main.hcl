@@ -11,6 +11,24 @@ defaults {
   max_depth          = 3
   context_budget     = 50000
   init_concurrency   = 2
+  model              = model.fast
+}
+
+model "fast" {
+  provider = "openai"
+  name     = "gpt-4.1-mini"
+  base_url = env("OPENAI_BASE_URL")
+  api_key  = env("OPENAI_API_KEY")
+}
+
+model "deep" {
+  provider    = "anthropic"
+  name        = "claude-sonnet-4-5"
+  api_key     = env("ANTHROPIC_API_KEY")
+  max_tokens  = 4096
+  temperature = 0.2
+  timeout     = "90s"
+  headers     = { "anthropic-beta" = "tools-2025", "X-Team" = env("TEAM") }
 }
 
 queue "shared" { concurrent = 1 }
@@ -152,6 +170,9 @@ agent "lead" {
   }
   discovery = true
   subagents = [agent.helper, agent.critic]
+  model        = model.deep
+  instructions = file("lead.md")
+  max_turns    = 12
   spawn     = true
   max_depth = 1
   router { destinations = [agent.critic, agent.helper] }
