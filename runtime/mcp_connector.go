@@ -80,6 +80,9 @@ func ServerConfig(srv *decl.Server, getenv func(string) (string, bool)) (mcpconn
 		}
 		cfg.URL = u
 	}
+	if err := serverOAuth(srv, &cfg, getenv); err != nil {
+		return mcpconn.Config{}, err
+	}
 	if len(srv.Headers) > 0 {
 		cfg.Headers = make(map[string]string, len(srv.Headers))
 		for _, kv := range srv.Headers {

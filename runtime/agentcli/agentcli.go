@@ -6,6 +6,8 @@
 //	find   [--agent A] [--limit N] QUERY...      search the agent's tools
 //	agents                                        list the agents
 //	status [--agent A | --addr ADDR]              MCP servers and their health
+//	login  [--no-browser] SERVER                  OAuth login to a server (tokens stored per user)
+//	logout SERVER                                 forget that login
 //
 // A generated agent's main is one line: os.Exit(agentcli.Main(pkg.Registry,
 // os.Args[1:])). Logs and events go to stderr as slog text; stdout carries
@@ -102,6 +104,10 @@ func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options
 		return c.agents(rest)
 	case "status":
 		return c.status(rest)
+	case "login":
+		return c.login(rest)
+	case "logout":
+		return c.logout(rest)
 	case "help", "-h", "-help", "--help":
 		c.usage(opts.Stdout)
 		return exitOK
@@ -125,6 +131,8 @@ var commands = []command{
 	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
 	{"agents", "[--json]", "list the agents in this binary"},
 	{"status", "[--agent A | --addr ADDR] [--json]", "show the agent's MCP servers and their health (--addr: those of the agent running there)"},
+	{"login", "[--no-browser] SERVER", "log in to an OAuth-protected MCP server in the browser; the tokens are stored for every command"},
+	{"logout", "SERVER", "forget the stored login of a server"},
 }
 
 type cli struct {

@@ -21,3 +21,13 @@ type ServerAuth struct {
 	IDPClientSecret   Value
 	IDToken           Value
 }
+
+// Values lists the block's values that may carry env() parts, for
+// whoever must scrub what they resolve to.
+func (a *ServerAuth) Values() []Value {
+	if a == nil {
+		return nil
+	}
+	return []Value{a.ClientID, a.ClientSecret, a.PrivateKey, a.PrivateKeyFile, a.ClientMetadataURL,
+		a.Issuer, a.IDPIssuer, a.IDPClientID, a.IDPClientSecret, a.IDToken}
+}
