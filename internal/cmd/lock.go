@@ -28,8 +28,9 @@ func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("lock", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	verbose := fset.Bool("v", false, "print connection events (server.start, server.stderr …) on stderr")
+	login := fset.Bool("login", false, "first log in (browser) to each server with an auth block that has no stored login, as AGENT login SERVER does")
 	fset.Usage = func() {
-		fmt.Fprintln(stderr, "usage: toolgen lock [-v] DIR")
+		fmt.Fprintln(stderr, "usage: toolgen lock [-v] [--login] DIR")
 		fset.PrintDefaults()
 	}
 	dir, code := oneDirArg(fset, args)
@@ -56,6 +57,12 @@ func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	m := mcpconn.NewManager(logger)
 	defer m.Close()
 
+	if *login {
+		if err := lockLogins(context.Background(), spec, os.LookupEnv, stderr); err != nil {
+			fmt.Fprintf(stderr, "toolgen lock: %v\n", err)
+			return exitDiags
+		}
+	}
 	list := listTools(m, spec.Defaults.StartupTimeout, os.LookupEnv)
 	results := spechcl.LockServers(context.Background(), spec, list, func(r spechcl.LockResult) {
 		if r.Err != nil {
@@ -106,6 +113,9 @@ func listTools(m *mcpconn.Manager, startup time.Duration, getenv func(string) (s
 		}
 		conn, err := m.Acquire(ctx, cfg)
 		if err != nil {
+			if srv.Auth != nil {
+				err = fmt.Errorf("%w (toolgen lock --login logs in too)", err)
+			}
 			return nil, err
 		}
 		defer conn.Release()
