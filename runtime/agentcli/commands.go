@@ -118,9 +118,9 @@ func (c *cli) serve(args []string) int {
 		// One session per HTTP client: loaded tools and memory are never
 		// shared between two hosts. A client opens on the agent current
 		// now, the one the page last switched to.
-		authn, err := c.serveAuth(authFlags, sess.Agent(), so.Logger)
-		if err != nil {
-			return c.fail(exitFail, err)
+		authn, aerr := c.serveAuth(authFlags, sess.Agent(), so.Logger)
+		if aerr != nil {
+			return c.fail(exitFail, aerr)
 		}
 		var clients *serve.Clients
 		followers := func() []sessionagent.Session { return clientSessions(clients) }
