@@ -12,6 +12,7 @@ import (
 
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/internal/mcpauth"
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/templates"
@@ -58,7 +59,7 @@ func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	defer m.Close()
 
 	if *login {
-		if err := lockLogins(context.Background(), spec, os.LookupEnv, stderr); err != nil {
+		if err := lockLogins(context.Background(), spec, os.LookupEnv, mcpauth.SystemBrowser, stderr); err != nil {
 			fmt.Fprintf(stderr, "toolgen lock: %v\n", err)
 			return exitDiags
 		}

@@ -15,7 +15,7 @@ import (
 // for every server with an auth block and no stored login, one after the
 // other (each may need the browser). The tokens land in the same per-user
 // store the agents read.
-func lockLogins(ctx context.Context, spec *ir.Spec, getenv func(string) (string, bool), out io.Writer) error {
+func lockLogins(ctx context.Context, spec *ir.Spec, getenv func(string) (string, bool), open func(url string) error, out io.Writer) error {
 	for _, srv := range spec.Servers {
 		if srv.Auth == nil {
 			continue
@@ -37,7 +37,7 @@ func lockLogins(ctx context.Context, spec *ir.Spec, getenv func(string) (string,
 			continue
 		}
 		lctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-		err = mcpauth.Login(lctx, cfg, mcpauth.SystemBrowser, out)
+		err = mcpauth.Login(lctx, cfg, open, out)
 		cancel()
 		if err != nil {
 			return err
