@@ -43,6 +43,11 @@ type serverBlock struct {
 	AllowResources  []str
 	DenyResources   []str
 	DeclRange       hcl.Range
+
+	// ForwardInstructions passes the server's initialize instructions on
+	// to the host; default false, since they speak of tools the agent's
+	// lists may hide.
+	ForwardInstructions bool
 }
 
 const defaultProtocolVersion = "2025-11-25"
@@ -58,6 +63,7 @@ var (
 			{Name: "allow_tools"}, {Name: "deny_tools"}, {Name: "queue"}, {Name: "timeout"},
 			{Name: "cache"}, {Name: "startup_timeout"}, {Name: "protocol_version"},
 			{Name: "allow_prompts"}, {Name: "deny_prompts"}, {Name: "allow_resources"}, {Name: "deny_resources"},
+			{Name: "forward_instructions"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "health_check"}, {Type: "auth"}},
 	}
@@ -223,6 +229,11 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 				errAt(a.Expr.Range(), "Invalid protocol version", fmt.Sprintf("%q is not an MCP protocol version; they are dates such as %q.", v, defaultProtocolVersion))
 			}
 		}
+	}
+	if a := attrs["forward_instructions"]; a != nil {
+		v, d := evalBool(a.Expr, ctx)
+		diags = append(diags, d...)
+		s.ForwardInstructions = v
 	}
 	var first *hcl.Block
 	for _, hb := range content.Blocks {

@@ -60,7 +60,8 @@ func mono() time.Duration { return time.Since(epoch) }
 // budget → event.
 func (st *agentState) call(ctx context.Context, name string, args json.RawMessage) Result {
 	start := mono()
-	e := st.surf.Load().byName[name]
+	sf := st.surf.Load()
+	e := sf.byName[name]
 	if e == nil {
 		return st.blocked(ctx, name, start)
 	}
@@ -80,9 +81,13 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		out = scrub.String(out)
 	}
 	if err == nil && !e.noCap && st.maxBytes > 0 && len(out) > st.maxBytes {
-		n := len(out)
-		if out, err = st.spill.Store(out); err == nil {
-			tel.Spilled(ctx, n)
+		if sf.byName[decl.ToolOutputRead] != nil {
+			n := len(out)
+			if out, err = st.spill.Store(out); err == nil {
+				tel.Spilled(ctx, n)
+			}
+		} else {
+			out = pipeline.Truncate(out, st.maxBytes)
 		}
 	}
 	if err == nil && st.budget.Limit > 0 && !e.noBudget {

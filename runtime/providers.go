@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
@@ -133,6 +134,9 @@ func (st *agentState) builtinProvider(e *entry, d *decl.Tool) provider {
 	}
 	if pol == nil {
 		return failing(fmt.Errorf("tool %q: unknown policy %q", e.info.Name, d.Policy))
+	}
+	if scope := builtin.Scope(pol.Builtin, st.s.opts.Workdir, pol.AllowedPaths, pol.AllowedCommands); scope != "" {
+		e.info.Description = strings.TrimSpace(e.info.Description + "\n\n" + scope)
 	}
 	b, ok := st.builtins[pol.Name]
 	if !ok && st.torndown { // teardown already ran the closers: a new builtin would leak

@@ -96,7 +96,7 @@ func TestSecretsScrubbedFromREST(t *testing.T) {
 		Tools: []decl.Tool{{Name: "echo_http", Kind: decl.KindREST, REST: &decl.REST{Method: "GET",
 			URL:     decl.Value{{Lit: srv.URL + "/v1/"}, {Env: "ECHO_KEY"}, {Lit: "/{x}"}},
 			Headers: []decl.KeyValue{{Key: "Authorization", Value: decl.Value{{Lit: "Bearer "}, {Env: "ECHO_TOKEN"}}}}}}},
-		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "echo_http"}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "echo_http"}, {Kind: decl.UseRuntime, Name: decl.ToolOutputRead}}}},
 	}
 	ev := &events{}
 	s := open(t, reg, "a", Options{Logger: ev.logger(), SpillDir: t.TempDir(),

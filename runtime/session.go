@@ -44,6 +44,9 @@ type Session struct {
 
 func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent string, opts Options) (*Session, error) {
 	opts = opts.withDefaults()
+	if opts.models == nil {
+		opts.models = newModels(reg, opts.Getenv)
+	}
 	s := &Session{host: h, reg: reg, pool: p, opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
 	s.tel = telemetry.New(opts.MeterProvider, opts.TracerProvider)
@@ -92,6 +95,9 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) R
 		r = st.lateResult(name, r)
 	}
 	st.exit()
+	if r.OK && name == decl.ToolHandoff {
+		r = s.switchAfterHandoff(ctx, r)
+	}
 	return r
 }
 
@@ -102,6 +108,15 @@ func (s *Session) callAfterSwitch(ctx context.Context, old *agentState, name str
 	if err != nil {
 		return Result{Error: err.Error()}
 	}
+	r := s.callOn(ctx, st, old, name, args)
+	if r.OK && name == decl.ToolHandoff {
+		r = s.switchAfterHandoff(ctx, r)
+	}
+	return r
+}
+
+// callOn runs a call on st, which enter pinned; it releases st.
+func (s *Session) callOn(ctx context.Context, st, old *agentState, name string, args json.RawMessage) Result {
 	defer st.exit()
 	if old != nil && old.agent != st.agent && st.surf.Load().byName[name] == nil {
 		event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", old.agent.Name),
@@ -207,8 +222,11 @@ func (s *Session) notify() {
 	}
 }
 
-// Instructions are the server instructions from the MCP handshakes, in
-// server order, for the host's prompt.
+// Instructions are the agent's instructions (the spec's instructions),
+// then the instructions from the MCP handshakes of the servers that set
+// forward_instructions, in server order: what serve gives the host and the
+// loop's system prompt. The other servers' are dropped: they may speak of
+// tools the agent's lists hide.
 func (s *Session) Instructions() []string {
 	st := s.st.Load()
 	if st == nil {
@@ -217,7 +235,13 @@ func (s *Session) Instructions() []string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []string
+	if st.agent.Instructions != "" {
+		out = append(out, st.agent.Instructions)
+	}
 	for _, name := range sortedKeys(st.ups) {
+		if srv := st.s.pool.servers[name]; srv == nil || !srv.ForwardInstructions {
+			continue // they may speak of tools the agent's lists hide
+		}
 		if c := st.ups[name]; c.up != nil {
 			if in := c.up.Instructions(); in != "" {
 				out = append(out, in)
@@ -555,12 +579,29 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 	}
 	st.entries = entries
 	st.addRuntimeTools(sf.meta, add)
+	// A tool with an alias is listed under the name the agent chose (each
+	// alias, if several), so hosts that check names against tools/list
+	// accept it; its own name still answers calls.
+	listed := make(map[string]int, len(sf.list))
+	for i, info := range sf.list {
+		listed[info.Name] = i
+	}
+	aliased := map[string]bool{}
 	for _, al := range st.agent.Aliases {
 		if e := sf.byName[al.Target]; e != nil {
 			if _, taken := sf.byName[al.Name]; !taken {
 				sf.byName[al.Name] = e
+				if i, visible := listed[al.Target]; visible {
+					info := sf.list[i]
+					info.Name = al.Name
+					sf.list = append(sf.list, info)
+					aliased[al.Target] = true
+				}
 			}
 		}
+	}
+	if len(aliased) > 0 {
+		sf.list = slices.DeleteFunc(sf.list, func(info ToolInfo) bool { return aliased[info.Name] })
 	}
 	slices.SortFunc(sf.list, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	old := st.surf.Load()

@@ -148,6 +148,7 @@ var runtimeEnums = map[any]string{
 	decl.UseGlob:     "UseGlob",
 	decl.UsePrompt:   "UsePrompt",
 	decl.UseResource: "UseResource",
+	decl.UseRuntime:  "UseRuntime",
 }
 
 // runtimeConsts and runtimeSourceConsts print enum values by their

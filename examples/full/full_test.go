@@ -429,7 +429,8 @@ func TestFullExample(t *testing.T) {
 		default:
 			t.Errorf("tool_load did not notify subscribers")
 		}
-		if !slices.Contains(names(s.Tools()), "read_file") {
+		// listed under the alias the agent chose (read = "read_file")
+		if !slices.Contains(names(s.Tools()), "read") {
 			t.Errorf("Tools() after tool_load = %v", names(s.Tools()))
 		}
 		r = ok(t, s, "read_file", `{"path":"workspace/notes.txt"}`)
@@ -933,11 +934,14 @@ func TestFullExample(t *testing.T) {
 
 	t.Run("surface", func(t *testing.T) {
 		// what each agent sees at depth 0, straight from the spec
-		base := []string{"agent__batch", "agent__final_report", "agent__task_status", "output_read"}
+		// (the runtime tools named in tools.use, the others' own settings;
+		// an aliased tool under its alias)
+		base := []string{}
 		for agent, own := range map[string][]string{
-			full.AgentCoder: {"agent__researcher", "mcp_call_tool", "router__handoff-to", "tool_active", "tool_describe", "tool_find", "tool_load"},
-			full.AgentMaintainer: {"everything__echo", "everything__get-structured-content", "everything__get-sum", "fingerprint",
-				"numbered_lines", "read_file", "run_git", "sleep", "summarize", "word_count", "write_file"},
+			full.AgentCoder: {"agent__batch", "agent__researcher", "mcp_call_tool", "output_read", "router__handoff-to", "tool_active", "tool_describe", "tool_find", "tool_load"},
+			full.AgentMaintainer: {"agent__batch", "agent__final_report", "agent__task_status", "output_read",
+				"cat", "everything__echo", "everything__get-structured-content", "everything__get-sum", "fingerprint",
+				"numbered_lines", "run_git", "sleep", "summarize", "word_count", "write_file"},
 			full.AgentResearcher: {"list_available_agents", "mcp_call_tool", "mcp_get_tool_schema", "mcp_list_tools", "spawn_agents", "weather", "word_count"},
 			full.AgentReviewer:   {"everything__echo", "everything__get-sum", "read_file", "summarize"},
 		} {

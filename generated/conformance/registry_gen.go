@@ -121,6 +121,7 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UseServer, Name: "test"},
 		},
 		MaxDepth: 2,
+		MaxTurns: 20,
 	},
 }
 

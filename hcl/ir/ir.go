@@ -26,6 +26,11 @@ type Spec struct {
 	OutDir    string   `json:",omitempty"` // where generate writes the code; "" means Dir
 	Separator string   // between server and tool in exposed names; default "__"
 
+	// PackageDefaulted: the spec sets no package, so Package is the spec
+	// directory's name, which hcl.OutPackage replaces when the code goes
+	// elsewhere.
+	PackageDefaulted bool `json:",omitempty"`
+
 	Defaults  Defaults
 	Queues    []*Queue
 	Servers   []*Server
@@ -34,6 +39,7 @@ type Spec struct {
 	Bundles   []*Bundle
 	Agents    []*Agent
 	Workflows []*Workflow
+	Models    []*Model    // sorted by name
 	Prompts   []*Prompt   `json:",omitempty"` // declared prompts
 	Resources []*Resource `json:",omitempty"` // declared resources
 
@@ -57,6 +63,7 @@ type Defaults struct {
 	MaxDepth         int           // default 2
 	ContextBudget    int           // default 0 = unlimited
 	InitConcurrency  int           // default 4
+	Model            string        // defaults { model = model.NAME }; "" when unset
 	Range            hcl.Range
 }
 
@@ -77,6 +84,22 @@ type ValuePart struct {
 type KeyValue struct {
 	Key   string
 	Value Value
+}
+
+// Model is a model block: where an agent binary sends its agents' turns.
+// BaseURL, APIKey and Headers keep env() as run-time lookups.
+type Model struct {
+	Name        string
+	GoName      string
+	Provider    string // openai | anthropic
+	ModelName   string // the provider's name for it
+	BaseURL     Value
+	APIKey      Value
+	MaxTokens   int
+	Temperature *float64
+	Timeout     time.Duration
+	Headers     []KeyValue
+	Range       hcl.Range
 }
 
 type Queue struct {
@@ -121,6 +144,10 @@ type Server struct {
 	AllowResources  []string      `json:",omitempty"` // names, URIs or globs over them; nil: all
 	DenyResources   []string      `json:",omitempty"`
 	Range           hcl.Range
+
+	// ForwardInstructions: the server's initialize instructions reach the
+	// host (and a loop's system prompt); default false.
+	ForwardInstructions bool
 }
 
 type HealthCheck struct {
@@ -220,6 +247,7 @@ const (
 	UseGlob     = "glob"
 	UsePrompt   = "prompt"
 	UseResource = "resource"
+	UseRuntime  = "runtime" // one of decl.OptInTools
 )
 
 type UseEntry struct {
@@ -257,7 +285,12 @@ type Agent struct {
 	Spawn       bool
 	MaxDepth    int // defaults.max_depth when unset
 	Router      []string
-	Range       hcl.Range
+	// Model is the model the agent runs on in the binary: its own, else
+	// defaults.model; "" when neither (it runs only under a sampling host).
+	Model        string
+	Instructions string // the system prompt; file() already read
+	MaxTurns     int    // default 20
+	Range        hcl.Range
 }
 
 // AllowSet is an agent's tools.allowed as generated code checks it: a

@@ -1,6 +1,8 @@
 // Package agentcli is the command line every toolgen agent binary shares:
 //
 //	serve  [--stdio [--ui ADDR] | --http ADDR] [--agent A]   run as an MCP server (and its status page)
+//	run    [--agent A] [--json] [--max-turns N] PROMPT
+//	                                              answer PROMPT on the agent's model
 //	tools  [--agent A] [--step WF/ROLE/STEP]     list the tool surface (at a step)
 //	call   [--agent A] TOOL [JSON]                call one tool, print the result
 //	find   [--agent A] [--limit N] QUERY...      search the agent's tools
@@ -8,6 +10,12 @@
 //	status [--agent A | --addr ADDR]              MCP servers and their health
 //	login  [--no-browser] SERVER                  OAuth login to a server (tokens stored per user)
 //	logout SERVER                                 forget that login
+//	mcp-config [--agent A] HOST                   the host's configuration entry for this binary
+//
+// Commands that open an agent take --workdir DIR (or TOOLGEN_WORKDIR): the
+// directory relative policy paths resolve against, by default the current
+// one. MCP hosts start servers in a directory of their own, so mcp-config
+// writes it into the entry.
 //
 // A generated agent's main is one line: os.Exit(agentcli.Main(pkg.Registry,
 // os.Args[1:])). Logs and events go to stderr as slog text; stdout carries
@@ -48,6 +56,9 @@ type Options struct {
 	Stderr io.Writer
 	// Getenv reads the environment (server env(), TOOLGEN_LOG).
 	Getenv func(string) (string, bool)
+	// Executable is the binary's absolute path for mcp-config; default
+	// os.Executable with symlinks resolved.
+	Executable string
 	// Session is the base of every session's options; Logger and Getenv are
 	// filled in from the fields above when unset.
 	Session runtime.Options
@@ -94,6 +105,8 @@ func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options
 	switch name {
 	case "serve":
 		return c.serve(rest)
+	case "run":
+		return c.run(rest)
 	case "tools":
 		return c.tools(rest)
 	case "call":
@@ -108,6 +121,8 @@ func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options
 		return c.login(rest)
 	case "logout":
 		return c.logout(rest)
+	case "mcp-config":
+		return c.mcpConfig(rest)
 	case "help", "-h", "-help", "--help":
 		c.usage(opts.Stdout)
 		return exitOK
@@ -125,7 +140,8 @@ type command struct{ name, args, help string }
 
 // commands in the order usage lists them; Run dispatches on the names.
 var commands = []command{
-	{"serve", "[--stdio [--ui ADDR] | --http ADDR] [--agent A]", "run as an MCP server (stdio by default); --http and --ui serve the status page"},
+	{"serve", "[--stdio [--ui ADDR] | --http ADDR] [--agent A] [--workdir DIR]", "run as an MCP server (stdio by default); --http and --ui serve the status page"},
+	{"run", "[--agent A] [--json] [--max-turns N] [--stream] PROMPT", "answer PROMPT (or stdin) with the agent's model, tools and sub-agents"},
 	{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent exposes (while a workflow step is active)"},
 	{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result"},
 	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
@@ -133,6 +149,7 @@ var commands = []command{
 	{"status", "[--agent A | --addr ADDR] [--json]", "show the agent's MCP servers and their health (--addr: those of the agent running there)"},
 	{"login", "[--no-browser] SERVER", "log in to an OAuth-protected MCP server in the browser; the tokens are stored for every command"},
 	{"logout", "SERVER", "forget the stored login of a server"},
+	{"mcp-config", "[--agent A] [--workdir DIR] [--name NAME] claude|claude-code|vscode|cursor", "print the host's configuration entry that starts this agent"},
 }
 
 type cli struct {
@@ -142,6 +159,8 @@ type cli struct {
 	stdout io.Writer
 	stderr io.Writer
 	host   *runtime.Host // made by the first open unless Options.Session names one
+	// workdirArg is --workdir of the command running.
+	workdirArg string
 }
 
 // close stops the Host it made, after the command's sessions closed.
@@ -228,6 +247,11 @@ func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, runtim
 		}
 		so.Host = c.host
 	}
+	wd, err := c.workdir(c.workdirArg)
+	if err != nil {
+		return nil, so, err
+	}
+	so.Workdir = wd
 	sess, err := runtime.Open(c.ctx, c.reg, agent, so)
 	if err != nil {
 		return nil, so, fmt.Errorf("open agent %s: %w", agent, err)

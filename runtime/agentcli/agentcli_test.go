@@ -70,6 +70,13 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "build the hang fixture: %v\n", err)
 		return 1
 	}
+	workspaceBin = filepath.Join(dir, "notes")
+	build = exec.Command("go", "build", "-o", workspaceBin, "./testdata/workspace")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "build workspace agent: %v\n", err)
+		return 1
+	}
 	agentEnv = append(os.Environ(),
 		"TESTAGENT_NODE="+node,
 		"TESTAGENT_EVERYTHING="+everything,

@@ -79,6 +79,7 @@ func (c *cli) usageErr(fs *flag.FlagSet, format string, a ...any) int {
 
 func (c *cli) serve(args []string) int {
 	fs := c.flags("serve")
+	c.workdirFlag(fs)
 	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout (the default)")
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port; port 0 picks one): MCP at /mcp, the status page at /ui/")
 	ui := fs.String("ui", "", "with --stdio: serve the status page on `ADDR` (a loopback host:port) beside stdio")
@@ -114,6 +115,9 @@ func (c *cli) serve(args []string) int {
 	}
 	defer w.stop(so.Logger)
 	defer sess.Close()
+	if err := checkPolicyPaths(c.reg, sess, so.Workdir); err != nil {
+		return c.fail(exitFail, err)
+	}
 	if *addr != "" {
 		// One session per HTTP client: loaded tools and memory are never
 		// shared between two hosts. A client opens on the agent current
@@ -170,6 +174,7 @@ type toolJSON struct {
 
 func (c *cli) tools(args []string) int {
 	fs := c.flags("tools")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
 	step := fs.String("step", "", "list what the agent can call while workflow step `WF/ROLE/STEP` is active")
 	asJSON := fs.Bool("json", false, "print a JSON array")
@@ -251,6 +256,7 @@ func (c *cli) checkStep(addr string) error {
 
 func (c *cli) call(args []string) int {
 	fs := c.flags("call")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -311,6 +317,7 @@ func (c *cli) loadForCall(sess *runtime.Session, tool string) {
 
 func (c *cli) find(args []string) int {
 	fs := c.flags("find")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
 	limit := fs.Int("limit", 10, "at most `N` results")
 	asJSON := fs.Bool("json", false, "print a JSON array")
@@ -394,6 +401,7 @@ func (c *cli) agents(args []string) int {
 
 func (c *cli) status(args []string) int {
 	fs := c.flags("status")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
 	addr := fs.String("addr", "", "read the status of the agent running at `ADDR` (serve --http ADDR, or serve --stdio --ui ADDR)")
 	asJSON := fs.Bool("json", false, "print a JSON array")

@@ -32,12 +32,13 @@ func (c *cli) startWatch(page bool) (*watch, error) {
 	w := &watch{}
 	so := &c.opts.Session
 	if so.Logger == nil {
-		h := c.logger(slog.LevelInfo).Handler()
-		if page {
-			w.hub = eventhub.New(eventhub.Options{})
-			h = w.hub.Handler(h)
-		}
-		so.Logger = slog.New(h)
+		so.Logger = c.logger(slog.LevelInfo)
+	}
+	if page {
+		// In front of the logger, whoever made it: the page's event log is
+		// what the agent logs.
+		w.hub = eventhub.New(eventhub.Options{})
+		so.Logger = slog.New(w.hub.Handler(so.Logger.Handler()))
 	}
 	name := "toolgen-agent"
 	if c.reg != nil && c.reg.Package != "" {

@@ -476,3 +476,31 @@ next:
 	}
 	return -1
 }
+
+// TOOLGEN_LOG_FORMAT=json makes every log line one JSON object, the
+// events of the MCP connections included.
+func TestLogFormatJSON(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, agentBin, "call", "shout", `{"text":"hi"}`)
+	cmd.Dir = repoRoot
+	cmd.Env = append(slices.Clone(agentEnv), "TOOLGEN_LOG=info", "TOOLGEN_LOG_FORMAT=json")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("call shout: %v\n%s", err, stderr.String())
+	}
+	msgs := map[string]bool{}
+	for line := range strings.SplitSeq(strings.TrimSpace(stderr.String()), "\n") {
+		var rec struct{ Msg, Level string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Msg == "" {
+			t.Fatalf("not a JSON log line: %q (%v)", line, err)
+		}
+		msgs[rec.Msg] = true
+	}
+	for _, want := range []string{"server.start", "agent.build", "tool.call"} {
+		if !msgs[want] {
+			t.Errorf("no %s line in:\n%s", want, stderr.String())
+		}
+	}
+}

@@ -21,6 +21,7 @@ type Registry struct {
 	Bundles   []Bundle
 	Agents    []Agent
 	Workflows []Workflow
+	Models    []Model    // model blocks (model.go)
 	Prompts   []Prompt   // declared prompts, by name
 	Resources []Resource // declared resources, by name
 
@@ -40,6 +41,7 @@ type Defaults struct {
 	MaxDepth         int
 	ContextBudget    int // 0: unlimited
 	InitConcurrency  int
+	Model            string // defaults.model: the model of agents without their own
 }
 
 // Value is a string with env() lookups, resolved when the binary runs so that
@@ -90,6 +92,9 @@ type Server struct {
 	DenyPrompts    []string
 	AllowResources []string
 	DenyResources  []string
+	// ForwardInstructions passes the server's initialize instructions on
+	// to the host; without it they are not shown to anyone.
+	ForwardInstructions bool
 }
 
 type Policy struct {
@@ -164,6 +169,8 @@ const (
 	UseGlob     UseKind = "glob"
 	UsePrompt   UseKind = "prompt"
 	UseResource UseKind = "resource"
+	// UseRuntime opts in to one of OptInTools.
+	UseRuntime UseKind = "runtime"
 )
 
 type Use struct {
@@ -187,6 +194,15 @@ type Agent struct {
 	Spawn       bool
 	MaxDepth    int
 	Router      []string
+
+	// Model names the agent's model block (its own, else defaults.model,
+	// resolved by toolgen); "" when it has none and runs only under an MCP
+	// host that samples.
+	Model string
+	// Instructions are the agent's system prompt (file() already read).
+	Instructions string
+	// MaxTurns bounds its loop's model calls; 0 means DefaultMaxTurns.
+	MaxTurns int
 
 	// Allow is the generated allow check for exact names known at generate
 	// time; Allowed globs are still matched at run time for server tools

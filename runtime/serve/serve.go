@@ -322,6 +322,10 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+		// A sub-agent without a model runs on this host's, if it samples.
+		ctx = runtime.WithHost(ctx, ss)
+	}
 	// A host that traces sends its trace context in _meta: the tool call's
 	// span continues that trace.
 	ctx = telemetry.ExtractMeta(ctx, req.Params.Meta)

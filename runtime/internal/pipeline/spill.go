@@ -186,3 +186,18 @@ func (sp *Spill) Close() {
 	}
 	sp.handles = map[string]spilled{}
 }
+
+// Truncate cuts an output over max bytes for an agent that does not offer
+// output_read (a spill handle would lead nowhere): the first max bytes, cut
+// at a character boundary, and a note saying how much was left out and how
+// the spec offers the rest.
+func Truncate(out string, max int) string {
+	if len(out) <= max {
+		return out
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(out[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s\n… [output truncated: %d of %d bytes shown; an agent with runtime.output_read in tools.use can page through the whole output]", out[:cut], cut, len(out))
+}

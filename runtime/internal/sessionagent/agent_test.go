@@ -29,7 +29,7 @@ func registry() *runtime.Registry {
 			{Name: "quote", Description: "Quote a passage.", Kind: decl.KindGo, Go: quote, InputSchema: json.RawMessage(`{"type":"object"}`)},
 		},
 		Agents: []decl.Agent{
-			{Name: "coder", Description: "Builds.", Use: []decl.Use{{Kind: decl.UseTool, Name: "build_report"}}},
+			{Name: "coder", Description: "Builds.", Use: []decl.Use{{Kind: decl.UseTool, Name: "build_report"}, {Kind: decl.UseRuntime, Name: decl.ToolOutputRead}}},
 			{Name: "reviewer", Description: "Quotes.", Use: []decl.Use{{Kind: decl.UseTool, Name: "quote"}}},
 		},
 	}

@@ -97,7 +97,7 @@ func registry(t *testing.T, alphaBin string) *runtime.Registry {
 		},
 		Agents: []decl.Agent{
 			{Name: "coder", Description: "Writes code: builds, echoes and the demo server's tools.",
-				Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseTool, Name: "build_report"}}},
+				Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseTool, Name: "build_report"}, {Kind: decl.UseRuntime, Name: decl.ToolOutputRead}}},
 			{Name: "reviewer", Description: "Reviews code: quotes passages, nothing else.",
 				Use: []decl.Use{{Kind: decl.UseTool, Name: "quote"}}},
 		},

@@ -37,7 +37,7 @@ func withAlpha(reg *runtime.Registry) *runtime.Registry {
 			return json.Marshal(strings.Repeat("step finished without warnings\n", 5000))
 		}})
 	reg.Agents = append([]decl.Agent{{Name: "watcher", Description: "Watches the demo server alpha.",
-		Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseTool, Name: "shout"}, {Kind: decl.UseTool, Name: "report"}}}},
+		Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseTool, Name: "shout"}, {Kind: decl.UseTool, Name: "report"}, {Kind: decl.UseRuntime, Name: decl.ToolOutputRead}}}},
 		reg.Agents...)
 	return reg
 }
@@ -90,11 +90,12 @@ func registry() *runtime.Registry {
 		}}}}},
 		Agents: []decl.Agent{
 			{Name: "helper", Description: "Reads files and echoes.",
-				Use:     append(use(decl.UseTool, "read_file", "shout", "wipe_disk"), use(decl.UseServer, "everything")...),
-				Allowed: []string{"read_file", "shout", "everything__echo", "everything__get-sum"}},
+				Use: append(append(use(decl.UseTool, "read_file", "shout", "wipe_disk"), use(decl.UseServer, "everything")...),
+					use(decl.UseRuntime, decl.ToolBatch, decl.ToolFinalReport)...),
+				Allowed: []string{"read_file", "shout", "everything__echo", "everything__get-sum", "agent__*"}},
 			{Name: "seeker", Description: "Starts with discovery tools only.",
 				Use:       append(use(decl.UseTool, "read_file", "shout"), use(decl.UseServer, "everything")...),
-				Allowed:   []string{"read_file", "shout", "everything__echo"},
+				Allowed:   []string{"read_file", "shout", "everything__echo", "tool_*", "mcp_call_tool"},
 				Discovery: true},
 		},
 	}
