@@ -20,7 +20,7 @@ type mcpConnector struct {
 }
 
 func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {
-	cfg, err := ServerConfig(srv, getenv)
+	cfg, err := serverConfig(srv, getenv, c.log)
 	if err != nil {
 		return nil, err
 	}
@@ -40,6 +40,12 @@ func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func
 // and the variable; every value read is marked for redaction, so secrets
 // never reach events or error messages.
 func ServerConfig(srv *decl.Server, getenv func(string) (string, bool)) (mcpconn.Config, error) {
+	return serverConfig(srv, getenv, nil)
+}
+
+// serverConfig is ServerConfig with the logger OAuth events go to (nil:
+// slog.Default).
+func serverConfig(srv *decl.Server, getenv func(string) (string, bool), log *slog.Logger) (mcpconn.Config, error) {
 	cfg := mcpconn.Config{
 		Name:            srv.Name,
 		Transport:       srv.Transport,
@@ -80,7 +86,7 @@ func ServerConfig(srv *decl.Server, getenv func(string) (string, bool)) (mcpconn
 		}
 		cfg.URL = u
 	}
-	if err := serverOAuth(srv, &cfg, getenv); err != nil {
+	if err := serverOAuth(srv, &cfg, getenv, log); err != nil {
 		return mcpconn.Config{}, err
 	}
 	if len(srv.Headers) > 0 {
