@@ -76,6 +76,7 @@ type ServerJSON struct {
 	StartupTimeout  string            `json:"startup_timeout,omitempty" jsonschema_description:"Go duration; default defaults.startup_timeout."`
 	ProtocolVersion string            `json:"protocol_version,omitempty" jsonschema_description:"MCP protocol version; default \"2025-11-25\"."`
 	HealthCheck     *HealthCheckJSON  `json:"health_check,omitempty" jsonschema_description:"Periodic ping."`
+	Auth            *ServerAuthJSON   `json:"auth,omitempty" jsonschema_description:"http, sse: OAuth 2.1 (log in with: AGENT login SERVER)."`
 	AllowPrompts    []string          `json:"allow_prompts,omitempty" jsonschema_description:"Prompt names or globs agents may see; omitted: all (none for an untrusted server)."`
 	DenyPrompts     []string          `json:"deny_prompts,omitempty" jsonschema_description:"Prompt names or globs never exposed."`
 	AllowResources  []string          `json:"allow_resources,omitempty" jsonschema_description:"Resource names, URIs or globs over them agents may see; omitted: all (none for an untrusted server)."`

@@ -246,7 +246,7 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			Headers: irKeyValues(s.Headers), Trusted: s.Trusted,
 			AllowTools: sortedStrs(s.AllowTools), DenyTools: sortedStrs(s.DenyTools),
 			Timeout: s.Timeout, Cache: s.Cache, StartupTimeout: s.StartupTimeout,
-			ProtocolVersion: s.ProtocolVersion, ForwardInstructions: s.ForwardInstructions, HealthCheck: s.HealthCheck, Range: s.DeclRange,
+			ProtocolVersion: s.ProtocolVersion, ForwardInstructions: s.ForwardInstructions, HealthCheck: s.HealthCheck, Auth: s.Auth, Range: s.DeclRange,
 			AllowPrompts: sortedStrs(s.AllowPrompts), DenyPrompts: sortedStrs(s.DenyPrompts),
 			AllowResources: sortedStrs(s.AllowResources), DenyResources: sortedStrs(s.DenyResources),
 		}

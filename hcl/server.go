@@ -37,6 +37,7 @@ type serverBlock struct {
 	StartupTimeout  time.Duration // 0: defaults.startup_timeout
 	ProtocolVersion string
 	HealthCheck     *ir.HealthCheck
+	Auth            *ir.ServerAuth
 	AllowPrompts    []str
 	DenyPrompts     []str
 	AllowResources  []str
@@ -64,7 +65,7 @@ var (
 			{Name: "allow_prompts"}, {Name: "deny_prompts"}, {Name: "allow_resources"}, {Name: "deny_resources"},
 			{Name: "forward_instructions"},
 		},
-		Blocks: []hcl.BlockHeaderSchema{{Type: "health_check"}},
+		Blocks: []hcl.BlockHeaderSchema{{Type: "health_check"}, {Type: "auth"}},
 	}
 	healthCheckSchema = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{{Name: "interval"}, {Name: "timeout"}},
@@ -234,15 +235,21 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 		diags = append(diags, d...)
 		s.ForwardInstructions = v
 	}
-	for i, hb := range content.Blocks {
-		if i > 0 {
-			errAt(hb.DefRange, "Duplicate health_check block", fmt.Sprintf("Server %q already has a health_check block at %s.", s.Name, shortPos(content.Blocks[0].DefRange)))
+	var first *hcl.Block
+	for _, hb := range content.Blocks {
+		if hb.Type == "auth" {
 			continue
 		}
+		if first != nil {
+			errAt(hb.DefRange, "Duplicate health_check block", fmt.Sprintf("Server %q already has a health_check block at %s.", s.Name, shortPos(first.DefRange)))
+			continue
+		}
+		first = hb
 		hc, d := decodeHealthCheck(hb, ctx)
 		diags = append(diags, d...)
 		s.HealthCheck = hc
 	}
+	diags = append(diags, s.decodeAuthBlocks(content.Blocks, ctx)...)
 	return s, diags
 }
 

@@ -69,7 +69,7 @@ type mcpConnector struct {
 }
 
 func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {
-	cfg, err := ServerConfig(srv, getenv)
+	cfg, err := serverConfig(srv, getenv, c.log)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +89,12 @@ func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func
 // and the variable; every value read is marked for redaction, so secrets
 // never reach events or error messages.
 func ServerConfig(srv *decl.Server, getenv func(string) (string, bool)) (mcpconn.Config, error) {
+	return serverConfig(srv, getenv, nil)
+}
+
+// serverConfig is ServerConfig with the logger OAuth events go to (nil:
+// slog.Default).
+func serverConfig(srv *decl.Server, getenv func(string) (string, bool), log *slog.Logger) (mcpconn.Config, error) {
 	cfg := mcpconn.Config{
 		Name:            srv.Name,
 		Transport:       srv.Transport,
@@ -128,6 +134,9 @@ func ServerConfig(srv *decl.Server, getenv func(string) (string, bool)) (mcpconn
 			return mcpconn.Config{}, err
 		}
 		cfg.URL = u
+	}
+	if err := serverOAuth(srv, &cfg, getenv, log); err != nil {
+		return mcpconn.Config{}, err
 	}
 	if len(srv.Headers) > 0 {
 		cfg.Headers = make(map[string]string, len(srv.Headers))

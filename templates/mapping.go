@@ -150,6 +150,7 @@ func serverValue(s *ir.Server) decl.Server {
 	if h := s.HealthCheck; h != nil {
 		out.HealthInterval, out.HealthTimeout = h.Interval, h.Timeout
 	}
+	out.Auth = serverAuth(s.Auth)
 	return out
 }
 

@@ -137,6 +137,7 @@ type Server struct {
 	StartupTimeout  time.Duration
 	ProtocolVersion string // default "2025-11-25"
 	HealthCheck     *HealthCheck
+	Auth            *ServerAuth   // auth.go
 	Locked          []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
 	AllowPrompts    []string      `json:",omitempty"` // names or globs; nil: all
 	DenyPrompts     []string      `json:",omitempty"`

@@ -12,6 +12,7 @@ import (
 
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/internal/mcpauth"
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/templates"
@@ -28,8 +29,9 @@ func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("lock", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	verbose := fset.Bool("v", false, "print connection events (server.start, server.stderr …) on stderr")
+	login := fset.Bool("login", false, "first log in (browser) to each server with an auth block that has no stored login, as AGENT login SERVER does")
 	fset.Usage = func() {
-		fmt.Fprintln(stderr, "usage: toolgen lock [-v] DIR")
+		fmt.Fprintln(stderr, "usage: toolgen lock [-v] [--login] DIR")
 		fset.PrintDefaults()
 	}
 	dir, code := oneDirArg(fset, args)
@@ -56,6 +58,12 @@ func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	m := mcpconn.NewManager(logger)
 	defer m.Close()
 
+	if *login {
+		if err := lockLogins(context.Background(), spec, os.LookupEnv, mcpauth.SystemBrowser, stderr); err != nil {
+			fmt.Fprintf(stderr, "toolgen lock: %v\n", err)
+			return exitDiags
+		}
+	}
 	list := listTools(m, spec.Defaults.StartupTimeout, os.LookupEnv)
 	results := spechcl.LockServers(context.Background(), spec, list, func(r spechcl.LockResult) {
 		if r.Err != nil {
@@ -106,6 +114,9 @@ func listTools(m *mcpconn.Manager, startup time.Duration, getenv func(string) (s
 		}
 		conn, err := m.Acquire(ctx, cfg)
 		if err != nil {
+			if srv.Auth != nil {
+				err = fmt.Errorf("%w (toolgen lock --login logs in too)", err)
+			}
 			return nil, err
 		}
 		defer conn.Release()

@@ -116,7 +116,7 @@ func (w *world) handler() *mcpauth.Handler {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	mcpauth.SetClock(h, w.clock.now)
+	mcpauth.SetClock(h, w.clock.Now)
 	w.t.Cleanup(func() { h.Close() })
 	return h
 }
@@ -162,7 +162,7 @@ func (w *world) agents(n int) []string {
 		wg.Go(func() {
 			cmd := exec.Command(exe, "-test.run=^$")
 			cmd.Env = append(os.Environ(), childEnv+"=1", "MCPAUTH_URL="+w.url, "MCPAUTH_STORE="+w.store,
-				"MCPAUTH_CLOCK="+time.Duration(w.clock.offset.Load()).String())
+				"MCPAUTH_CLOCK="+w.clock.Offset().String())
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			out, _ := cmd.Output()
@@ -178,7 +178,7 @@ func (w *world) agents(n int) []string {
 // authorization server handed out shows up in the logs or login output.
 func (w *world) noSecretsLogged() {
 	logs := w.logs.String()
-	secrets := w.as.secrets()
+	secrets := w.as.Secrets()
 	if len(secrets) == 0 {
 		w.t.Error("the authorization server handed out nothing: the check proves nothing")
 	}
@@ -200,12 +200,12 @@ func TestLoginServeRestartExpiryRevoke(t *testing.T) {
 	if !strings.Contains(out, `Logged in to server "docs" (1 tools; scope "`) || !strings.Contains(out, "refreshes them by itself") {
 		t.Errorf("login output:\n%s", out)
 	}
-	if w.as.count("register") != 1 || w.as.count("code") != 1 {
-		t.Errorf("registrations %d, code exchanges %d; want 1, 1", w.as.count("register"), w.as.count("code"))
+	if w.as.Count("register") != 1 || w.as.Count("code") != 1 {
+		t.Errorf("registrations %d, code exchanges %d; want 1, 1", w.as.Count("register"), w.as.Count("code"))
 	}
 	checkStoreFiles(t, w.store)
 	first := w.entry()
-	if first.Token.RefreshToken == "" || first.ClientSecret == "" || first.TokenURL != w.as.srv.URL+"/token" ||
+	if first.Token.RefreshToken == "" || first.ClientSecret == "" || first.TokenURL != w.as.Srv.URL+"/token" ||
 		!slices.Contains(first.Scopes, "docs:read") || !slices.Contains(first.Scopes, "offline_access") {
 		t.Errorf("stored login lacks what a refresh needs: %+v", first)
 	}
@@ -222,19 +222,19 @@ func TestLoginServeRestartExpiryRevoke(t *testing.T) {
 	if outs := w.agents(1); outs[0] != "user alice" {
 		t.Fatalf("agent process: %q", outs[0])
 	}
-	if n := w.as.count("refresh"); n != 0 {
+	if n := w.as.Count("refresh"); n != 0 {
 		t.Errorf("%d refreshes of a valid token", n)
 	}
 
 	// Expiry: the server refuses the old token; the agent refreshes first.
-	w.clock.advance(2 * time.Hour)
+	w.clock.Advance(2 * time.Hour)
 	if code := status(t, w.url, first.Token.AccessToken); code != http.StatusUnauthorized {
 		t.Fatalf("expired token: status %d, want 401", code)
 	}
 	if got, err := w.call(c); err != nil || got != "user alice" {
 		t.Fatalf("whoami after expiry = %q, %v", got, err)
 	}
-	if n := w.as.count("refresh"); n != 1 {
+	if n := w.as.Count("refresh"); n != 1 {
 		t.Errorf("refreshes after expiry: %d, want 1", n)
 	}
 	second := w.entry()
@@ -242,8 +242,8 @@ func TestLoginServeRestartExpiryRevoke(t *testing.T) {
 		t.Error("the refreshed token was not stored")
 	}
 	// A restarted agent uses the refreshed token as stored: no refresh.
-	if outs := w.agents(1); outs[0] != "user alice" || w.as.count("refresh") != 1 {
-		t.Fatalf("agent process after refresh: %q, refreshes %d", outs[0], w.as.count("refresh"))
+	if outs := w.agents(1); outs[0] != "user alice" || w.as.Count("refresh") != 1 {
+		t.Fatalf("agent process after refresh: %q, refreshes %d", outs[0], w.as.Count("refresh"))
 	}
 
 	// Revocation: the user revokes the login at the authorization server.
@@ -283,27 +283,27 @@ func TestRefreshInBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := w.entry().Token.AccessToken
-	w.clock.advance(50 * time.Minute) // 10 of 60 minutes left
+	w.clock.Advance(50 * time.Minute) // 10 of 60 minutes left
 	if _, err := w.call(c); err != nil {
 		t.Fatal(err)
 	}
 	mcpauth.WaitBackground(h)
-	if n := w.as.count("refresh"); n != 1 {
+	if n := w.as.Count("refresh"); n != 1 {
 		t.Fatalf("background refreshes: %d, want 1", n)
 	}
 	after := w.entry().Token.AccessToken
 	if after == before {
 		t.Fatal("the background refresh stored nothing")
 	}
-	verified := w.as.count("verified")
+	verified := w.as.Count("verified")
 	if _, err := w.call(c); err != nil {
 		t.Fatal(err)
 	}
-	if w.as.count("verified") != verified+1 || status(t, w.url, before) != http.StatusOK {
+	if w.as.Count("verified") != verified+1 || status(t, w.url, before) != http.StatusOK {
 		t.Error("the next call did not go through") // the old token is not revoked, only replaced
 	}
-	if w.as.count("refresh") != 1 {
-		t.Errorf("refreshes: %d, want still 1", w.as.count("refresh"))
+	if w.as.Count("refresh") != 1 {
+		t.Errorf("refreshes: %d, want still 1", w.as.Count("refresh"))
 	}
 }
 
@@ -314,13 +314,13 @@ func TestRefreshInBackground(t *testing.T) {
 func TestProcessesRefreshOnce(t *testing.T) {
 	w := newWorld(t)
 	w.login()
-	w.clock.advance(2 * time.Hour)
+	w.clock.Advance(2 * time.Hour)
 	for i, out := range w.agents(4) {
 		if out != "user alice" {
 			t.Errorf("agent %d: %q", i, out)
 		}
 	}
-	if n := w.as.count("refresh"); n != 1 {
+	if n := w.as.Count("refresh"); n != 1 {
 		t.Errorf("refreshes: %d, want 1", n)
 	}
 }
@@ -338,7 +338,7 @@ func TestRevokedAccessTokenRefreshes(t *testing.T) {
 	if got, err := w.call(c); err != nil || got != "user alice" {
 		t.Fatalf("whoami after the access token was revoked = %q, %v", got, err)
 	}
-	if n := w.as.count("refresh"); n != 1 {
+	if n := w.as.Count("refresh"); n != 1 {
 		t.Errorf("refreshes: %d, want 1", n)
 	}
 }
@@ -352,7 +352,7 @@ func TestNotLoggedIn(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `server "docs" needs a login (not logged in); run: myagent login docs`) {
 		t.Fatalf("Acquire without a login: %v", err)
 	}
-	if w.as.count("register")+w.as.count("code") != 0 {
+	if w.as.Count("register")+w.as.Count("code") != 0 {
 		t.Error("serving started a login")
 	}
 	if need, err := mcpauth.NeedsLogin(w.config()); !need || err != nil {
@@ -472,7 +472,7 @@ func status(t *testing.T, serverURL, token string) int {
 // user does on the provider's "connected apps" page.
 func revoke(t *testing.T, as *authServer, token string) {
 	t.Helper()
-	resp, err := http.PostForm(as.srv.URL+"/revoke", url.Values{"token": {token}})
+	resp, err := http.PostForm(as.Srv.URL+"/revoke", url.Values{"token": {token}})
 	if err != nil {
 		t.Fatal(err)
 	}

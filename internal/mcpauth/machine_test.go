@@ -18,7 +18,7 @@ import (
 // canceled"). Nothing is stored.
 func TestClientCredentialsRenewsAfterExpiry(t *testing.T) {
 	w := newWorld(t)
-	id, secret := w.as.preRegister()
+	id, secret := w.as.PreRegister()
 	cfg := w.config()
 	cfg.Mode, cfg.ClientID, cfg.ClientSecret = mcpauth.ModeClientCredentials, id, secret
 	h, err := mcpauth.New(cfg)
@@ -26,7 +26,7 @@ func TestClientCredentialsRenewsAfterExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	mcpauth.SetClock(h, w.clock.now)
+	mcpauth.SetClock(h, w.clock.Now)
 	m := mcpconn.NewManager(w.log)
 	defer m.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -39,11 +39,11 @@ func TestClientCredentialsRenewsAfterExpiry(t *testing.T) {
 	if got, err := w.call(c); err != nil || got != "user alice" {
 		t.Fatalf("whoami = %q, %v", got, err)
 	}
-	w.clock.advance(2 * time.Hour)
+	w.clock.Advance(2 * time.Hour)
 	if got, err := w.call(c); err != nil || got != "user alice" {
 		t.Fatalf("whoami after expiry = %q, %v", got, err)
 	}
-	if n := w.as.count("client_credentials"); n != 2 {
+	if n := w.as.Count("client_credentials"); n != 2 {
 		t.Errorf("client credentials grants: %d, want 2", n)
 	}
 	if e, _ := cfg.Store.Load(mcpauth.Key{ServerURL: w.url, Client: id}); e != nil {

@@ -8,6 +8,8 @@
 //	find   [--agent A] [--limit N] QUERY...      search the agent's tools
 //	agents                                        list the agents
 //	status [--agent A | --addr ADDR]              MCP servers and their health
+//	login  [--no-browser] SERVER                  OAuth login to a server (tokens stored per user)
+//	logout SERVER                                 forget that login
 //	mcp-config [--agent A] HOST                   the host's configuration entry for this binary
 //
 // Commands that open an agent take --workdir DIR (or TOOLGEN_WORKDIR): the
@@ -115,6 +117,10 @@ func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options
 		return c.agents(rest)
 	case "status":
 		return c.status(rest)
+	case "login":
+		return c.login(rest)
+	case "logout":
+		return c.logout(rest)
 	case "mcp-config":
 		return c.mcpConfig(rest)
 	case "help", "-h", "-help", "--help":
@@ -141,6 +147,8 @@ var commands = []command{
 	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
 	{"agents", "[--json]", "list the agents in this binary"},
 	{"status", "[--agent A | --addr ADDR] [--json]", "show the agent's MCP servers and their health (--addr: those of the agent running there)"},
+	{"login", "[--no-browser] SERVER", "log in to an OAuth-protected MCP server in the browser; the tokens are stored for every command"},
+	{"logout", "SERVER", "forget the stored login of a server"},
 	{"mcp-config", "[--agent A] [--workdir DIR] [--name NAME] claude|claude-code|vscode|cursor", "print the host's configuration entry that starts this agent"},
 }
 

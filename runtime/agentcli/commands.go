@@ -84,6 +84,7 @@ func (c *cli) serve(args []string) int {
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port; port 0 picks one): MCP at /mcp, the status page at /ui/")
 	ui := fs.String("ui", "", "with --stdio: serve the status page on `ADDR` (a loopback host:port) beside stdio")
 	agent := fs.String("agent", "", "the agent to serve (default: the first)")
+	authFlags := addServeAuthFlags(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseExit(err)
@@ -96,6 +97,9 @@ func (c *cli) serve(args []string) int {
 	}
 	if *ui != "" && *addr != "" {
 		return c.usageErr(fs, "--ui is for --stdio: --http serves the page on its own listener at /ui/")
+	}
+	if authFlags.set() && *addr == "" {
+		return c.usageErr(fs, "--auth-* flags are for --http")
 	}
 	w, err := c.startWatch(*addr != "" || *ui != "")
 	if err != nil {
@@ -118,6 +122,10 @@ func (c *cli) serve(args []string) int {
 		// One session per HTTP client: loaded tools and memory are never
 		// shared between two hosts. A client opens on the agent current
 		// now, the one the page last switched to.
+		authn, aerr := c.serveAuth(authFlags, sess.Agent(), so.Logger)
+		if aerr != nil {
+			return c.fail(exitFail, aerr)
+		}
 		var clients *serve.Clients
 		followers := func() []sessionagent.Session { return clientSessions(clients) }
 		clients = serve.NewClients(func(ctx context.Context) (serve.OwnedSession, error) {
@@ -126,7 +134,7 @@ func (c *cli) serve(args []string) int {
 				return nil, err
 			}
 			return s, nil
-		}, serve.Options{Name: sess.Agent(), Logger: so.Logger, Beside: c.page(w, sess, followers)})
+		}, serve.Options{Name: sess.Agent(), Logger: so.Logger, Beside: c.page(w, sess, followers), Auth: authn})
 		err = clients.ListenAndServe(c.ctx, *addr, func(a net.Addr) {
 			// A plain line scripts can wait for (the port, when 0 was asked).
 			fmt.Fprintf(c.stderr, "serving agent %s on http://%s/mcp\nstatus page on http://%s/ui/\n", sess.Agent(), a, a)

@@ -84,6 +84,7 @@ type Server struct {
 	ProtocolVersion string
 	HealthInterval  time.Duration // 0: no health checks
 	HealthTimeout   time.Duration
+	Auth            *ServerAuth // http, sse: OAuth (auth.go); nil: none
 
 	// Which of the server's prompts and resources agents may see: names
 	// (resources: names or URIs) or globs; omitted allow lists admit all.

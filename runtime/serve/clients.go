@@ -148,7 +148,7 @@ func (c *Clients) serverFor(r *http.Request) *mcp.Server {
 
 // ListenAndServe is Server.ListenAndServe with a session per client.
 func (c *Clients) ListenAndServe(ctx context.Context, addr string, ready func(net.Addr)) error {
-	ln, err := listen(addr, ready, c.opts.Logger)
+	ln, err := listen(addr, ready, c.opts.Auth)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func (c *Clients) ListenAndServe(ctx context.Context, addr string, ready func(ne
 // client session is closed when it returns.
 func (c *Clients) Serve(ctx context.Context, ln net.Listener) error {
 	defer c.Close()
-	return serveHTTP(ctx, ln, mount(c.Handler(), c.opts.Beside), c.opts.Logger, c.opts.Name, c.closeSessions, c.opts.Beside)
+	return serveHTTP(ctx, ln, mount(c.Handler(), c.opts.Beside), c.opts.Logger, c.opts.Name, c.closeSessions, c.opts.Beside, c.opts.Auth)
 }
 
 // start opens the session of a new client.

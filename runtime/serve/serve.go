@@ -20,6 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgen-dev/toolgen/internal/serveauth"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
@@ -58,6 +59,11 @@ type Options struct {
 	// has a Close method, Close runs when the server begins shutting down
 	// (to end its event streams).
 	Beside http.Handler
+	// Auth, when set, authenticates every HTTP request (bearer token or
+	// OAuth access tokens; internal/serveauth), which then reaches MCP
+	// without its Authorization header. Without it, HTTP serves only on
+	// a loopback address.
+	Auth *serveauth.Auth
 }
 
 // Server is one session served over MCP. Create it with New and release it
@@ -68,6 +74,7 @@ type Server struct {
 	logger     *slog.Logger
 	maxMessage int
 	beside     http.Handler
+	auth       *serveauth.Auth
 
 	unsubscribe func()
 	features    *features // nil unless the session offers prompts and resources (features.go)
@@ -114,6 +121,7 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 		logger:     logger,
 		maxMessage: opts.MaxMessageBytes,
 		beside:     opts.Beside,
+		auth:       opts.Auth,
 		listed:     map[string]listing{},
 		dirty:      make(chan struct{}, 1),
 		done:       make(chan struct{}),

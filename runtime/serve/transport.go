@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/internal/serveauth"
 )
 
 // ServeIO serves one MCP connection of newline-delimited JSON-RPC over in
@@ -55,7 +57,7 @@ func (s *Server) Handler() http.Handler {
 // with port 0) once the listener is open. Every client shares this Server's
 // session; NewClients gives each client its own.
 func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(net.Addr)) error {
-	ln, err := listen(addr, ready, s.logger)
+	ln, err := listen(addr, ready, s.auth)
 	if err != nil {
 		return err
 	}
@@ -64,7 +66,7 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(net
 
 // Serve is ListenAndServe on an open listener, which it closes.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	return serveHTTP(ctx, ln, mount(s.Handler(), s.beside), s.logger, s.sess.Agent(), s.closeSessions, s.beside)
+	return serveHTTP(ctx, ln, mount(s.Handler(), s.beside), s.logger, s.sess.Agent(), s.closeSessions, s.beside, s.auth)
 }
 
 // closeSessions ends every MCP connection of the server.
@@ -74,14 +76,20 @@ func (s *Server) closeSessions() {
 	}
 }
 
-func listen(addr string, ready func(net.Addr), logger *slog.Logger) (net.Listener, error) {
+func listen(addr string, ready func(net.Addr), a *serveauth.Auth) (net.Listener, error) {
+	// Refused before listening (and again on the bound address, which
+	// ":0" does not show): anyone who can reach the port could call the
+	// agent's tools.
+	if err := serveauth.CheckExposure(addr, a != nil); err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("serve http: %w", err)
 	}
-	if !isLoopback(ln.Addr().String()) {
-		// Anyone who can reach the port can call the agent's tools.
-		logger.Warn("serve.exposed", "addr", ln.Addr().String(), "reason", "not a loopback address and no authentication: every client that can reach it may call this agent's tools")
+	if err := serveauth.CheckExposure(ln.Addr().String(), a != nil); err != nil {
+		ln.Close()
+		return nil, err
 	}
 	if ready != nil {
 		ready(ln.Addr())
@@ -108,7 +116,14 @@ func mount(mcpH, beside http.Handler) http.Handler {
 // serveHTTP runs h on ln until ctx is cancelled. closeSessions ends the
 // open MCP sessions first: SSE streams never go idle by themselves, and
 // Shutdown would wait out the grace period on them.
-func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger, agent string, closeSessions func(), beside http.Handler) error {
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger, agent string, closeSessions func(), beside http.Handler, a *serveauth.Auth) error {
+	if err := serveauth.CheckExposure(ln.Addr().String(), a != nil); err != nil {
+		ln.Close()
+		return err
+	}
+	if a != nil {
+		h = a.Wrap(h) // the status page too: it shows and switches the agent
+	}
 	hs := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,

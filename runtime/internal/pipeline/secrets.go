@@ -9,7 +9,7 @@ import (
 )
 
 // Secrets returns the scrubber of a session: every env() value the
-// registry reads (server env, url and headers; REST url and headers;
+// registry reads (server env, url, headers and auth; REST url and headers;
 // model api_key, base_url and headers),
 // through getenv, in every form internal/redact knows. Values too short to
 // scrub are left out, and each is reported once at top level with a
@@ -47,6 +47,9 @@ func Secrets(reg *decl.Registry, getenv func(string) (string, bool), log *slog.L
 		add(srv.URL, where)
 		for _, kv := range srv.Headers {
 			add(kv.Value, where)
+		}
+		for _, v := range srv.Auth.Values() {
+			add(v, where)
 		}
 	}
 	for i := range reg.Tools {

@@ -21,7 +21,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
-func main() { os.Exit(agentcli.Main(withAlpha(registry()), os.Args[1:])) }
+func main() { os.Exit(agentcli.Main(withOAuth(withAlpha(registry())), os.Args[1:])) }
 
 // withAlpha adds the server alpha (TESTAGENT_ALPHA, pinged every 200 ms)
 // and the agent watcher, which uses it, shout and report.

@@ -1,0 +1,143 @@
+package agentcli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/toolgen-dev/toolgen/internal/mcpauth"
+	"github.com/toolgen-dev/toolgen/internal/serveauth"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
+)
+
+// loginTimeout bounds a login: long enough for a user at a browser.
+const loginTimeout = 10 * time.Minute
+
+// login runs the OAuth login of one server with a user at hand and stores
+// its tokens for serve, call and the others.
+func (c *cli) login(args []string) int {
+	fs := c.flags("login")
+	noBrowser := fs.Bool("no-browser", false, "only print the URL to open")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseExit(err)
+	}
+	if len(pos) != 1 {
+		return c.usageErr(fs, "want one SERVER")
+	}
+	cfg, err := c.authConfig(pos[0])
+	if err != nil {
+		return c.fail(exitFail, err)
+	}
+	open := mcpauth.SystemBrowser
+	if *noBrowser {
+		open = func(string) error { return errors.New("--no-browser") }
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, loginTimeout)
+	defer cancel()
+	if err := mcpauth.Login(ctx, cfg, open, c.stderr); err != nil {
+		return c.fail(exitFail, err)
+	}
+	return exitOK
+}
+
+// logout forgets a server's stored login.
+func (c *cli) logout(args []string) int {
+	fs := c.flags("logout")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseExit(err)
+	}
+	if len(pos) != 1 {
+		return c.usageErr(fs, "want one SERVER")
+	}
+	cfg, err := c.authConfig(pos[0])
+	if err != nil {
+		return c.fail(exitFail, err)
+	}
+	had, err := mcpauth.Logout(cfg)
+	if err != nil {
+		return c.fail(exitFail, err)
+	}
+	if had {
+		fmt.Fprintf(c.stderr, "Logged out of server %q (the tokens stay valid at the authorization server until they expire or are revoked there).\n", cfg.Server)
+	} else {
+		fmt.Fprintf(c.stderr, "Server %q had no stored login.\n", cfg.Server)
+	}
+	return exitOK
+}
+
+// authConfig is the OAuth config of the named server, env() read now.
+func (c *cli) authConfig(name string) (mcpauth.Config, error) {
+	var with []string
+	var srv *decl.Server
+	for i := range c.reg.Servers {
+		s := &c.reg.Servers[i]
+		if s.Auth != nil {
+			with = append(with, s.Name)
+		}
+		if s.Name == name {
+			srv = s
+		}
+	}
+	switch {
+	case srv == nil && len(with) == 0:
+		return mcpauth.Config{}, fmt.Errorf("unknown server %q: no server of this agent has an auth block", name)
+	case srv == nil:
+		return mcpauth.Config{}, fmt.Errorf("unknown server %q%s (servers with auth: %s)", name, didYouMean(name, with), strings.Join(with, ", "))
+	case srv.Auth == nil:
+		return mcpauth.Config{}, fmt.Errorf("server %q has no auth block: there is nothing to log in to", name)
+	}
+	url, err := srv.URL.Resolve(c.opts.Getenv)
+	if err != nil {
+		return mcpauth.Config{}, fmt.Errorf("server %q: url: %w", name, err)
+	}
+	cfg, _, _, err := mcpauth.FromDecl(srv, url, c.opts.Getenv)
+	return cfg, err
+}
+
+// serveAuthFlags are serve --http's authentication flags.
+type serveAuthFlags struct {
+	tokenEnv, issuer, audience, jwks *string
+	scopes                           *string
+}
+
+func addServeAuthFlags(fs *flag.FlagSet) serveAuthFlags {
+	return serveAuthFlags{
+		tokenEnv: fs.String("auth-token-env", "", "--http: require `Authorization: Bearer` with the value of environment variable NAME"),
+		issuer:   fs.String("auth-issuer", "", "--http: accept OAuth access tokens (JWT) of the authorization server at `URL` (its JWKS)"),
+		audience: fs.String("auth-audience", "", "--http with --auth-issuer: this server's `URL` as clients reach it (the tokens' audience)"),
+		jwks:     fs.String("auth-jwks", "", "--http with --auth-issuer: the issuer's key set `URL` (default: from its metadata)"),
+		scopes:   fs.String("auth-scopes", "", "--http with --auth-issuer: space-separated `SCOPES` every token must carry"),
+	}
+}
+
+func (f serveAuthFlags) set() bool {
+	return *f.tokenEnv != "" || *f.issuer != "" || *f.audience != "" || *f.jwks != "" || *f.scopes != ""
+}
+
+// serveAuth builds serve --http's authentication from its flags, or nil
+// when none is given.
+func (c *cli) serveAuth(f serveAuthFlags, agent string, log *slog.Logger) (*serveauth.Auth, error) {
+	if !f.set() {
+		return nil, nil
+	}
+	cfg := serveauth.Config{Issuer: *f.issuer, Audience: *f.audience, JWKSURL: *f.jwks, Scopes: strings.Fields(*f.scopes), ResourceName: agent, Logger: log}
+	if *f.tokenEnv != "" {
+		v, ok := c.opts.Getenv(*f.tokenEnv)
+		if !ok || v == "" {
+			return nil, fmt.Errorf("serve --auth-token-env %s: the variable is not set", *f.tokenEnv)
+		}
+		cfg.Token = v
+	}
+	if cfg.Issuer == "" && (cfg.Audience != "" || cfg.JWKSURL != "" || len(cfg.Scopes) > 0) {
+		return nil, errors.New("serve: --auth-audience, --auth-jwks and --auth-scopes go with --auth-issuer")
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
+	defer cancel()
+	return serveauth.New(ctx, cfg)
+}
