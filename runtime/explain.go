@@ -187,7 +187,7 @@ func Explain(r *Registry, o ExplainOptions) (*Explanation, error) {
 			}
 		}
 	}
-	if a != nil && ss == nil {
+	if a != nil {
 		listUnderAliases(tools, a.Aliases)
 	}
 	slices.Sort(x.Servers)

@@ -75,36 +75,44 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 	}
 	st.entries = entries
 	st.addRuntimeTools(sf.meta, add)
-	// A tool with an alias is listed under the name the agent chose (each
-	// alias, if several), so hosts that check names against tools/list
-	// accept it; its own name still answers calls.
-	listed := make(map[string]int, len(sf.list))
-	for i, info := range sf.list {
-		listed[info.Name] = i
-	}
-	aliased := map[string]bool{}
 	for _, al := range st.agent.Aliases {
 		if e := sf.byName[al.Target]; e != nil {
 			if _, taken := sf.byName[al.Name]; !taken {
 				sf.byName[al.Name] = e
-				if i, visible := listed[al.Target]; visible {
-					info := sf.list[i]
-					info.Name = al.Name
-					sf.list = append(sf.list, info)
-					aliased[al.Target] = true
-				}
 			}
 		}
 	}
-	if len(aliased) > 0 {
-		sf.list = slices.DeleteFunc(sf.list, func(info ToolInfo) bool { return aliased[info.Name] })
-	}
+	sf.list = st.underAliases(sf.list)
 	slices.SortFunc(sf.list, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	old := st.surf.Load()
 	st.surf.Store(sf)
 	return old == nil || !slices.EqualFunc(old.list, sf.list, func(a, b ToolInfo) bool {
 		return a.Name == b.Name && a.Description == b.Description && string(a.InputSchema) == string(b.InputSchema)
 	})
+}
+
+// underAliases lists a tool with an alias under the name the agent chose
+// (each alias, if several), so hosts that check a call's name against
+// tools/list accept it; its own name still answers calls.
+func (st *agentState) underAliases(list []ToolInfo) []ToolInfo {
+	listed := make(map[string]int, len(list))
+	for i, info := range list {
+		listed[info.Name] = i
+	}
+	aliased := map[string]bool{}
+	for _, al := range st.agent.Aliases {
+		_, taken := listed[al.Name]
+		if i, visible := listed[al.Target]; visible && !taken {
+			info := list[i]
+			info.Name = al.Name
+			list = append(list, info)
+			aliased[al.Target] = true
+		}
+	}
+	if len(aliased) == 0 {
+		return list
+	}
+	return slices.DeleteFunc(list, func(info ToolInfo) bool { return aliased[info.Name] })
 }
 
 // stepTools lists the current step's tools; st.mu is held.
@@ -123,6 +131,7 @@ func (st *agentState) stepTools() []ToolInfo {
 			}
 		}
 	}
+	out = st.underAliases(out)
 	slices.SortFunc(out, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

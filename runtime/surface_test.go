@@ -65,6 +65,33 @@ func TestAliasListedUnderItsName(t *testing.T) {
 	}
 }
 
+// TestAliasListedAtAStep: while a workflow step is active, a step tool
+// with an alias is listed under the alias too, by ToolsForStep, Tools and
+// explain alike.
+func TestAliasListedAtAStep(t *testing.T) {
+	f := stepFixture(decl.Agent{Name: "a", Use: useTools("notes"), Aliases: []decl.Alias{{Name: "say", Target: "x__echo"}}})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	step, err := s.ToolsForStep(context.Background(), "wf", "r", "direct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"say", "x__pid", "x__slow"}
+	if diff := cmp.Diff(want, toolNames(step)); diff != "" {
+		t.Errorf("ToolsForStep (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, toolNames(s.Tools())); diff != "" {
+		t.Errorf("Tools at the step (-want +got):\n%s", diff)
+	}
+	x, err := Explain(f.reg, ExplainOptions{Agent: "a", Step: "wf/r/direct"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, explained(x, StatusCallable)); diff != "" {
+		t.Errorf("explain at the step (-want +got):\n%s", diff)
+	}
+	mustOK(t, call(t, s, "say", `{}`))
+}
+
 // Seed tool-orchestration, scenario "Allowed tool invoked".
 func TestAllowedToolInvoked(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("entities_*"), Allowed: []string{"entities_get"}})
