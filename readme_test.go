@@ -190,7 +190,7 @@ func TestReadmeRuns(t *testing.T) {
 
 // TestReadmeSpecReference checks README's spec reference against the
 // spec's JSON Schema (toolgen schema): each top-level block has a
-// "### `NAME`" section, and every attribute and nested block the schema
+// "### `NAME`" section (or shares one: "### `prompt` and `resource`"), and every attribute and nested block the schema
 // gives it (nested ones included) is written there, as `NAME =`, `NAME {`
 // or `NAME "LABEL"` in its examples or as `NAME` in its text.
 func TestReadmeSpecReference(t *testing.T) {
@@ -246,13 +246,13 @@ func TestReadmeSpecReference(t *testing.T) {
 		if block == "//" {
 			continue // JSON syntax's comment key
 		}
-		heading := "\n### `" + block + "`\n"
-		i := strings.Index(readme, heading)
-		if i < 0 {
-			t.Errorf("README has no %q section for the %s block", strings.TrimSpace(heading), block)
+		// "### `tool`", or one section for two: "### `prompt` and `resource`"
+		heading := regexp.MustCompile("(?m)^### .*`" + regexp.QuoteMeta(block) + "`.*\n").FindStringIndex(readme)
+		if heading == nil {
+			t.Errorf("README has no \"### `%s`\" section for the %s block", block, block)
 			continue
 		}
-		section := readme[i+len(heading):]
+		section := readme[heading[1]:]
 		if j := strings.Index(section, "\n### "); j >= 0 {
 			section = section[:j]
 		}

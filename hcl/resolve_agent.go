@@ -69,6 +69,11 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 				}
 				continue
 			}
+			if u.Ref != nil && u.Ref.Kind == "tool" && decl.IsReservedToolName(u.Ref.Name) && !r.declared("tool", u.Ref.Name) {
+				// tool.spawn_agents and the like: say what adds them
+				r.errorf(u.Ref.Range, a.ToolsRange, "Unknown tool", "No tool named %q is declared: it is one of the runtime's own tools.%s", u.Ref.Name, runtimeToolHint(u.Ref.Name))
+				continue
+			}
 			if u.Ref != nil {
 				if !r.lookup(*u.Ref) {
 					continue
@@ -277,22 +282,32 @@ func (r *resolver) checkRuntimeRef(a *agentBlock, rf ref) bool {
 		return true
 	}
 	detail := fmt.Sprintf("%q is not a runtime tool that tools.use opts in to; those are %s.", rf.Name, strings.Join(r.names("runtime"), ", "))
-	switch {
-	case slices.Contains([]string{decl.ToolFind, decl.ToolDescribe, decl.ToolLoad, decl.ToolActive}, rf.Name):
-		detail += fmt.Sprintf(" %s comes with discovery = true.", rf.Name)
-	case rf.Name == decl.ToolSpawnAgents || rf.Name == decl.ToolListAgents:
-		detail += fmt.Sprintf(" %s comes with spawn = true.", rf.Name)
-	case rf.Name == decl.ToolHandoff:
-		detail += " router__handoff-to comes with a router block."
-	case slices.Contains([]string{decl.ToolMCPList, decl.ToolMCPSchema, decl.ToolMCPCall}, rf.Name):
-		detail += fmt.Sprintf(" %s comes with a bundle of mode \"meta\".", rf.Name)
-	case strings.HasPrefix(rf.Name, decl.SubagentPrefix):
-		detail += fmt.Sprintf(" A sub-agent's tool comes with subagents = [agent.%s].", strings.TrimPrefix(rf.Name, decl.SubagentPrefix))
-	default:
+	if hint := runtimeToolHint(rf.Name); hint != "" {
+		detail += hint
+	} else {
 		detail += didYouMean(rf.Name, r.names("runtime"))
 	}
 	r.errorf(rf.Range, a.ToolsRange, "Unknown runtime tool", "%s", detail)
 	return false
+}
+
+// runtimeToolHint says which setting adds a runtime tool, or "".
+func runtimeToolHint(name string) string {
+	switch {
+	case slices.Contains(decl.OptInTools, name):
+		return fmt.Sprintf(" Opt in to it with runtime.%s in tools.use.", name)
+	case slices.Contains([]string{decl.ToolFind, decl.ToolDescribe, decl.ToolLoad, decl.ToolActive}, name):
+		return fmt.Sprintf(" %s comes with discovery = true.", name)
+	case name == decl.ToolSpawnAgents || name == decl.ToolListAgents:
+		return fmt.Sprintf(" %s comes with spawn = true.", name)
+	case name == decl.ToolHandoff:
+		return " router__handoff-to comes with a router block."
+	case slices.Contains([]string{decl.ToolMCPList, decl.ToolMCPSchema, decl.ToolMCPCall}, name):
+		return fmt.Sprintf(" %s comes with a bundle of mode \"meta\" (mcp_call_tool also with discovery = true).", name)
+	case strings.HasPrefix(name, decl.SubagentPrefix):
+		return fmt.Sprintf(" A sub-agent's tool comes with subagents = [agent.%s].", strings.TrimPrefix(name, decl.SubagentPrefix))
+	}
+	return ""
 }
 
 // warnRuntimeNotAllowed: tools.allowed is exhaustive, so a runtime tool

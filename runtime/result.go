@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
+
+// ToolKind says which provider runs a tool (decl.KindGo, decl.KindMCP …).
+type ToolKind = decl.ToolKind
 
 // Result is what every tool call returns, success or failure.
 type Result struct {

@@ -55,6 +55,10 @@ func serveFrom(t *testing.T, dir string, env []string, command string, args ...s
 		t.Fatalf("connect: %v", err)
 	}
 	defer cs.Close()
+	// The agent's instructions are what the host receives.
+	if got, want := cs.InitializeResult().Instructions, "Answer from the notes in the workspace; quote the file you read."; got != want {
+		t.Errorf("initialize instructions = %q, want the agent's %q", got, want)
+	}
 	var desc string
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {

@@ -15,6 +15,10 @@ import (
 
 func main() { os.Exit(agentcli.Main(registry, os.Args[1:])) }
 
+// notesInstructions are the agent's own instructions: what a host gets in
+// serve's initialize result.
+const notesInstructions = "Answer from the notes in the workspace; quote the file you read."
+
 var registry = &runtime.Registry{
 	Package:   "notes",
 	Separator: "__",
@@ -34,6 +38,6 @@ var registry = &runtime.Registry{
 				Headers: []decl.KeyValue{{Key: "Authorization", Value: decl.Value{{Lit: "Bearer "}, {Env: "WEATHER_TOKEN"}}}}}},
 	},
 	Agents: []decl.Agent{
-		{Name: "notes", Description: "Reads the workspace.", Use: []decl.Use{{Kind: decl.UseTool, Name: "read_file"}, {Kind: decl.UseTool, Name: "weather"}}},
+		{Name: "notes", Description: "Reads the workspace.", Instructions: notesInstructions, Use: []decl.Use{{Kind: decl.UseTool, Name: "read_file"}, {Kind: decl.UseTool, Name: "weather"}}},
 	},
 }

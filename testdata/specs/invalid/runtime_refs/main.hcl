@@ -15,6 +15,7 @@ agent "a" {
       runtime.agent_batch, # ERROR: Unknown runtime tool
       runtime.tool_find,   # ERROR: Unknown runtime tool
       tool.output_read,    # ERROR: Unknown tool
+      tool.spawn_agents,   # ERROR: Unknown tool
     ]
   }
 }
