@@ -24,6 +24,7 @@ type entry struct {
 	goFn     decl.GoFunc         // KindGo: called directly
 	args     *pipeline.ArgSchema // the input schema check; nil for the runtime's own tools
 	run      provider
+	rich     richProvider // KindMCP: answers with the server's whole result
 	q        *pipeline.Queue
 	timeout  time.Duration
 	cacheTTL time.Duration
@@ -44,6 +45,9 @@ func (e *entry) finish() *entry {
 // provider runs one tool. args are valid JSON.
 type provider func(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (string, error)
 
+// richProvider runs a tool whose answer may be more than text.
+type richProvider func(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (pipeline.Output, error)
+
 var emptyArgs = json.RawMessage(`{}`)
 
 // epoch anchors mono: time.Since of a time with a monotonic reading costs
@@ -62,26 +66,31 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	if e == nil {
 		return st.blocked(ctx, name, start)
 	}
-	out, err := st.invoke(ctx, e, args)
+	out, err := st.invokeOutput(ctx, e, args)
 	scrub := st.s.scrub
-	if err == nil && scrub != nil {
+	if scrub != nil && (err == nil || out.Rich != nil) {
 		// before the output is spilled or counted: the spill file that
-		// output_read pages through holds only scrubbed text. Structured
-		// content arrives here as JSON text; a structured field that
-		// Result may gain later must be scrubbed here as well.
-		out = scrub.String(out)
+		// output_read pages through holds only scrubbed text, and every
+		// block of a rich result is scrubbed (pipeline.Scrub).
+		out = pipeline.Scrub(scrub, out)
 	}
-	if err == nil && !e.noCap && st.maxBytes > 0 && len(out) > st.maxBytes {
-		out, err = st.spill.Store(out)
+	if err == nil && !e.noCap && st.maxBytes > 0 && out.Size() > st.maxBytes {
+		// a large image or resource spills too: its JSON is in the text
+		var text string
+		text, err = st.spill.Store(out.Text)
+		out = pipeline.TextOutput(text)
 	}
 	if err == nil && st.budget.Limit > 0 && !e.noBudget {
-		err = st.budget.Charge(out)
+		err = st.budget.ChargeBytes(out.Size())
 	}
 	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: mono() - start}
 	if err != nil {
 		r.Error = pipeline.ErrorText(scrub, err.Error())
+		if out.Rich != nil && out.Rich.IsError {
+			r.Rich = out.Rich // the tool's own failure, with all its blocks
+		}
 	} else {
-		r.OK, r.Result = true, out
+		r.OK, r.Result, r.Rich = true, out.Text, out.Rich
 	}
 	level := slog.LevelDebug
 	if err != nil {
@@ -110,8 +119,17 @@ func (st *agentState) logCall(ctx context.Context, level slog.Level, e *entry, c
 }
 
 // invoke runs the middle of the pipeline (cache, queue, timeout,
-// provider); meta and batch tools reuse it for the calls they make.
+// provider); meta and batch tools reuse it for the calls they make, and
+// read the answer as text.
 func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage) (string, error) {
+	out, err := st.invokeOutput(ctx, e, args)
+	return out.Text, err
+}
+
+// invokeOutput is invoke with the whole answer. A tool's own failure (an
+// MCP result with isError) is an error whose text is the result's, and
+// the Output still carries the result.
+func (st *agentState) invokeOutput(ctx context.Context, e *entry, args json.RawMessage) (pipeline.Output, error) {
 	if len(args) == 0 {
 		args = emptyArgs
 	}
@@ -121,14 +139,15 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 			st.schemaInvalid(e, unusable)
 		}
 		if err != nil {
-			return "", err
+			return pipeline.Output{}, err
 		}
 	}
 	if e.goFn != nil && e.q == nil && e.timeout <= 0 {
-		return callGo(ctx, e.goFn, args) // the in-process fast path
+		out, err := callGo(ctx, e.goFn, args) // the in-process fast path
+		return pipeline.TextOutput(out), err
 	}
 	if e.goFn == nil && !json.Valid(args) {
-		return "", fmt.Errorf("invalid JSON arguments for tool %q", e.info.Name)
+		return pipeline.Output{}, fmt.Errorf("invalid JSON arguments for tool %q", e.info.Name)
 	}
 	var key string
 	if e.cacheTTL > 0 {
@@ -139,7 +158,7 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 	}
 	if e.q != nil {
 		if err := e.q.Acquire(ctx, st.stopWait); err != nil {
-			return "", fmt.Errorf("waiting for queue %q: %w", e.q.Name, err)
+			return pipeline.Output{}, fmt.Errorf("waiting for queue %q: %w", e.q.Name, err)
 		}
 		defer e.q.Release()
 	}
@@ -155,15 +174,17 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 		ctx, cancel = context.WithTimeoutCause(ctx, e.timeout, e.timedOut)
 		defer cancel()
 	}
-	var out string
+	var out pipeline.Output
 	var err error
 	switch {
 	case e.goFn != nil && e.timeout > 0:
-		out, err = callGoBounded(ctx, e.goFn, args)
+		out.Text, err = callGoBounded(ctx, e.goFn, args)
 	case e.goFn != nil:
-		out, err = callGo(ctx, e.goFn, args)
+		out.Text, err = callGo(ctx, e.goFn, args)
+	case e.rich != nil:
+		out, err = runRichSafely(ctx, st, e, args)
 	default:
-		out, err = runSafely(ctx, st, e, args)
+		out.Text, err = runSafely(ctx, st, e, args)
 	}
 	if err != nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
@@ -236,6 +257,15 @@ func runSafely(ctx context.Context, st *agentState, e *entry, args json.RawMessa
 		}
 	}()
 	return e.run(ctx, st, e, args)
+}
+
+func runRichSafely(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (out pipeline.Output, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = pipeline.Output{}, fmt.Errorf("tool panicked: %v", r)
+		}
+	}()
+	return e.rich(ctx, st, e, args)
 }
 
 // blocked answers a call to a name the agent cannot call: renamed, not

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
@@ -95,40 +94,16 @@ func ServerConfig(srv *decl.Server, getenv func(string) (string, bool)) (mcpconn
 
 // mcpUpstream adapts one mcpconn handle to Upstream.
 type mcpUpstream struct {
-	c     *mcpconn.Conn
-	tools atomic.Pointer[toolsView]
-}
-
-// toolsView caches the conversion of one mcpconn tool list, which is
-// replaced (never mutated) when the server's tools change.
-type toolsView struct {
-	src *mcpconn.Tool
-	n   int
-	out []UpstreamTool
+	c *mcpconn.Conn
 }
 
 func (u *mcpUpstream) Tools() []UpstreamTool {
 	src := u.c.Tools()
-	if len(src) == 0 {
-		return nil
-	}
-	if v := u.tools.Load(); v != nil && v.src == &src[0] && v.n == len(src) {
-		return v.out
-	}
-	out := make([]UpstreamTool, len(src))
-	for i, t := range src {
-		out[i] = UpstreamTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
-	}
-	u.tools.Store(&toolsView{src: &src[0], n: len(src), out: out})
-	return out
+	return src
 }
 
 func (u *mcpUpstream) Call(ctx context.Context, tool string, args json.RawMessage) (UpstreamResult, error) {
-	r, err := u.c.Call(ctx, tool, args)
-	if err != nil {
-		return UpstreamResult{}, err
-	}
-	return UpstreamResult{Text: r.Text, IsError: r.IsError}, nil
+	return u.c.Call(ctx, tool, args)
 }
 
 func (u *mcpUpstream) Instructions() string { return u.c.Instructions() }

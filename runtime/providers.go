@@ -19,7 +19,8 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 	reg := st.s.reg
 	e := &entry{
 		info: ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema),
-			Kind: pt.Kind, Namespace: string(pt.Kind)},
+			Kind: pt.Kind, Namespace: string(pt.Kind),
+			Title: pt.Title, Annotations: pt.Annotations, OutputSchema: pt.OutputSchema, Meta: pt.Meta},
 		server: pt.Server, original: pt.Original, args: pt.args,
 	}
 	d := pt.Decl
@@ -53,7 +54,7 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 		e.run, e.linked = st.restProvider(d), true
 		e.info.Namespace = "rest"
 	case decl.KindMCP:
-		e.run, e.linked = callUpstream, true
+		e.rich, e.linked = callUpstream, true
 		e.info.Namespace = pt.Server
 		if srv != nil {
 			e.cacheTTL = srv.Cache
@@ -69,19 +70,23 @@ func failing(err error) provider {
 }
 
 // callUpstream runs an MCP tool on its server, connecting lazily.
-func callUpstream(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (string, error) {
+// The server's result passes on whole: every block, structured content
+// and _meta; a result with isError is the call's error, its text the
+// result's.
+func callUpstream(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (pipeline.Output, error) {
 	up, err := st.upstream(ctx, e.server)
 	if err != nil {
-		return "", err
+		return pipeline.Output{}, err
 	}
 	res, err := up.Call(ctx, e.original, args)
 	if err != nil {
-		return "", err
+		return pipeline.Output{}, err
 	}
+	out := pipeline.RichOutput(res)
 	if res.IsError {
-		return "", errors.New(res.Text)
+		return out, errors.New(out.Text)
 	}
-	return res.Text, nil
+	return out, nil
 }
 
 // declaredSchema is a declared tool's input schema. A builtin tool

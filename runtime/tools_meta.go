@@ -156,7 +156,7 @@ func (st *agentState) isActive(name string) bool {
 func (st *agentState) metaEntry(server, tool string) *entry {
 	srv := st.s.pool.servers[server]
 	e := &entry{info: ToolInfo{Name: decl.ExposedName(server, st.s.reg.Sep(), tool), Kind: decl.KindMCP, Namespace: server},
-		server: server, original: tool, run: callUpstream, linked: true}
+		server: server, original: tool, rich: callUpstream, linked: true}
 	if pt := st.s.pool.snap.Load().byName[e.info.Name]; pt != nil && pt.Server == server && pt.Original == tool {
 		e.args = pt.args // the pool's compiled schema of this server tool
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
@@ -44,16 +45,12 @@ type Connector interface {
 	Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error)
 }
 
-type UpstreamTool struct {
-	Name        string
-	Description string
-	InputSchema json.RawMessage
-}
+// UpstreamTool is one tool of a server's tools/list: name, title,
+// description, input and output schema, annotations and _meta.
+type UpstreamTool = mcpconn.Tool
 
-type UpstreamResult struct {
-	Text    string // text content joined; structured content as JSON when there is no text
-	IsError bool
-}
+// UpstreamResult is a tools/call result as the server sent it.
+type UpstreamResult = mcpconn.Result
 
 // Health of a server connection, as health checks see it.
 type Health string

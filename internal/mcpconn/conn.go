@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -20,18 +20,10 @@ type Tool struct {
 	Title       string
 	Description string
 	InputSchema json.RawMessage
-}
-
-// Result of tools/call.
-type Result struct {
-	// Text is the text content joined by newlines; other content blocks
-	// (images, resources) as their JSON; the structured content as JSON
-	// when there is no content at all.
-	Text string
-	// IsError: the tool reported a failure (not a transport error).
-	IsError bool
-	// Structured is structuredContent, if any.
-	Structured json.RawMessage
+	// OutputSchema, Annotations and Meta are the server's, unchanged.
+	OutputSchema json.RawMessage
+	Annotations  *mcp.ToolAnnotations
+	Meta         mcp.Meta
 }
 
 // Health of a connection.
@@ -159,43 +151,11 @@ func isObject(b []byte) bool {
 	return false
 }
 
-func toResult(res *mcp.CallToolResult) Result {
-	r := Result{IsError: res.IsError}
-	if res.StructuredContent != nil {
-		r.Structured, _ = json.Marshal(res.StructuredContent)
-	}
-	if len(res.Content) == 1 {
-		if t, ok := res.Content[0].(*mcp.TextContent); ok {
-			r.Text = t.Text
-			return r
-		}
-	}
-	var b strings.Builder
-	for i, c := range res.Content {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-			continue
-		}
-		j, err := json.Marshal(c)
-		if err != nil {
-			j = []byte(`{"error":"unencodable content"}`)
-		}
-		b.Write(j)
-	}
-	r.Text = b.String()
-	if len(res.Content) == 0 && r.Structured != nil {
-		r.Text = string(r.Structured)
-	}
-	return r
-}
-
 func sameTools(a, b []Tool) bool {
 	return slices.EqualFunc(a, b, func(x, y Tool) bool {
 		return x.Name == y.Name && x.Title == y.Title && x.Description == y.Description &&
-			string(x.InputSchema) == string(y.InputSchema)
+			string(x.InputSchema) == string(y.InputSchema) && string(x.OutputSchema) == string(y.OutputSchema) &&
+			reflect.DeepEqual(x.Annotations, y.Annotations) && reflect.DeepEqual(x.Meta, y.Meta)
 	})
 }
 

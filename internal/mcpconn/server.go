@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -302,7 +303,12 @@ func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]Tool, 
 			continue
 		}
 		seen[t.Name] = true
-		tools = append(tools, Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema})
+		tool := Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema,
+			Annotations: t.Annotations, Meta: t.Meta}
+		if t.OutputSchema != nil {
+			tool.OutputSchema, _ = json.Marshal(t.OutputSchema)
+		}
+		tools = append(tools, tool)
 	}
 	return tools, nil
 }

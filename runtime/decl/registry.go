@@ -117,6 +117,13 @@ type Tool struct {
 	Description string
 	Kind        ToolKind
 	InputSchema json.RawMessage
+	// Title, Annotations, OutputSchema and Meta are what tools/list shows
+	// besides the name and description: declared in HCL, or a server
+	// tool's as the lock file recorded them (Meta is the server's _meta).
+	Title        string
+	Annotations  *ToolAnnotations
+	OutputSchema json.RawMessage
+	Meta         json.RawMessage
 	Category    string
 	Keywords    []string
 	RenamedFrom []string
@@ -195,4 +202,9 @@ type Role struct {
 type Step struct {
 	Name    string
 	Bundles []string
+}
+
+// ToolAnnotations are MCP's hints about a tool; nil means not said.
+type ToolAnnotations struct {
+	ReadOnly, Destructive, Idempotent, OpenWorld *bool
 }

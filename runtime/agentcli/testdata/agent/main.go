@@ -71,6 +71,8 @@ func registry() *runtime.Registry {
 			{Name: "helper", Description: "Reads files and echoes.",
 				Use:     append(use(decl.UseTool, "read_file", "shout", "wipe_disk"), use(decl.UseServer, "everything")...),
 				Allowed: []string{"read_file", "shout", "everything__echo", "everything__get-sum"}},
+			{Name: "gateway", Description: "Fronts server-everything: every tool, as the server has it.",
+				Use: use(decl.UseServer, "everything")},
 			{Name: "seeker", Description: "Starts with discovery tools only.",
 				Use:       append(use(decl.UseTool, "read_file", "shout"), use(decl.UseServer, "everything")...),
 				Allowed:   []string{"read_file", "shout", "everything__echo"},
