@@ -124,16 +124,16 @@ type Tool struct {
 	Annotations  *ToolAnnotations
 	OutputSchema json.RawMessage
 	Meta         json.RawMessage
-	Category    string
-	Keywords    []string
-	RenamedFrom []string
-	Policy      string // KindBuiltin
-	REST        *REST  // KindREST
-	Go          GoFunc // KindGo
-	Server      string // KindMCP: the server name
-	Original    string // KindMCP: the server's own tool name
-	Queue       string
-	Timeout     time.Duration
+	Category     string
+	Keywords     []string
+	RenamedFrom  []string
+	Policy       string // KindBuiltin
+	REST         *REST  // KindREST
+	Go           GoFunc // KindGo
+	Server       string // KindMCP: the server name
+	Original     string // KindMCP: the server's own tool name
+	Queue        string
+	Timeout      time.Duration
 }
 
 type REST struct {
