@@ -242,7 +242,8 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			srv.Locked = []*ir.LockedTool{}
 			var raw []string
 			for _, lt := range locked {
-				srv.Locked = append(srv.Locked, &ir.LockedTool{Name: lt.Name, Description: lt.Description, InputSchema: lt.InputSchema, Hash: lt.Hash})
+				srv.Locked = append(srv.Locked, &ir.LockedTool{Name: lt.Name, Description: lt.Description, InputSchema: lt.InputSchema, Hash: lt.Hash,
+					Title: lt.Title, OutputSchema: lt.OutputSchema, Annotations: lt.Annotations, Meta: lt.Meta})
 				raw = append(raw, lt.Name)
 			}
 			r.checkListAgainst(allow, raw, "allow_tools", s.Name, s.DeclRange)
@@ -333,6 +334,7 @@ func (r *resolver) resolveTools() []*ir.Tool {
 			Name: t.Name, GoName: ir.GoName(t.Name), Description: t.Description, Kind: toolKind(t),
 			REST: t.REST, Go: t.Go, InputSchema: t.InputSchema, Category: t.Category,
 			Keywords: t.Keywords, Timeout: t.Timeout, Range: t.DeclRange,
+			Title: t.Title, Annotations: t.Annotations, OutputSchema: t.OutputSchema,
 		}
 		if t.Policy != nil && r.lookup(*t.Policy) {
 			tool.Policy = t.Policy.Name

@@ -28,10 +28,13 @@ type entry struct {
 	q        *pipeline.Queue
 	timeout  time.Duration
 	cacheTTL time.Duration
-	noCap    bool  // output_read: already paged, never spilled again
-	noBudget bool  // agent__batch: its calls were counted one by one
-	linked   bool  // the call's context ends with the agent context
-	timedOut error // "timeout after …", made once per entry
+	noCap    bool // output_read: already paged, never spilled again
+	noBudget bool // agent__batch: its calls were counted one by one
+	// structured: a declared tool with an output schema, whose JSON
+	// object results are structuredContent as well as text
+	structured bool
+	linked     bool  // the call's context ends with the agent context
+	timedOut   error // "timeout after …", made once per entry
 }
 
 // finish precomputes what calls would otherwise build each time.
@@ -67,6 +70,9 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		return st.blocked(ctx, name, start)
 	}
 	out, err := st.invokeOutput(ctx, e, args)
+	if e.structured && err == nil && out.Rich == nil {
+		out = pipeline.StructuredOutput(out.Text)
+	}
 	scrub := st.s.scrub
 	if scrub != nil && (err == nil || out.Rich != nil) {
 		// before the output is spilled or counted: the spill file that

@@ -41,6 +41,7 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 		e.timeout = reg.Defaults.ToolTimeout
 	}
 	e.q = st.s.pool.queues[qname]
+	e.structured = len(pt.OutputSchema) > 0 && pt.Kind != decl.KindMCP
 	switch pt.Kind {
 	case decl.KindGo:
 		if d != nil && d.Go != nil {

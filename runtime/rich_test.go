@@ -164,3 +164,37 @@ func TestRichErrorKeepsBlocks(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// A declared tool's title, annotations and output schema reach ToolInfo;
+// a Go tool with an output schema answers with structuredContent too.
+func TestDeclaredToolMetadata(t *testing.T) {
+	yes, no := true, false
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("count", "plain")}).withTools(
+		decl.Tool{Name: "count", Kind: decl.KindGo, Title: "Count words",
+			Annotations:  &decl.ToolAnnotations{ReadOnly: &yes, OpenWorld: &no},
+			OutputSchema: json.RawMessage(`{"type":"object","properties":{"words":{"type":"integer"}}}`),
+			Go: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+				return json.RawMessage(`{"words":3}`), nil
+			}},
+		decl.Tool{Name: "plain", Kind: decl.KindGo, Go: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			return json.RawMessage(`{"words":3}`), nil
+		}})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	var info *ToolInfo
+	for _, ti := range s.Tools() {
+		if ti.Name == "count" {
+			info = &ti
+		}
+	}
+	if info == nil || info.Title != "Count words" || info.Annotations == nil || !info.Annotations.ReadOnlyHint ||
+		info.Annotations.OpenWorldHint == nil || *info.Annotations.OpenWorldHint || string(info.OutputSchema) == "" {
+		t.Fatalf("count = %+v", info)
+	}
+	r := call(t, s, "count", `{}`)
+	if mustOK(t, r); r.Rich == nil || string(r.Rich.Structured) != `{"words":3}` || r.Rich.Text() != `{"words":3}` {
+		t.Errorf("count result = %+v, want structuredContent and the same JSON as text", r)
+	}
+	if r := call(t, s, "plain", `{}`); r.Rich != nil {
+		t.Errorf("a tool without an output schema answered with structured content: %+v", r.Rich)
+	}
+}

@@ -65,6 +65,9 @@ func (p *valuePrinter) print(v reflect.Value, elide bool) jen.Code {
 		if v.IsNil() {
 			return jen.Nil()
 		}
+		if v.Elem().Kind() == reflect.Bool { // a *bool hint: new(true), as Go 1.26 allows
+			return jen.Id("new").Call(jen.Lit(v.Elem().Bool()))
+		}
 		if elide {
 			return p.print(v.Elem(), true)
 		}

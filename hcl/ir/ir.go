@@ -127,6 +127,11 @@ type LockedTool struct {
 	Description string
 	InputSchema json.RawMessage
 	Hash        string
+	// As the server listed them; empty in lock files written before.
+	Title        string
+	OutputSchema json.RawMessage
+	Annotations  json.RawMessage // MCP's form: {"readOnlyHint":true,…}
+	Meta         json.RawMessage
 }
 
 // Builtin policy kinds.
@@ -171,6 +176,17 @@ type Tool struct {
 	Queue       string
 	Timeout     time.Duration // 0: server/default
 	Range       hcl.Range
+	// What tools/list shows besides; OutputSchema for a Go tool comes from
+	// its result type at generate time (templates.LoadGoTools).
+	Title        string
+	Annotations  *ToolAnnotations
+	OutputSchema json.RawMessage
+}
+
+// ToolAnnotations are the MCP hints declared in a tool's annotations
+// block; nil: not said.
+type ToolAnnotations struct {
+	ReadOnly, Destructive, Idempotent, OpenWorld *bool
 }
 
 type REST struct {

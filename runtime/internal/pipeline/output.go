@@ -27,7 +27,21 @@ func RichOutput(r mcpconn.Result) Output {
 	if r.PlainText() {
 		return Output{Text: r.Text()}
 	}
-	return Output{Text: r.Text(), Rich: &r}
+	rich := r // declared here so that plain text does not move r to the heap
+	return Output{Text: r.Text(), Rich: &rich}
+}
+
+// StructuredOutput is the answer of a declared tool with an output schema:
+// a JSON object result is structuredContent and, for hosts that read only
+// content, the same JSON as a text block. Anything else stays text.
+func StructuredOutput(text string) Output {
+	if len(text) == 0 || text[0] != '{' || !json.Valid([]byte(text)) {
+		return Output{Text: text}
+	}
+	return Output{Text: text, Rich: &mcpconn.Result{
+		Content:    []mcp.Content{&mcp.TextContent{Text: text}},
+		Structured: json.RawMessage(text),
+	}}
 }
 
 // Size is the bytes the answer takes: the larger of its text and its

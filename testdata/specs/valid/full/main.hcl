@@ -89,6 +89,12 @@ tool "read_file" {
   keywords     = ["open", "cat"]
   renamed_from = ["fs_read_file", "cat"]
   timeout      = "5s"
+  title        = "Read file"
+  annotations {
+    read_only  = true
+    idempotent = true
+    open_world = false
+  }
 }
 
 tool "write_file" {
@@ -115,6 +121,10 @@ tool "search_issues" {
     headers = { Authorization = "Token ${env("TRACKER_TOKEN")}", Accept = "application/json" }
   }
   input_schema = file("search_issues.schema.json")
+  output_schema = {
+    type       = "object"
+    properties = { total = { type = "integer" } }
+  }
 }
 
 tool "summarize" {
