@@ -45,11 +45,13 @@ func (e *entry) finish() *entry {
 	return e
 }
 
-// provider runs one tool. args are valid JSON.
-type provider func(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (string, error)
+// provider runs one tool, closed over what it needs (an upstream getter,
+// a builtin, a REST tool, a runtime tool's component). args are valid JSON.
+type provider func(ctx context.Context, args json.RawMessage) (string, error)
 
-// richProvider runs a tool whose answer may be more than text.
-type richProvider func(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (pipeline.Output, error)
+// richProvider runs a tool whose answer may be more than text (an MCP
+// server's), closed over what it needs like provider.
+type richProvider func(ctx context.Context, args json.RawMessage) (pipeline.Output, error)
 
 var emptyArgs = json.RawMessage(`{}`)
 
@@ -188,9 +190,9 @@ func (st *agentState) invokeOutput(ctx context.Context, e *entry, args json.RawM
 	case e.goFn != nil:
 		out.Text, err = callGo(ctx, e.goFn, args)
 	case e.rich != nil:
-		out, err = runRichSafely(ctx, st, e, args)
+		out, err = runRichSafely(ctx, e, args)
 	default:
-		out.Text, err = runSafely(ctx, st, e, args)
+		out.Text, err = runSafely(ctx, e, args)
 	}
 	if err != nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
@@ -256,22 +258,22 @@ func callGoBounded(ctx context.Context, fn decl.GoFunc, args json.RawMessage) (s
 	}
 }
 
-func runSafely(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (out string, err error) {
+func runSafely(ctx context.Context, e *entry, args json.RawMessage) (out string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = "", fmt.Errorf("tool panicked: %v", r)
 		}
 	}()
-	return e.run(ctx, st, e, args)
+	return e.run(ctx, args)
 }
 
-func runRichSafely(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (out pipeline.Output, err error) {
+func runRichSafely(ctx context.Context, e *entry, args json.RawMessage) (out pipeline.Output, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = pipeline.Output{}, fmt.Errorf("tool panicked: %v", r)
 		}
 	}()
-	return e.rich(ctx, st, e, args)
+	return e.rich(ctx, args)
 }
 
 // blocked answers a call to a name the agent cannot call: renamed, not

@@ -12,8 +12,8 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
-// agent__batch runs its calls at most batchParallel at a time and refuses
-// more than maxBatchCalls: one model call cannot start unbounded work.
+// agent__batch runs its calls at most 8 at a time and refuses more than 64
+// (runtime/internal/tools): one model call cannot start unbounded work.
 func TestBatchFanOutIsBounded(t *testing.T) {
 	var running, peak atomic.Int32
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("count")}).withTools(decl.Tool{Name: "count", Kind: decl.KindGo,

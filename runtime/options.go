@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"os"
 	"sync"
+
+	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
 // Options configure a Session. The zero value is usable.
@@ -43,8 +45,8 @@ type Memory interface {
 
 // Memory keys the internal tools write.
 const (
-	MemoryFinalReport = "agent.final_report"
-	MemoryTaskStatus  = "agent.task_status"
+	MemoryFinalReport = tools.MemoryFinalReport
+	MemoryTaskStatus  = tools.MemoryTaskStatus
 )
 
 func (o Options) withDefaults() Options {

@@ -55,7 +55,7 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 		e.run, e.linked = st.restProvider(d), true
 		e.info.Namespace = "rest"
 	case decl.KindMCP:
-		e.rich, e.linked = callUpstream, true
+		e.rich, e.linked = st.upstreamCall(pt.Server, pt.Original), true
 		e.info.Namespace = pt.Server
 		if srv != nil {
 			e.cacheTTL = srv.Cache
@@ -67,27 +67,28 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 }
 
 func failing(err error) provider {
-	return func(context.Context, *agentState, *entry, json.RawMessage) (string, error) { return "", err }
+	return func(context.Context, json.RawMessage) (string, error) { return "", err }
 }
 
-// callUpstream runs an MCP tool on its server, connecting lazily.
-// The server's result passes on whole: every block, structured content
-// and _meta; a result with isError is the call's error, its text the
-// result's.
-func callUpstream(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (pipeline.Output, error) {
-	up, err := st.upstream(ctx, e.server)
-	if err != nil {
-		return pipeline.Output{}, err
+// upstreamCall runs tool on an MCP server, connecting lazily. The
+// server's result passes on whole: every block, structured content and
+// _meta; a result with isError is the call's error, its text the result's.
+func (st *agentState) upstreamCall(server, tool string) richProvider {
+	return func(ctx context.Context, args json.RawMessage) (pipeline.Output, error) {
+		up, err := st.upstream(ctx, server)
+		if err != nil {
+			return pipeline.Output{}, err
+		}
+		res, err := up.Call(ctx, tool, args)
+		if err != nil {
+			return pipeline.Output{}, err
+		}
+		out := pipeline.RichOutput(res)
+		if res.IsError {
+			return out, errors.New(out.Text)
+		}
+		return out, nil
 	}
-	res, err := up.Call(ctx, e.original, args)
-	if err != nil {
-		return pipeline.Output{}, err
-	}
-	out := pipeline.RichOutput(res)
-	if res.IsError {
-		return out, errors.New(out.Text)
-	}
-	return out, nil
 }
 
 // declaredSchema is a declared tool's input schema. A builtin tool
@@ -158,9 +159,7 @@ func (st *agentState) builtinProvider(e *entry, d *decl.Tool) provider {
 	if len(d.InputSchema) == 0 {
 		e.info.InputSchema = tool.Schema()
 	}
-	return func(ctx context.Context, _ *agentState, _ *entry, args json.RawMessage) (string, error) {
-		return tool.Call(ctx, args)
-	}
+	return tool.Call
 }
 
 // builtInstance is a policy's builtin as built for one agent context.

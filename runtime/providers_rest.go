@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
@@ -35,9 +33,7 @@ func (st *agentState) restProvider(d *decl.Tool) provider {
 	if err != nil {
 		return failing(fmt.Errorf("tool %q: %v", d.Name, err))
 	}
-	return func(ctx context.Context, _ *agentState, _ *entry, args json.RawMessage) (string, error) {
-		return tool.Call(ctx, args)
-	}
+	return tool.Call
 }
 
 // envValues are the values v reads from the environment: what must never

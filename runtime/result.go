@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
 // Result is what every tool call returns, success or failure.
@@ -111,9 +112,4 @@ type ServerStatus struct {
 }
 
 // FindHit is one tool_find result.
-type FindHit struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description,omitempty"`
-	Score       float64 `json:"score"`
-	Active      bool    `json:"active"`
-}
+type FindHit = tools.FindHit
