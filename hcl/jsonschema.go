@@ -58,6 +58,8 @@ type ServerJSON struct {
 	Queue           string            `json:"queue,omitempty" jsonschema_description:"A reference: \"queue.NAME\"."`
 	Timeout         string            `json:"timeout,omitempty" jsonschema_description:"Go duration per call; default defaults.tool_timeout."`
 	Cache           string            `json:"cache,omitempty" jsonschema_description:"Go duration: response cache TTL; default off."`
+	Sampling        string            `json:"sampling,omitempty" jsonschema:"enum=host,enum=model,enum=deny" jsonschema_description:"Who answers the server's sampling requests: the host that made the call (default), the agent's model, or nobody."`
+	Elicitation     string            `json:"elicitation,omitempty" jsonschema:"enum=host,enum=deny" jsonschema_description:"Who answers the server's elicitation requests: the host that made the call (default) or nobody."`
 	StartupTimeout  string            `json:"startup_timeout,omitempty" jsonschema_description:"Go duration; default defaults.startup_timeout."`
 	ProtocolVersion string            `json:"protocol_version,omitempty" jsonschema_description:"MCP protocol version; default \"2025-11-25\"."`
 	HealthCheck     *HealthCheckJSON  `json:"health_check,omitempty" jsonschema_description:"Periodic ping."`

@@ -219,6 +219,7 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			AllowTools: sortedStrs(s.AllowTools), DenyTools: sortedStrs(s.DenyTools),
 			Timeout: s.Timeout, Cache: s.Cache, StartupTimeout: s.StartupTimeout,
 			ProtocolVersion: s.ProtocolVersion, HealthCheck: s.HealthCheck, Range: s.DeclRange,
+			Sampling: s.Sampling, Elicitation: s.Elicitation,
 		}
 		if s.URL != nil {
 			srv.URL = *s.URL

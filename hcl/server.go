@@ -38,6 +38,7 @@ type serverBlock struct {
 	ProtocolVersion string
 	HealthCheck     *ir.HealthCheck
 	DeclRange       hcl.Range
+	serverRequests  // sampling, elicitation (server_requests.go)
 }
 
 const defaultProtocolVersion = "2025-11-25"
@@ -52,6 +53,7 @@ var (
 			{Name: "url"}, {Name: "address"}, {Name: "headers"}, {Name: "trust"},
 			{Name: "allow_tools"}, {Name: "deny_tools"}, {Name: "queue"}, {Name: "timeout"},
 			{Name: "cache"}, {Name: "startup_timeout"}, {Name: "protocol_version"},
+			{Name: "sampling"}, {Name: "elicitation"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "health_check"}},
 	}
@@ -217,6 +219,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 			}
 		}
 	}
+	diags = append(diags, s.serverRequests.decode(attrs, ctx)...)
 	for i, hb := range content.Blocks {
 		if i > 0 {
 			errAt(hb.DefRange, "Duplicate health_check block", fmt.Sprintf("Server %q already has a health_check block at %s.", s.Name, shortPos(content.Blocks[0].DefRange)))

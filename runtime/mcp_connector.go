@@ -49,6 +49,8 @@ func ServerConfig(srv *decl.Server, getenv func(string) (string, bool)) (mcpconn
 		ProtocolVersion: srv.ProtocolVersion,
 		HealthInterval:  srv.HealthInterval,
 		HealthTimeout:   srv.HealthTimeout,
+		Sampling:        srv.Sampling,
+		Elicitation:     srv.Elicitation,
 	}
 	resolve := func(what string, v decl.Value) (string, error) {
 		for _, p := range v {

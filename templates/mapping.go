@@ -123,6 +123,8 @@ func serverValue(s *ir.Server) decl.Server {
 		Cache:           s.Cache,
 		StartupTimeout:  s.StartupTimeout,
 		ProtocolVersion: s.ProtocolVersion,
+		Sampling:        s.Sampling,
+		Elicitation:     s.Elicitation,
 	}
 	if h := s.HealthCheck; h != nil {
 		out.HealthInterval, out.HealthTimeout = h.Interval, h.Timeout

@@ -113,6 +113,8 @@ type Server struct {
 	ProtocolVersion string // default "2025-11-25"
 	HealthCheck     *HealthCheck
 	Locked          []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
+	Sampling        string        // who answers its sampling requests: host (""), model, deny
+	Elicitation     string        // who answers its elicitation requests: host (""), deny
 	Range           hcl.Range
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -78,7 +79,10 @@ func (c *Conn) Err() error {
 
 // Call runs tools/call. A failure the tool reports is Result.IsError; err
 // is for a server that is down, a transport failure or ctx ending (which
-// sends notifications/cancelled to the server).
+// sends notifications/cancelled to the server). When ctx carries the
+// host's Caller, what the server sends during the call goes to it: its
+// progress (under the host's token), log messages, sampling and
+// elicitation requests.
 func (c *Conn) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
 	s := c.s
 	l := s.live.Load()
@@ -91,6 +95,19 @@ func (c *Conn) Call(ctx context.Context, name string, args json.RawMessage) (Res
 			return Result{}, fmt.Errorf("server %q: tool %q: arguments must be a JSON object", s.cfg.Name, name)
 		}
 		params.Arguments = args
+	}
+	l.inflight.Add(1)
+	defer l.inflight.Add(-1)
+	if caller := CallerFrom(ctx); caller != nil {
+		id := s.calls.add(caller)
+		defer s.calls.remove(id)
+		if caller.WantsProgress() {
+			params.Meta = mcp.Meta{"progressToken": progressToken(id)}
+			// go-sdk hands the result over as soon as it is read, and the
+			// notifications read before it to a handler goroutine: a moment
+			// lets the last progress reach the host before the result does.
+			defer time.Sleep(progressSettle)
+		}
 	}
 	res, err := l.cs.CallTool(ctx, params)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,8 +22,11 @@ func host(t *testing.T, ctx context.Context, cmd *exec.Cmd, opts *mcp.ClientOpti
 	t.Helper()
 	cmd.Dir = repoRoot
 	cmd.Env = agentEnv
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr, _ := cmd.Stderr.(*syncBuffer)
+	if stderr == nil {
+		stderr = &syncBuffer{}
+		cmd.Stderr = stderr
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connect %s: %v\nstderr:\n%s", cmd.Path, err, stderr.String())
@@ -174,4 +178,184 @@ func TestGatewayToolMetadata(t *testing.T) {
 	if withMeta == 0 {
 		t.Fatal("server-everything listed no title, annotations or output schema: nothing was compared")
 	}
+}
+
+// What server-everything asks or tells during a call reaches the host
+// that made it, through the agent: sampling and elicitation requests
+// (answered by the host), progress under the host's token, log messages;
+// and the host's cancellation reaches the call.
+func TestGatewayForwarding(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	changed := make(chan struct{}, 16)
+	progress := make(chan *mcp.ProgressNotificationParams, 16)
+	logs := make(chan *mcp.LoggingMessageParams, 64)
+	var sampled, elicited string
+	cmd := gatewayCmd()
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	gw := host(t, ctx, cmd, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			if len(req.Params.Messages) > 0 {
+				if tc, ok := req.Params.Messages[0].Content.(*mcp.TextContent); ok {
+					sampled = tc.Text
+				}
+			}
+			return &mcp.CreateMessageResult{Model: "host-model", Role: "assistant", Content: &mcp.TextContent{Text: "the host's answer"}}, nil
+		},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			elicited = req.Params.Message
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada Lovelace", "check": true}}, nil
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			progress <- req.Params
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			select {
+			case logs <- req.Params:
+			default:
+			}
+		},
+	})
+
+	// server-everything lists the tools that need sampling and elicitation
+	// only to a client that declares them: the agent's client declares what
+	// this host declared, and the tools appear.
+	names := func() map[string]bool {
+		res, err := gw.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]bool{}
+		for _, tl := range res.Tools {
+			m[tl.Name] = true
+		}
+		return m
+	}
+	for n := names(); !n["everything__trigger-sampling-request"] || !n["everything__trigger-elicitation-request"]; n = names() {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("sampling and elicitation tools never listed: %v", n)
+		}
+	}
+	textOf := func(r *mcp.CallToolResult) string {
+		var b strings.Builder
+		for _, c := range r.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String()
+	}
+	callOK := func(name string, args map[string]any) string {
+		t.Helper()
+		r, err := gw.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || r.IsError {
+			t.Fatalf("%s: %v %s", name, err, textOf(r))
+		}
+		return textOf(r)
+	}
+
+	t.Run("sampling", func(t *testing.T) {
+		out := callOK("everything__trigger-sampling-request", map[string]any{"prompt": "Say hi", "maxTokens": 20})
+		if !strings.Contains(out, "the host's answer") || !strings.Contains(sampled, "Say hi") {
+			t.Errorf("result %q, host was asked %q", out, sampled)
+		}
+	})
+	t.Run("elicitation", func(t *testing.T) {
+		out := callOK("everything__trigger-elicitation-request", map[string]any{})
+		if !strings.Contains(out, "Ada Lovelace") || elicited == "" {
+			t.Errorf("result %q, host was asked %q", out, elicited)
+		}
+	})
+	t.Run("progress", func(t *testing.T) {
+		params := &mcp.CallToolParams{Name: "everything__trigger-long-running-operation", Arguments: map[string]any{"duration": 0.3, "steps": 3}}
+		params.SetProgressToken("host-token-7")
+		if r, err := gw.CallTool(ctx, params); err != nil || r.IsError {
+			t.Fatalf("%v %v", err, r)
+		}
+		for i := 1; i <= 3; i++ {
+			select {
+			case p := <-progress:
+				if p.ProgressToken != "host-token-7" || p.Progress != float64(i) || p.Total != 3 {
+					t.Errorf("progress %d = %+v", i, p)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("progress %d never arrived", i)
+			}
+		}
+	})
+	t.Run("logging", func(t *testing.T) {
+		if err := gw.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+			t.Fatal(err)
+		}
+		callOK("everything__toggle-simulated-logging", map[string]any{})
+		defer callOK("everything__toggle-simulated-logging", map[string]any{})
+		select {
+		case l := <-logs:
+			if s, _ := l.Data.(string); !strings.Contains(s, "message") {
+				t.Errorf("log = %+v", l)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no log message reached the host")
+		}
+	})
+	t.Run("cancellation", func(t *testing.T) {
+		cctx, stop := context.WithCancel(ctx)
+		params := &mcp.CallToolParams{Name: "everything__trigger-long-running-operation", Arguments: map[string]any{"duration": 60, "steps": 60}}
+		params.SetProgressToken("cancel-me")
+		done := make(chan error, 1)
+		go func() {
+			_, err := gw.CallTool(cctx, params)
+			done <- err
+		}()
+		select { // the call is running upstream once its first progress arrives
+		case <-progress:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the long call never started")
+		}
+		stop() // go-sdk sends notifications/cancelled to the agent
+		if err := <-done; err == nil {
+			t.Fatal("cancelled call succeeded")
+		}
+		// The agent's call ended with the host's cancellation, long before
+		// the operation's 60 s, and its progress stops.
+		deadline := time.After(30 * time.Second)
+		for !strings.Contains(stderr.String(), "everything__trigger-long-running-operation") {
+			select {
+			case <-deadline:
+				t.Fatalf("the agent never reported the cancelled call; stderr:\n%s", stderr.String())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		if !strings.Contains(stderr.String(), "context canceled") {
+			t.Errorf("the agent's call did not end by cancellation:\n%s", stderr.String())
+		}
+	})
+}
+
+// syncBuffer is a strings.Builder safe for the process's writes and the
+// test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -80,6 +80,11 @@ type Server struct {
 	ProtocolVersion string
 	HealthInterval  time.Duration // 0: no health checks
 	HealthTimeout   time.Duration
+	// Who answers the server's sampling requests during a call: "host"
+	// (or ""), the host that made it; "model", the agent's model; "deny".
+	// Elicitation: "host" (or "") or "deny".
+	Sampling    string
+	Elicitation string
 }
 
 type Policy struct {

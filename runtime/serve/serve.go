@@ -122,9 +122,10 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, &mcp.ServerOptions{
 		Instructions: strings.Join(sess.Instructions(), "\n\n"),
-		// Tools only: no logging capability (go-sdk's default), and
-		// listChanged advertised even while the surface is empty.
-		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		// Tools, with listChanged advertised even while the surface is
+		// empty; logging, for what upstream servers log during a call.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
+			Logging: &mcp.LoggingCapabilities{}},
 		SupportedProtocolVersions: ProtocolVersions,
 		Logger:                    quietLogger(logger),
 	})
@@ -256,6 +257,8 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		case "tools/list":
 			s.syncIfDirty()
+		case "initialize":
+			s.hostInitialized(req)
 		}
 		return next(ctx, method, req)
 	}
@@ -276,7 +279,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	return toCallToolResult(s.sess.Call(ctx, name, args)), nil
+	return toCallToolResult(s.sess.Call(withCaller(ctx, req), name, args)), nil
 }
 
 // toCallToolResult maps a runtime Result: a rich result's blocks,

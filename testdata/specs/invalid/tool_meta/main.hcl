@@ -27,3 +27,9 @@ tool "e" {
     readonly = true # ERROR: Unsupported argument
   }
 }
+
+server "s" {
+  command     = "s"
+  sampling    = "always" # ERROR: Invalid sampling
+  elicitation = "model"  # ERROR: Invalid elicitation
+}

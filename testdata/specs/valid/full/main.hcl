@@ -25,6 +25,8 @@ server "local" {
   allow_tools      = ["echo", "add", "long*"]
   deny_tools       = ["longRunningOperation"]
   queue            = queue.shared
+  sampling         = "model"
+  elicitation      = "deny"
   timeout          = "1m"
   cache            = "30s"
   startup_timeout  = "5s"
