@@ -33,6 +33,7 @@ type entry struct {
 	// structured: a declared tool with an output schema, whose JSON
 	// object results are structuredContent as well as text
 	structured bool
+	richGo     bool  // a Go tool that answers with runtime.Rich
 	linked     bool  // the call's context ends with the agent context
 	timedOut   error // "timeout after …", made once per entry
 }
@@ -72,7 +73,10 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		return st.blocked(ctx, name, start)
 	}
 	out, err := st.invokeOutput(ctx, e, args)
-	if e.structured && err == nil && out.Rich == nil {
+	switch {
+	case e.richGo:
+		out, err = pipeline.DecodeRich(out, err)
+	case e.structured && err == nil && out.Rich == nil:
 		out = pipeline.StructuredOutput(out.Text)
 	}
 	scrub := st.s.scrub

@@ -42,6 +42,7 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 	}
 	e.q = st.s.pool.queues[qname]
 	e.structured = len(pt.OutputSchema) > 0 && pt.Kind != decl.KindMCP
+	e.richGo = d != nil && d.RichResult && pt.Kind == decl.KindGo
 	switch pt.Kind {
 	case decl.KindGo:
 		if d != nil && d.Go != nil {

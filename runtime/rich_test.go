@@ -198,3 +198,28 @@ func TestDeclaredToolMetadata(t *testing.T) {
 		t.Errorf("a tool without an output schema answered with structured content: %+v", r.Rich)
 	}
 }
+
+// A Go tool whose Result is runtime.Rich answers with its blocks; one that
+// sets isError fails with its text, the blocks kept.
+func TestGoRichResult(t *testing.T) {
+	rich := func(r *Rich) decl.GoFunc {
+		return func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.Marshal(r) }
+	}
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("shot", "broken")}).withTools(
+		decl.Tool{Name: "shot", Kind: decl.KindGo, RichResult: true, Go: rich(&Rich{Content: []mcp.Content{
+			&mcp.TextContent{Text: "a pixel"}, &mcp.ImageContent{Data: []byte{1, 2, 3}, MIMEType: "image/png"}}})},
+		decl.Tool{Name: "broken", Kind: decl.KindGo, RichResult: true, Go: rich(&Rich{IsError: true, Content: []mcp.Content{
+			&mcp.TextContent{Text: "no pixel"}, &mcp.ImageContent{Data: []byte{0}, MIMEType: "image/png"}}})})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	r := call(t, s, "shot", `{}`)
+	mustOK(t, r)
+	if r.Rich == nil || len(r.Rich.Content) != 2 {
+		t.Fatalf("shot = %+v", r)
+	}
+	if img, ok := r.Rich.Content[1].(*mcp.ImageContent); !ok || string(img.Data) != "\x01\x02\x03" {
+		t.Errorf("image = %#v", r.Rich.Content[1])
+	}
+	if r := call(t, s, "broken", `{}`); r.OK || !strings.HasPrefix(r.Error, "no pixel") || r.Rich == nil || !r.Rich.IsError || len(r.Rich.Content) != 2 {
+		t.Errorf("broken = %+v", r)
+	}
+}

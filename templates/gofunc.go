@@ -40,6 +40,9 @@ type GoTool struct {
 	// OutputSchema is derived from Result when it is a named struct (or a
 	// pointer to one): its results are then structured content too.
 	OutputSchema json.RawMessage
+	// RichResult: Result is runtime.Rich (or a pointer to it), an MCP
+	// result with content blocks; it has no output schema of its own.
+	RichResult bool
 }
 
 // Tool returns what was found for the Go tool of that name, or nil (not a
@@ -302,8 +305,22 @@ func (r *goResolver) resolve(t *ir.Tool, pkg *packages.Package) (*GoTool, hcl.Di
 		out.InputSchema = t.InputSchema // the spec's own schema wins
 	}
 	out.Params = search.SchemaParams(out.InputSchema)
-	out.OutputSchema = r.outputSchema(pkg, result)
+	if out.RichResult = isRich(result); !out.RichResult {
+		out.OutputSchema = r.outputSchema(pkg, result)
+	}
 	return out, nil
+}
+
+// richType is the type runtime.Rich names (an alias).
+const richPkg, richName = "github.com/toolgen-dev/toolgen/internal/mcpconn", "Result"
+
+// isRich reports whether a Go tool's result is runtime.Rich or *runtime.Rich.
+func isRich(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == richPkg && n.Obj().Name() == richName
 }
 
 // outputSchema derives the schema of a struct result; nil for any other

@@ -200,7 +200,7 @@ func declaredTool(t *ir.Tool, g *GoTool) decl.Tool {
 		out.REST = &decl.REST{Method: r.Method, URL: value(r.URL), Headers: keyValues(r.Headers)}
 	}
 	if g != nil {
-		out.InputSchema, out.OutputSchema = g.InputSchema, g.OutputSchema
+		out.InputSchema, out.OutputSchema, out.RichResult = g.InputSchema, g.OutputSchema, g.RichResult
 	}
 	return out
 }

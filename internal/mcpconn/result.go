@@ -88,6 +88,31 @@ func (r Result) Size() int {
 	return n
 }
 
+// MarshalJSON writes the result as MCP's CallToolResult: content,
+// structuredContent, isError, _meta. A Go tool that returns a Result (as
+// runtime.Rich) is encoded this way by its generated wrapper.
+func (r Result) MarshalJSON() ([]byte, error) {
+	content := r.Content
+	if content == nil {
+		content = []mcp.Content{}
+	}
+	var structured any
+	if len(r.Structured) > 0 {
+		structured = r.Structured
+	}
+	return json.Marshal(&mcp.CallToolResult{Content: content, StructuredContent: structured, IsError: r.IsError, Meta: r.Meta})
+}
+
+// UnmarshalJSON reads MCP's CallToolResult.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(b, &res); err != nil {
+		return err
+	}
+	*r = toResult(&res)
+	return nil
+}
+
 func base64Len(n int) int { return (n + 2) / 3 * 4 }
 
 func toResult(res *mcp.CallToolResult) Result {

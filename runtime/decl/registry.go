@@ -129,16 +129,19 @@ type Tool struct {
 	Annotations  *ToolAnnotations
 	OutputSchema json.RawMessage
 	Meta         json.RawMessage
-	Category     string
-	Keywords     []string
-	RenamedFrom  []string
-	Policy       string // KindBuiltin
-	REST         *REST  // KindREST
-	Go           GoFunc // KindGo
-	Server       string // KindMCP: the server name
-	Original     string // KindMCP: the server's own tool name
-	Queue        string
-	Timeout      time.Duration
+	// RichResult: a Go tool whose Result is runtime.Rich; its wrapper
+	// encodes it as an MCP CallToolResult (content blocks and all).
+	RichResult  bool
+	Category    string
+	Keywords    []string
+	RenamedFrom []string
+	Policy      string // KindBuiltin
+	REST        *REST  // KindREST
+	Go          GoFunc // KindGo
+	Server      string // KindMCP: the server name
+	Original    string // KindMCP: the server's own tool name
+	Queue       string
+	Timeout     time.Duration
 }
 
 type REST struct {

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -42,6 +44,24 @@ func StructuredOutput(text string) Output {
 		Content:    []mcp.Content{&mcp.TextContent{Text: text}},
 		Structured: json.RawMessage(text),
 	}}
+}
+
+// DecodeRich reads the answer of a Go tool that returns runtime.Rich (its
+// wrapper encoded it as an MCP CallToolResult). A result with isError is
+// the call's error, its text the result's, the blocks kept.
+func DecodeRich(o Output, err error) (Output, error) {
+	if err != nil {
+		return o, err
+	}
+	var r mcpconn.Result
+	if e := json.Unmarshal([]byte(o.Text), &r); e != nil {
+		return Output{}, fmt.Errorf("tool result is not an MCP result: %v", e)
+	}
+	out := RichOutput(r)
+	if r.IsError {
+		return out, errors.New(out.Text)
+	}
+	return out, nil
 }
 
 // Size is the bytes the answer takes: the larger of its text and its
