@@ -3,14 +3,18 @@ package toolgen_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
 )
 
 // README.md marks the shell blocks of its Install and Quick start sections
@@ -31,7 +35,7 @@ var readmeSections = []string{"Install", "Quick start"}
 
 // readmeScenarios must exist: each is one way the README installs or
 // uses toolgen.
-var readmeScenarios = []string{"install", "install-path", "quickstart"}
+var readmeScenarios = []string{"install", "install-path", "quickstart", "init"}
 
 type readmeBlock struct {
 	line    int    // of the opening fence
@@ -166,13 +170,97 @@ func TestReadmeRuns(t *testing.T) {
 			if err != nil {
 				t.Fatalf("README's run:%s failed: %v\n--- script\n%s--- output\n%s", name, err, script.String(), out)
 			}
-			if name == "quickstart" {
-				for _, want := range []string{"Hello from the workspace.", "refused, exit code 1"} {
-					if !strings.Contains(string(out), want) {
-						t.Errorf("the quick start's output lacks %q:\n%s", want, out)
-					}
+			wants := map[string][]string{
+				// read from the module, then from / with --workdir; the
+				// host entry runs the binary by its absolute path
+				"quickstart": {"Hello from the workspace.", "refused, exit code 1", `"--workdir", "`, `"command": "/`},
+				"init":       {"read_file", "word_count", `\"words\":3`},
+			}
+			for _, want := range wants[name] {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("the %s output lacks %q:\n%s", name, want, out)
 				}
 			}
+			if name == "quickstart" && strings.Count(string(out), "Hello from the workspace.") < 2 {
+				t.Errorf("the quick start did not read the workspace from / with --workdir:\n%s", out)
+			}
 		})
+	}
+}
+
+// TestReadmeSpecReference checks README's spec reference against the
+// spec's JSON Schema (toolgen schema): each top-level block has a
+// "### `NAME`" section, and every attribute and nested block the schema
+// gives it (nested ones included) is written there, as `NAME =`, `NAME {`
+// or `NAME "LABEL"` in its examples or as `NAME` in its text.
+func TestReadmeSpecReference(t *testing.T) {
+	src, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(src)
+	b, err := spechcl.JSONSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(b, &schema); err != nil {
+		t.Fatal(err)
+	}
+	defs, _ := schema["$defs"].(map[string]any)
+	var resolve func(node any) map[string]any
+	resolve = func(node any) map[string]any {
+		m, _ := node.(map[string]any)
+		if ref, ok := m["$ref"].(string); ok {
+			return resolve(defs[strings.TrimPrefix(ref, "#/$defs/")])
+		}
+		return m
+	}
+	// properties lists the attributes and nested blocks under node.
+	var properties func(node any, seen map[string]bool) []string
+	properties = func(node any, seen map[string]bool) []string {
+		m := resolve(node)
+		var out []string
+		for _, key := range []string{"additionalProperties", "items"} {
+			if sub, ok := m[key].(map[string]any); ok {
+				out = append(out, properties(sub, seen)...)
+			}
+		}
+		props, _ := m["properties"].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			out = append(out, name)
+			out = append(out, properties(props[name], seen)...)
+		}
+		return out
+	}
+	spec := resolve(schema)
+	blocks, _ := spec["properties"].(map[string]any)
+	if len(blocks) == 0 {
+		t.Fatal("the schema has no blocks")
+	}
+	for _, block := range slices.Sorted(maps.Keys(blocks)) {
+		if block == "//" {
+			continue // JSON syntax's comment key
+		}
+		heading := "\n### `" + block + "`\n"
+		i := strings.Index(readme, heading)
+		if i < 0 {
+			t.Errorf("README has no %q section for the %s block", strings.TrimSpace(heading), block)
+			continue
+		}
+		section := readme[i+len(heading):]
+		if j := strings.Index(section, "\n### "); j >= 0 {
+			section = section[:j]
+		}
+		for _, attr := range properties(blocks[block], map[string]bool{}) {
+			written := regexp.MustCompile(`(?m)(^|[\s{,])` + regexp.QuoteMeta(attr) + `\s*(=|\{|")|` + "`" + regexp.QuoteMeta(attr) + "`")
+			if !written.MatchString(section) {
+				t.Errorf("README's %s section does not show %q, which toolgen schema gives the block", block, attr)
+			}
+		}
 	}
 }

@@ -21,6 +21,7 @@ type agentBlock struct {
 	MaxDepth    *int
 	Router      []ref
 	RouterSet   bool
+	Model       agentModel // model, instructions, max_turns (model.go)
 	DeclRange   hcl.Range
 	ToolsRange  hcl.Range
 }
@@ -37,6 +38,7 @@ var (
 	agentSchema = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
 			{Name: "description"}, {Name: "discovery"}, {Name: "subagents"}, {Name: "spawn"}, {Name: "max_depth"},
+			{Name: "model"}, {Name: "instructions"}, {Name: "max_turns"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "tools"}, {Type: "router"}},
 	}
@@ -79,6 +81,8 @@ func decodeAgent(block *hcl.Block, ctx *hcl.EvalContext) (*agentBlock, hcl.Diagn
 		diags = append(diags, d...)
 		a.Subagents = v
 	}
+	a.Model, d = decodeAgentModel(attrs, ctx)
+	diags = append(diags, d...)
 	seen := map[string]*hcl.Block{}
 	for _, b := range content.Blocks {
 		if prev := seen[b.Type]; prev != nil {
@@ -116,7 +120,7 @@ func decodeAgentTools(a *agentBlock, block *hcl.Block, ctx *hcl.EvalContext) hcl
 		elems, d := hcl.ExprList(at.Expr)
 		diags = append(diags, d...)
 		for _, e := range elems {
-			v, d := decodeRefOrString(e, ctx, "tool", "server", "bundle")
+			v, d := decodeRefOrString(e, ctx, "tool", "server", "bundle", "prompt", "resource", "runtime")
 			diags = append(diags, d...)
 			if !d.HasErrors() {
 				if v.Ref == nil {
@@ -132,7 +136,7 @@ func decodeAgentTools(a *agentBlock, block *hcl.Block, ctx *hcl.EvalContext) hcl
 		elems, d := hcl.ExprList(at.Expr)
 		diags = append(diags, d...)
 		for _, e := range elems {
-			v, d := decodeRefOrString(e, ctx, "tool")
+			v, d := decodeRefOrString(e, ctx, "tool", "prompt", "resource")
 			diags = append(diags, d...)
 			if !d.HasErrors() {
 				if v.Ref == nil {

@@ -83,7 +83,7 @@ agent "helper" {
 agent "lead" {
   subagents = [agent.helper]
   tools {
-    use     = [tool.read_file]
+    use     = [tool.read_file, runtime.agent__final_report]
     allowed = ["done", "agent__*", tool.read_file]
     aliases = { done = "agent__final_report" }
   }

@@ -21,12 +21,13 @@ var defaultsSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "tool_timeout"}, {Name: "response_max_bytes"}, {Name: "startup_timeout"},
 		{Name: "max_depth"}, {Name: "context_budget"}, {Name: "init_concurrency"},
+		{Name: "model"},
 	},
 }
 
 // decodeDefaults reads the defaults block into ir.Defaults with every unset
-// value filled in.
-func decodeDefaults(block *hcl.Block, ctx *hcl.EvalContext) (*ir.Defaults, hcl.Diagnostics) {
+// value filled in, and the default model's reference (resolved later).
+func decodeDefaults(block *hcl.Block, ctx *hcl.EvalContext) (*ir.Defaults, *ref, hcl.Diagnostics) {
 	d := newDefaults()
 	d.Range = block.DefRange
 	content, diags := block.Body.Content(defaultsSchema)
@@ -55,7 +56,9 @@ func decodeDefaults(block *hcl.Block, ctx *hcl.EvalContext) (*ir.Defaults, hcl.D
 	num("max_depth", 0, &d.MaxDepth)
 	num("context_budget", 0, &d.ContextBudget)
 	num("init_concurrency", 1, &d.InitConcurrency)
-	return d, diags
+	m, dd := decodeDefaultModel(attrs)
+	diags = append(diags, dd...)
+	return d, m, diags
 }
 
 func newDefaults() *ir.Defaults {

@@ -38,7 +38,7 @@ func strVals(list []str) []string {
 
 // ref is a reference such as tool.read_file.
 type ref struct {
-	Kind    string // tool, server, bundle, agent, policy, queue
+	Kind    string // tool, server, bundle, agent, policy, queue, model
 	Name    string
 	Range   hcl.Range // the whole traversal
 	Accepts []string  // the kinds the attribute accepts, for suggestions
@@ -47,7 +47,12 @@ type ref struct {
 func (r ref) String() string { return r.Kind + "." + r.Name }
 
 // refKinds are the roots a reference may start with.
-var refKinds = []string{"agent", "bundle", "policy", "queue", "server", "tool"}
+// runtime names one of the runtime's opt-in tools (tools.use only).
+var refKinds = []string{"agent", "bundle", "model", "policy", "prompt", "queue", "resource", "runtime", "server", "tool"}
+
+// quotedRefRe is a string written like a reference: "tool.read_file". No
+// name has a dot, so as a name or glob it would match nothing.
+var quotedRefRe = regexp.MustCompile(`^(agent|bundle|model|policy|prompt|queue|resource|runtime|server|tool)\.[A-Za-z0-9_-]+$`)
 
 func evalValue(expr hcl.Expression, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 	v, diags := expr.Value(ctx)
@@ -309,6 +314,16 @@ func decodeRefOrString(expr hcl.Expression, ctx *hcl.EvalContext, kinds ...strin
 		}
 	}
 	s, diags := evalString(expr, ctx)
+	if _, native := expr.(hclsyntax.Expression); native && !diags.HasErrors() && quotedRefRe.MatchString(s) {
+		// In JSON syntax such a string is the reference; in native syntax
+		// it would silently match nothing.
+		return refOrString{}, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Quoted reference",
+			Detail:   fmt.Sprintf("%q is a string, so it would be taken as a tool name or glob and match nothing. To refer to %s, remove the quotes: %s", s, s, s),
+			Subject:  expr.Range().Ptr(),
+		}}
+	}
 	return refOrString{Str: str{s, expr.Range()}, Range: expr.Range()}, diags
 }
 

@@ -150,13 +150,18 @@ func TestDesignExample(t *testing.T) {
 		Allowed: []ir.AllowEntry{
 			{Pattern: "read", Matches: []string{"read_file"}},
 			{Pattern: "github__*", IsGlob: true},
+			{Pattern: "tool_*", IsGlob: true},
+			{Pattern: "mcp_*", IsGlob: true},
+			{Pattern: "agent__researcher"},
+			{Pattern: "router__handoff-to"},
 		},
 		AllowedSet: true,
 		// The entries, the alias's target and what they match now; the
-		// glob also stays a glob.
-		Allow:     &ir.AllowSet{Names: []string{"read", "read_file"}, Globs: []string{"github__*"}},
+		// globs also stay globs. Runtime tools are named like any other:
+		// allowed is the agent's whole list.
+		Allow:     &ir.AllowSet{Names: []string{"agent__researcher", "read", "read_file", "router__handoff-to"}, Globs: []string{"github__*", "tool_*", "mcp_*"}},
 		Aliases:   []ir.Alias{{Name: "read", Target: "read_file"}},
-		Discovery: true, Subagents: []string{"researcher"}, MaxDepth: 2, Router: []string{"reviewer"},
+		Discovery: true, Subagents: []string{"researcher"}, MaxDepth: 2, Router: []string{"reviewer"}, MaxTurns: 20,
 	}, coder, ignore); diff != "" {
 		t.Errorf("agent coder (-want +got):\n%s", diff)
 	}

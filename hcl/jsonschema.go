@@ -23,6 +23,9 @@ type SpecFile struct {
 	Bundle   map[string]BundleJSON   `json:"bundle,omitempty" jsonschema_description:"Tool bundles, by name."`
 	Agent    map[string]AgentJSON    `json:"agent,omitempty" jsonschema_description:"Agents, by name."`
 	Workflow map[string]WorkflowJSON `json:"workflow,omitempty" jsonschema_description:"Routing tables: workflow, role, step, bundles."`
+	Model    map[string]ModelJSON    `json:"model,omitempty" jsonschema_description:"Language models the agent binary runs agents on, by name."`
+	Prompt   map[string]PromptJSON   `json:"prompt,omitempty" jsonschema_description:"Declared prompts, by name."`
+	Resource map[string]ResourceJSON `json:"resource,omitempty" jsonschema_description:"Declared text resources, by name."`
 	Comment  string                  `json:"//,omitempty" jsonschema_description:"A comment, ignored."`
 }
 
@@ -38,6 +41,18 @@ type DefaultsJSON struct {
 	MaxDepth         int    `json:"max_depth,omitempty" jsonschema_description:"Sub-agent spawn depth; default 2."`
 	ContextBudget    int    `json:"context_budget,omitempty" jsonschema_description:"Tokens of tool output one session may add; 0 = unlimited."`
 	InitConcurrency  int    `json:"init_concurrency,omitempty" jsonschema_description:"MCP servers started in parallel; default 4."`
+	Model            string `json:"model,omitempty" jsonschema_description:"The model of every agent without its own: \"model.NAME\"."`
+}
+
+type ModelJSON struct {
+	Provider    string            `json:"provider" jsonschema:"required,enum=openai,enum=anthropic" jsonschema_description:"openai: Chat Completions (OpenAI, Azure OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter ...); anthropic: the Messages API."`
+	Name        string            `json:"name" jsonschema:"required" jsonschema_description:"The provider's model name, such as \"gpt-4.1-mini\"."`
+	BaseURL     string            `json:"base_url,omitempty" jsonschema_description:"OpenAI-compatible: ending in /v1; Anthropic: the host root; may use ${env(\"NAME\")}."`
+	APIKey      string            `json:"api_key,omitempty" jsonschema_description:"Read when the binary runs: ${env(\"OPENAI_API_KEY\")}; never compiled in."`
+	MaxTokens   int               `json:"max_tokens,omitempty" jsonschema:"minimum=1" jsonschema_description:"Cap on each answer."`
+	Temperature *float64          `json:"temperature,omitempty" jsonschema:"minimum=0,maximum=2"`
+	Timeout     string            `json:"timeout,omitempty" jsonschema_description:"Go duration, per request attempt."`
+	Headers     map[string]string `json:"headers,omitempty" jsonschema_description:"Added to every request; use ${env(\"NAME\")} for secrets."`
 }
 
 type QueueJSON struct {
@@ -63,6 +78,12 @@ type ServerJSON struct {
 	StartupTimeout  string            `json:"startup_timeout,omitempty" jsonschema_description:"Go duration; default defaults.startup_timeout."`
 	ProtocolVersion string            `json:"protocol_version,omitempty" jsonschema_description:"MCP protocol version; default \"2025-11-25\"."`
 	HealthCheck     *HealthCheckJSON  `json:"health_check,omitempty" jsonschema_description:"Periodic ping."`
+	AllowPrompts    []string          `json:"allow_prompts,omitempty" jsonschema_description:"Prompt names or globs agents may see; omitted: all (none for an untrusted server)."`
+	DenyPrompts     []string          `json:"deny_prompts,omitempty" jsonschema_description:"Prompt names or globs never exposed."`
+	AllowResources  []string          `json:"allow_resources,omitempty" jsonschema_description:"Resource names, URIs or globs over them agents may see; omitted: all (none for an untrusted server)."`
+	DenyResources   []string          `json:"deny_resources,omitempty" jsonschema_description:"Resource names, URIs or globs never exposed."`
+
+	ForwardInstructions bool `json:"forward_instructions,omitempty" jsonschema_description:"Pass the server's initialize instructions on to the host; default false."`
 }
 
 type HealthCheckJSON struct {
@@ -117,19 +138,46 @@ type BundleJSON struct {
 }
 
 type AgentJSON struct {
-	Description string          `json:"description,omitempty"`
-	Tools       *AgentToolsJSON `json:"tools,omitempty"`
-	Discovery   bool            `json:"discovery,omitempty" jsonschema_description:"Start with the discovery tools and load others on demand."`
-	Subagents   []string        `json:"subagents,omitempty" jsonschema_description:"[\"agent.NAME\", ...], exposed as agent__NAME."`
-	Spawn       bool            `json:"spawn,omitempty" jsonschema_description:"Opt in to spawn_agents and list_available_agents."`
-	MaxDepth    *int            `json:"max_depth,omitempty"`
-	Router      *RouterJSON     `json:"router,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	Tools        *AgentToolsJSON `json:"tools,omitempty"`
+	Discovery    bool            `json:"discovery,omitempty" jsonschema_description:"Start with the discovery tools and load others on demand."`
+	Subagents    []string        `json:"subagents,omitempty" jsonschema_description:"[\"agent.NAME\", ...], exposed as agent__NAME."`
+	Spawn        bool            `json:"spawn,omitempty" jsonschema_description:"Opt in to spawn_agents and list_available_agents."`
+	MaxDepth     *int            `json:"max_depth,omitempty"`
+	Router       *RouterJSON     `json:"router,omitempty"`
+	Model        string          `json:"model,omitempty" jsonschema_description:"\"model.NAME\"; default: defaults.model."`
+	Instructions string          `json:"instructions,omitempty" jsonschema_description:"The system prompt; may be ${file(\"PATH\")}."`
+	MaxTurns     int             `json:"max_turns,omitempty" jsonschema:"minimum=1" jsonschema_description:"Model calls before the run fails; default 20."`
 }
 
 type AgentToolsJSON struct {
-	Use     []string          `json:"use,omitempty" jsonschema_description:"\"tool.X\", \"server.X\", \"bundle.X\", tool names or globs."`
-	Allowed []string          `json:"allowed,omitempty" jsonschema_description:"Names, aliases or globs; omitted: everything in use."`
+	Use     []string          `json:"use,omitempty" jsonschema_description:"\"tool.X\", \"server.X\", \"bundle.X\", \"prompt.X\", \"resource.X\", \"runtime.X\" (output_read, agent__batch, agent__final_report, agent__task_status), tool names or globs."`
+	Allowed []string          `json:"allowed,omitempty" jsonschema_description:"Names, aliases or globs: the whole list of what the agent offers, runtime tools included; omitted: everything in use."`
 	Aliases map[string]string `json:"aliases,omitempty" jsonschema_description:"Alias name to tool name."`
+}
+
+type PromptJSON struct {
+	Description string                  `json:"description,omitempty"`
+	Argument    map[string]ArgumentJSON `json:"argument,omitempty" jsonschema_description:"Arguments, by name; the text uses them as {name}."`
+	Template    string                  `json:"template,omitempty" jsonschema_description:"One user message with {argument} placeholders; or message blocks instead."`
+	Message     []MessageJSON           `json:"message,omitempty" jsonschema_description:"The prompt's messages, in order; or template instead."`
+}
+
+type ArgumentJSON struct {
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+type MessageJSON struct {
+	Role string `json:"role" jsonschema:"required,enum=user,enum=assistant"`
+	Text string `json:"text" jsonschema:"required" jsonschema_description:"With {argument} placeholders."`
+}
+
+type ResourceJSON struct {
+	URI         string `json:"uri" jsonschema:"required" jsonschema_description:"A URI with a scheme, such as \"docs://style-guide\"."`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mime_type,omitempty" jsonschema_description:"Default \"text/plain\"."`
+	Text        string `json:"text" jsonschema:"required" jsonschema_description:"The content, or ${file(\"PATH\")}."`
 }
 
 type RouterJSON struct {

@@ -27,7 +27,7 @@ func TestJSONSchemaMirrors(t *testing.T) {
 		{PolicyJSON{}, policySchema}, {ToolJSON{}, toolSchema}, {RESTJSON{}, restSchema},
 		{BundleJSON{}, bundleSchema}, {AgentJSON{}, agentSchema}, {AgentToolsJSON{}, agentToolsSchema},
 		{RouterJSON{}, routerSchema}, {WorkflowJSON{}, workflowSchema}, {RoleJSON{}, roleSchema},
-		{StepJSON{}, stepSchema},
+		{StepJSON{}, stepSchema}, {ModelJSON{}, modelSchema},
 	} {
 		rt := reflect.TypeOf(tc.typ)
 		var got, gotReq, want, wantReq []string

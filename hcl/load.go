@@ -136,7 +136,7 @@ func loadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnos
 	spec.Dir = dir
 	spec.Files = names
 	if spec.Package == "" {
-		spec.Package = packageName(dirBase(dir))
+		spec.Package, spec.PackageDefaulted = packageName(dirBase(dir)), true
 	}
 	return spec, parser.Files(), diags
 }
@@ -216,10 +216,15 @@ type config struct {
 	bundles   []*bundleBlock
 	agents    []*agentBlock
 	workflows []*workflowBlock
-	lock      *Lock
-	lockFile  string // display name of the lock file
-	lockSrc   []byte
-	enrich    *enrichment // toolgen.enrich.json, if any
+	models    []*modelBlock
+	prompts   []*promptBlock
+	resources []*resourceBlock
+	// defaultModel is defaults { model = model.NAME }.
+	defaultModel *ref
+	lock         *Lock
+	lockFile     string // display name of the lock file
+	lockSrc      []byte
+	enrich       *enrichment // toolgen.enrich.json, if any
 }
 
 var rootSchema = &hcl.BodySchema{
@@ -233,6 +238,9 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "bundle", LabelNames: []string{"name"}},
 		{Type: "agent", LabelNames: []string{"name"}},
 		{Type: "workflow", LabelNames: []string{"name"}},
+		{Type: "model", LabelNames: []string{"name"}},
+		{Type: "prompt", LabelNames: []string{"name"}},
+		{Type: "resource", LabelNames: []string{"name"}},
 	},
 }
 
@@ -273,9 +281,9 @@ func decode(files []*hcl.File, ctx *hcl.EvalContext) (*config, hcl.Diagnostics) 
 					continue
 				}
 				defaultsRange = b.DefRange.Ptr()
-				v, d := decodeDefaults(b, ctx)
+				v, m, d := decodeDefaults(b, ctx)
 				diags = append(diags, d...)
-				cfg.defaults = v
+				cfg.defaults, cfg.defaultModel = v, m
 			case "queue":
 				v, d := decodeQueue(b, ctx)
 				diags = append(diags, d...)
@@ -304,6 +312,18 @@ func decode(files []*hcl.File, ctx *hcl.EvalContext) (*config, hcl.Diagnostics) 
 				v, d := decodeWorkflow(b, ctx)
 				diags = append(diags, d...)
 				cfg.workflows = append(cfg.workflows, v)
+			case "model":
+				v, d := decodeModel(b, ctx)
+				diags = append(diags, d...)
+				cfg.models = append(cfg.models, v)
+			case "prompt":
+				v, d := decodePrompt(b, ctx)
+				diags = append(diags, d...)
+				cfg.prompts = append(cfg.prompts, v)
+			case "resource":
+				v, d := decodeResource(b, ctx)
+				diags = append(diags, d...)
+				cfg.resources = append(cfg.resources, v)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package hcl
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,12 +17,15 @@ type resolver struct {
 	sep   string
 	diags hcl.Diagnostics
 
-	queues   map[string]*queueBlock
-	servers  map[string]*serverBlock
-	policies map[string]*policyBlock
-	tools    map[string]*toolBlock
-	bundles  map[string]*bundleBlock
-	agents   map[string]*agentBlock
+	queues    map[string]*queueBlock
+	servers   map[string]*serverBlock
+	policies  map[string]*policyBlock
+	tools     map[string]*toolBlock
+	bundles   map[string]*bundleBlock
+	agents    map[string]*agentBlock
+	models    map[string]*modelBlock
+	prompts   map[string]*promptBlock
+	resources map[string]*resourceBlock
 
 	catalog        map[string]*catalogEntry
 	catalogList    []string        // sorted exposed names
@@ -68,6 +72,9 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	r.tools = index(r, "tool", cfg.tools, func(t *toolBlock) declared { return declared{t.Name, t.NameRange, t.DeclRange} })
 	r.bundles = index(r, "bundle", cfg.bundles, func(b *bundleBlock) declared { return declared{b.Name, b.NameRange, b.DeclRange} })
 	r.agents = index(r, "agent", cfg.agents, func(a *agentBlock) declared { return declared{a.Name, a.NameRange, a.DeclRange} })
+	r.models = index(r, "model", cfg.models, func(m *modelBlock) declared { return declared{m.Name, m.NameRange, m.DeclRange} })
+	r.prompts = index(r, "prompt", cfg.prompts, func(p *promptBlock) declared { return declared{p.Name, p.NameRange, p.DeclRange} })
+	r.resources = index(r, "resource", cfg.resources, func(x *resourceBlock) declared { return declared{x.Name, x.NameRange, x.DeclRange} })
 	index(r, "workflow", cfg.workflows, func(w *workflowBlock) declared { return declared{w.Name, w.NameRange, w.DeclRange} })
 
 	r.checkReserved()
@@ -77,8 +84,13 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	spec.Policies = r.resolvePolicies()
 	spec.Tools = r.resolveTools()
 	spec.Bundles = r.resolveBundles()
+	spec.Models = r.resolveModels()
+	spec.Defaults.Model = r.resolveDefaultModel()
 	spec.Agents = r.resolveAgents(spec.Defaults)
+	r.resolveAgentModels(spec.Agents, spec.Defaults.Model)
 	spec.Workflows = r.resolveWorkflows()
+	spec.Prompts = r.resolvePrompts()
+	spec.Resources = r.resolveResources()
 	r.checkSubagentCycles()
 	return spec, r.diags
 }
@@ -167,6 +179,14 @@ func (r *resolver) declared(kind, name string) bool {
 		_, ok = r.bundles[name]
 	case "agent":
 		_, ok = r.agents[name]
+	case "model":
+		_, ok = r.models[name]
+	case "prompt":
+		_, ok = r.prompts[name]
+	case "resource":
+		_, ok = r.resources[name]
+	case "runtime":
+		ok = slices.Contains(decl.OptInTools, name)
 	}
 	return ok
 }
@@ -186,6 +206,14 @@ func (r *resolver) names(kind string) []string {
 		return keys(r.bundles)
 	case "agent":
 		return keys(r.agents)
+	case "model":
+		return keys(r.models)
+	case "prompt":
+		return keys(r.prompts)
+	case "resource":
+		return keys(r.resources)
+	case "runtime":
+		return slices.Sorted(slices.Values(decl.OptInTools))
 	}
 	return nil
 }
@@ -218,8 +246,10 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			Headers: irKeyValues(s.Headers), Trusted: s.Trusted,
 			AllowTools: sortedStrs(s.AllowTools), DenyTools: sortedStrs(s.DenyTools),
 			Timeout: s.Timeout, Cache: s.Cache, StartupTimeout: s.StartupTimeout,
-			ProtocolVersion: s.ProtocolVersion, HealthCheck: s.HealthCheck, Range: s.DeclRange,
 			Sampling: s.Sampling, Elicitation: s.Elicitation,
+			ProtocolVersion: s.ProtocolVersion, ForwardInstructions: s.ForwardInstructions, HealthCheck: s.HealthCheck, Range: s.DeclRange,
+			AllowPrompts: sortedStrs(s.AllowPrompts), DenyPrompts: sortedStrs(s.DenyPrompts),
+			AllowResources: sortedStrs(s.AllowResources), DenyResources: sortedStrs(s.DenyResources),
 		}
 		if s.URL != nil {
 			srv.URL = *s.URL

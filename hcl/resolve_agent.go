@@ -1,6 +1,7 @@
 package hcl
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -15,7 +16,12 @@ import (
 // names are fixed (decl's constants and decl.SubagentPrefix) whatever the
 // spec's separator.
 func (r *resolver) runtimeNames(a *agentBlock) []string {
-	names := []string{decl.ToolOutputRead, decl.ToolFinalReport, decl.ToolTaskStatus, decl.ToolBatch}
+	var names []string
+	for _, u := range a.Use {
+		if u.Ref != nil && u.Ref.Kind == "runtime" && slices.Contains(decl.OptInTools, u.Ref.Name) {
+			names = appendUnique(names, u.Ref.Name)
+		}
+	}
 	for _, s := range a.Subagents {
 		names = append(names, decl.SubagentPrefix+s.Name)
 	}
@@ -26,12 +32,13 @@ func (r *resolver) runtimeNames(a *agentBlock) []string {
 		names = append(names, decl.ToolSpawnAgents, decl.ToolListAgents)
 	}
 	if a.Discovery {
-		names = append(names, decl.ToolFind, decl.ToolDescribe, decl.ToolLoad, decl.ToolActive)
+		// mcp_call_tool calls loaded tools by name
+		names = append(names, decl.ToolFind, decl.ToolDescribe, decl.ToolLoad, decl.ToolActive, decl.ToolMCPCall)
 	}
 	for _, u := range a.Use {
 		if u.Ref != nil && u.Ref.Kind == "bundle" {
 			if b := r.bundles[u.Ref.Name]; b != nil && b.Mode == ir.ModeMeta {
-				names = append(names, decl.ToolMCPList, decl.ToolMCPSchema, decl.ToolMCPCall)
+				names = appendUnique(append(names, decl.ToolMCPList, decl.ToolMCPSchema), decl.ToolMCPCall)
 				break
 			}
 		}
@@ -56,6 +63,12 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 		agent.Aliases = aliases
 
 		for _, u := range a.Use {
+			if u.Ref != nil && u.Ref.Kind == "runtime" {
+				if r.checkRuntimeRef(a, *u.Ref) {
+					agent.Use = append(agent.Use, ir.UseEntry{Kind: ir.UseRuntime, Name: u.Ref.Name, Range: u.Range})
+				}
+				continue
+			}
 			if u.Ref != nil {
 				if !r.lookup(*u.Ref) {
 					continue
@@ -99,6 +112,7 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 				for _, n := range rt {
 					known = known || decl.Match(pattern, n)
 				}
+				known = known || r.featureCouldMatch(pattern)
 				entry.Matches = matches
 				if !known && !r.unlockedCouldMatch(pattern, true) {
 					cands := append(append([]string{}, r.catalogList...), rt...)
@@ -110,6 +124,7 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 				agent.Allowed = append(agent.Allowed, entry)
 			}
 			agent.Allow = allowSet(agent.Allowed, aliases)
+			r.warnRuntimeNotAllowed(a, rt, agent.Allowed, aliases)
 		}
 
 		for _, s := range a.Subagents {
@@ -253,4 +268,59 @@ func (r *resolver) checkSubagentCycles() {
 			visit(name)
 		}
 	}
+}
+
+// checkRuntimeRef reports whether runtime.NAME in tools.use names one of
+// the runtime's opt-in tools; the others come with their own settings.
+func (r *resolver) checkRuntimeRef(a *agentBlock, rf ref) bool {
+	if slices.Contains(decl.OptInTools, rf.Name) {
+		return true
+	}
+	detail := fmt.Sprintf("%q is not a runtime tool that tools.use opts in to; those are %s.", rf.Name, strings.Join(r.names("runtime"), ", "))
+	switch {
+	case slices.Contains([]string{decl.ToolFind, decl.ToolDescribe, decl.ToolLoad, decl.ToolActive}, rf.Name):
+		detail += fmt.Sprintf(" %s comes with discovery = true.", rf.Name)
+	case rf.Name == decl.ToolSpawnAgents || rf.Name == decl.ToolListAgents:
+		detail += fmt.Sprintf(" %s comes with spawn = true.", rf.Name)
+	case rf.Name == decl.ToolHandoff:
+		detail += " router__handoff-to comes with a router block."
+	case slices.Contains([]string{decl.ToolMCPList, decl.ToolMCPSchema, decl.ToolMCPCall}, rf.Name):
+		detail += fmt.Sprintf(" %s comes with a bundle of mode \"meta\".", rf.Name)
+	case strings.HasPrefix(rf.Name, decl.SubagentPrefix):
+		detail += fmt.Sprintf(" A sub-agent's tool comes with subagents = [agent.%s].", strings.TrimPrefix(rf.Name, decl.SubagentPrefix))
+	default:
+		detail += didYouMean(rf.Name, r.names("runtime"))
+	}
+	r.errorf(rf.Range, a.ToolsRange, "Unknown runtime tool", "%s", detail)
+	return false
+}
+
+// warnRuntimeNotAllowed: tools.allowed is exhaustive, so a runtime tool
+// the agent declares (discovery, spawn, sub-agents, router, meta bundles,
+// runtime.NAME) but allowed matches not is never offered.
+func (r *resolver) warnRuntimeNotAllowed(a *agentBlock, rt []string, allowed []ir.AllowEntry, aliases []ir.Alias) {
+	var left []string
+	for _, n := range rt {
+		ok := false
+		for _, e := range allowed {
+			ok = ok || decl.Match(e.Pattern, n)
+			for _, al := range aliases {
+				ok = ok || (al.Target == n && decl.Match(e.Pattern, al.Name))
+			}
+		}
+		if !ok {
+			left = append(left, n)
+		}
+	}
+	if len(left) > 0 {
+		r.warnf(a.ToolsRange, a.DeclRange, "Runtime tool not allowed", "Agent %q declares %s, but tools.allowed matches none of them, and allowed is the whole list of what the agent offers: add them to allowed, or drop what adds them.", a.Name, quoteJoin(left))
+	}
+}
+
+func quoteJoin(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
 }

@@ -37,8 +37,17 @@ type serverBlock struct {
 	StartupTimeout  time.Duration // 0: defaults.startup_timeout
 	ProtocolVersion string
 	HealthCheck     *ir.HealthCheck
+	AllowPrompts    []str
+	DenyPrompts     []str
+	AllowResources  []str
+	DenyResources   []str
 	DeclRange       hcl.Range
 	serverRequests  // sampling, elicitation (server_requests.go)
+
+	// ForwardInstructions passes the server's initialize instructions on
+	// to the host; default false, since they speak of tools the agent's
+	// lists may hide.
+	ForwardInstructions bool
 }
 
 const defaultProtocolVersion = "2025-11-25"
@@ -54,6 +63,8 @@ var (
 			{Name: "allow_tools"}, {Name: "deny_tools"}, {Name: "queue"}, {Name: "timeout"},
 			{Name: "cache"}, {Name: "startup_timeout"}, {Name: "protocol_version"},
 			{Name: "sampling"}, {Name: "elicitation"},
+			{Name: "allow_prompts"}, {Name: "deny_prompts"}, {Name: "allow_resources"}, {Name: "deny_resources"},
+			{Name: "forward_instructions"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "health_check"}},
 	}
@@ -187,6 +198,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 		s.DenyTools = v
 	}
 	diags = append(diags, checkAllowDeny(s.AllowTools, s.DenyTools, block.DefRange)...)
+	diags = append(diags, decodeServerFeatures(s, attrs, ctx, block.DefRange)...)
 	s.filter.Add(strVals(s.AllowTools), strVals(s.DenyTools))
 	if !s.Trusted && !s.AllowSet {
 		errAt(s.TrustRange, "Untrusted server without allow_tools", fmt.Sprintf("Server %q is untrusted, so it needs an explicit allow_tools list; no untrusted server exposes all of its tools.", s.Name))
@@ -220,6 +232,11 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 		}
 	}
 	diags = append(diags, s.serverRequests.decode(attrs, ctx)...)
+	if a := attrs["forward_instructions"]; a != nil {
+		v, d := evalBool(a.Expr, ctx)
+		diags = append(diags, d...)
+		s.ForwardInstructions = v
+	}
 	for i, hb := range content.Blocks {
 		if i > 0 {
 			errAt(hb.DefRange, "Duplicate health_check block", fmt.Sprintf("Server %q already has a health_check block at %s.", s.Name, shortPos(content.Blocks[0].DefRange)))

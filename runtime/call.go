@@ -13,6 +13,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // entry is one callable tool of a surface, with everything the pipeline
@@ -68,9 +69,16 @@ func mono() time.Duration { return time.Since(epoch) }
 // budget → event.
 func (st *agentState) call(ctx context.Context, name string, args json.RawMessage) Result {
 	start := mono()
-	e := st.surf.Load().byName[name]
+	sf := st.surf.Load()
+	e := sf.byName[name]
 	if e == nil {
 		return st.blocked(ctx, name, start)
+	}
+	tel := st.s.tel
+	ctx, span := tel.StartCall(ctx, e.info.Name, string(e.info.Kind), e.server)
+	if st.log.Enabled(ctx, slog.LevelDebug) {
+		st.log.LogAttrs(ctx, slog.LevelDebug, EventToolStart, slog.String("tool", e.info.Name), slog.String("server", e.server),
+			slog.String("agent", st.agent.Name), slog.Int("chars_in", len(args)))
 	}
 	out, err := st.invokeOutput(ctx, e, args)
 	switch {
@@ -87,13 +95,22 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		out = pipeline.Scrub(scrub, out)
 	}
 	if err == nil && !e.noCap && st.maxBytes > 0 && out.Size() > st.maxBytes {
-		// a large image or resource spills too: its JSON is in the text
-		var text string
-		text, err = st.spill.Store(out.Text)
-		out = pipeline.TextOutput(text)
+		// a large image or resource spills (or is cut) too: its JSON is in
+		// the text
+		if sf.byName[decl.ToolOutputRead] != nil {
+			n := out.Size()
+			var text string
+			if text, err = st.spill.Store(out.Text); err == nil {
+				tel.Spilled(ctx, n)
+			}
+			out = pipeline.TextOutput(text)
+		} else {
+			out = pipeline.TextOutput(pipeline.Truncate(out.Text, st.maxBytes))
+		}
 	}
 	if err == nil && st.budget.Limit > 0 && !e.noBudget {
 		err = st.budget.ChargeBytes(out.Size())
+		tel.BudgetUsed(st.agent.Name, st.budget.Used(), st.budget.Limit)
 	}
 	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: mono() - start}
 	if err != nil {
@@ -104,10 +121,12 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	} else {
 		r.OK, r.Result, r.Rich = true, out.Text, out.Rich
 	}
-	level := slog.LevelDebug
+	status := telemetry.StatusOK
+	level := slog.LevelInfo // the seeds' request/response log: one line per call
 	if err != nil {
-		level = slog.LevelWarn
+		status, level = telemetry.StatusFailed, slog.LevelWarn
 	}
+	span.End(status, len(r.Result), r.Error)
 	if st.log.Enabled(ctx, level) {
 		st.logCall(ctx, level, e, len(args), &r)
 	}
@@ -169,10 +188,17 @@ func (st *agentState) invokeOutput(ctx context.Context, e *entry, args json.RawM
 		}
 	}
 	if e.q != nil {
+		var waitStart time.Duration
+		if st.s.tel != nil {
+			waitStart = mono()
+		}
 		if err := e.q.Acquire(ctx, st.stopWait); err != nil {
 			return pipeline.Output{}, fmt.Errorf("waiting for queue %q: %w", e.q.Name, err)
 		}
 		defer e.q.Release()
+		if st.s.tel != nil {
+			st.s.tel.QueueWait(ctx, e.q.Name, mono()-waitStart)
+		}
 	}
 	if e.linked {
 		var cancel context.CancelFunc
@@ -289,6 +315,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		msg := fmt.Sprintf("tool not found: a name of %d bytes is longer than any tool's name", len(name))
 		event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", strings.ToValidUTF8(name[:maxToolName], "")+"…"),
 			slog.String("agent", st.agent.Name), slog.String("reason", "not_found"))
+		st.s.tel.Blocked(ctx, "", false)
 		return Result{Error: msg, Latency: mono() - start}
 	}
 	snap := st.s.pool.snap.Load()
@@ -321,6 +348,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		reason = "not_found"
 	}
 	event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", agent), slog.String("reason", reason))
+	st.s.tel.Blocked(ctx, name, reason != "not_found")
 	return Result{Error: pipeline.ErrorText(st.s.scrub, msg), Latency: mono() - start}
 }
 

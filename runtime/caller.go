@@ -50,3 +50,12 @@ func Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	}
 	return c.Elicit(ctx, p)
 }
+
+// HostCapabilities tells the session's MCP connections what the serving
+// host declared (serve calls it on the host's initialize): they declare
+// sampling and elicitation only as far as the host can answer, and those
+// that declared otherwise are replaced. The channel says whether any was
+// (then Rebuild picks up the tools servers list only to such clients).
+func (s *Session) HostCapabilities(caps *mcp.ClientCapabilities) <-chan bool {
+	return s.host.mgr.SetHostCapabilities(caps)
+}

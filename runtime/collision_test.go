@@ -46,7 +46,7 @@ func TestReservedNamesUnderDashSeparator(t *testing.T) {
 				t.Errorf("%s: %s is %q, want %q", when, name, kinds[name], want)
 			}
 		}
-		for _, pt := range PoolFor(reg).Tools() {
+		for _, pt := range poolOf(t, reg).Tools() {
 			if decl.IsReservedToolName(pt.Name) {
 				t.Errorf("%s: the pool holds %s (%s)", when, pt.Name, pt.Kind)
 			}
@@ -122,13 +122,13 @@ func TestRuntimeCollisions(t *testing.T) {
 	if err := s2.Switch(context.Background(), "all"); err != nil {
 		t.Fatal(err)
 	}
-	PoolFor(reg).setLive("gh", []UpstreamTool{{Name: "x_y"}, {Name: "x.y"}, {Name: "z"}})
+	poolOf(t, reg).setLive("gh", []UpstreamTool{{Name: "x_y"}, {Name: "x.y"}, {Name: "z"}})
 	s.st.Load().reportCollisions()
 	if n := len(ev.named(EventToolCollision)); n != 3 {
 		t.Errorf("%d tool.collision events, want 3", n)
 	}
 	// a new clash is reported when it appears
-	PoolFor(reg).setLive("gh", []UpstreamTool{{Name: "x_y"}, {Name: "x.y"}, {Name: "z"}, {Name: "z_"}, {Name: "z!"}})
+	poolOf(t, reg).setLive("gh", []UpstreamTool{{Name: "x_y"}, {Name: "x.y"}, {Name: "z"}, {Name: "z_"}, {Name: "z!"}})
 	s.st.Load().reportCollisions()
 	ev.requireOne(t, EventToolCollision, "tool", "gh__z_", "winner", `server gh tool "z!"`, "loser", `server gh tool "z_"`)
 	if n := len(ev.named(EventToolCollision)); n != 4 {

@@ -111,6 +111,7 @@ func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
 		c.err = err
 		event.Emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
 			slog.String("server", name), slog.String("error", err.Error()))
+		st.s.tel.ServerHealth(name, string(HealthRed))
 		return
 	}
 	c.up = up
@@ -124,7 +125,9 @@ func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
 		st.mu.Unlock()
 		event.Emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
 			slog.String("server", name), slog.String("error", dr.Err().Error()))
+		st.s.tel.ServerHealth(name, string(HealthRed))
 	} else {
+		st.s.tel.ServerHealth(name, string(up.Health()))
 		event.Emit(st.log, slog.LevelInfo, EventServerStart, slog.String("agent", st.agent.Name),
 			slog.String("server", name), slog.String("transport", srv.Transport),
 			slog.Int("tools", len(up.Tools())), slog.String("health", string(up.Health())),
@@ -139,6 +142,7 @@ func (st *agentState) start(ctx context.Context, name string, c *upstreamConn) {
 		c.unfail = fn.OnFail(func(err error) {
 			event.Emit(st.log, slog.LevelError, EventServerFail, slog.String("agent", st.agent.Name),
 				slog.String("server", name), slog.String("error", err.Error()))
+			st.s.tel.ServerHealth(name, string(HealthRed))
 		})
 	}
 	if srv.HealthInterval > 0 {
@@ -167,6 +171,7 @@ func (st *agentState) watchHealth(name string, up Upstream, last Health, every t
 		}
 		event.Emit(st.log, level, EventServerHealth, slog.String("agent", st.agent.Name), slog.String("server", name),
 			slog.String("health", string(h)), slog.String("previous", string(last)))
+		st.s.tel.ServerHealth(name, string(h))
 		last = h
 	}
 }

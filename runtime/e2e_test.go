@@ -45,7 +45,7 @@ func TestSeed_ToolOrchestration_StdioMCPServerSpawned(t *testing.T) {
 	ev := &events{}
 	mgr := mcpconn.NewManager(ev.logger())
 	defer mgr.Close()
-	opts := Options{Logger: ev.logger(), Connector: NewMCPConnector(mgr)}
+	opts := Options{Logger: ev.logger(), Connector: mcpConnector{m: mgr}}
 	ctx := context.Background()
 	s, err := Open(ctx, reg, "direct", opts)
 	if err != nil {

@@ -8,6 +8,7 @@ const (
 	EventAgentBuild         = event.AgentBuild
 	EventAgentTeardown      = event.AgentTeardown
 	EventAgentSwitchTimeout = event.AgentSwitchTimeout
+	EventToolStart          = event.ToolStart // a call passed the allow check and begins (debug level)
 	EventToolCall           = event.ToolCall
 	EventToolBlocked        = event.ToolBlocked
 	EventToolUnknown        = event.ToolUnknown

@@ -187,6 +187,9 @@ func Explain(r *Registry, o ExplainOptions) (*Explanation, error) {
 			}
 		}
 	}
+	if a != nil && ss == nil {
+		listUnderAliases(tools, a.Aliases)
+	}
 	slices.Sort(x.Servers)
 	for _, n := range sortedKeys(tools) {
 		t := tools[n]
@@ -196,16 +199,34 @@ func Explain(r *Registry, o ExplainOptions) (*Explanation, error) {
 	return x, nil
 }
 
+// listUnderAliases renames a callable or loadable tool with an alias to
+// its alias (each, if several), as a session lists it.
+func listUnderAliases(tools map[string]*ExplainedTool, aliases []decl.Alias) {
+	aliased := map[string]bool{}
+	for _, al := range aliases {
+		t := tools[al.Target]
+		if t == nil || t.Status == StatusExcluded || tools[al.Name] != nil {
+			continue
+		}
+		c := *t
+		c.Name = al.Name
+		c.Reasons = append(slices.Clone(t.Reasons), fmt.Sprintf("listed under its alias %q (%s still answers calls)", al.Name, al.Target))
+		tools[al.Name] = &c
+		aliased[al.Target] = true
+	}
+	for n := range aliased {
+		delete(tools, n)
+	}
+}
+
 func runtimeReason(e *entry, a *decl.Agent, tr, metaTr *trace) []string {
 	switch e.info.Kind {
-	case decl.KindInternal:
-		return []string{"internal tool: always available"}
+	case decl.KindInternal, decl.KindOutput:
+		return tr.reasons[e.info.Name] // tools.use[i] runtime.NAME
 	case decl.KindRouter:
 		return []string{"router destinations: " + strings.Join(a.Router, ", ")}
 	case decl.KindDiscovery:
 		return []string{"discovery = true"}
-	case decl.KindOutput:
-		return []string{"defaults.response_max_bytes: pages through spilled outputs"}
 	case decl.KindMeta:
 		if r := metaTr.reasons[decl.ToolMCPCall]; len(r) > 0 {
 			return r

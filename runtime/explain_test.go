@@ -30,8 +30,9 @@ func reasonsOf(x *Explanation, name string) string {
 
 func TestExplainAgent(t *testing.T) {
 	f := newFixture(
-		decl.Agent{Name: "coder", Use: []decl.Use{{Kind: decl.UseTool, Name: "read_file"}, {Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseBundle, Name: "web"}, {Kind: decl.UseGlob, Name: "entities_*"}, {Kind: decl.UseTool, Name: "ghost"}},
-			Allowed: []string{"read", "github__*"}, Aliases: []decl.Alias{{Name: "read", Target: "read_file"}},
+		decl.Agent{Name: "coder", Use: append([]decl.Use{{Kind: decl.UseTool, Name: "read_file"}, {Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseBundle, Name: "web"}, {Kind: decl.UseGlob, Name: "entities_*"}, {Kind: decl.UseTool, Name: "ghost"}},
+			useRuntime(decl.OptInTools...)...),
+			Allowed: []string{"read", "github__*", "agent__*", "mcp_*", "output_read", "router__handoff-to"}, Aliases: []decl.Alias{{Name: "read", Target: "read_file"}},
 			Subagents: []string{"researcher"}, Router: []string{"researcher"}},
 		decl.Agent{Name: "researcher"},
 	)
@@ -41,17 +42,19 @@ func TestExplainAgent(t *testing.T) {
 	}
 	want := []string{"agent__batch", "agent__final_report", "agent__researcher", "agent__task_status",
 		"github__get_file_contents", "github__search_code", "mcp_call_tool", "mcp_get_tool_schema", "mcp_list_tools",
-		"output_read", "read_file", "router__handoff-to"}
+		"output_read", "read", "router__handoff-to"} // read_file under its alias
 	if diff := cmp.Diff(want, explained(x, StatusCallable)); diff != "" {
 		t.Errorf("callable (-want +got):\n%s", diff)
 	}
 	for name, want := range map[string]string{
-		"read_file":           `tools.use[0] tool.read_file; tools.allowed[0] alias "read" -> read_file`,
+		"read":                `tools.use[0] tool.read_file; tools.allowed[0] alias "read" -> read_file; listed under its alias "read" (read_file still answers calls)`,
 		"github__search_code": `tools.use[1] server.github; tools.allowed[1] glob "github__*"`,
 		"entities_get":        `tools.use[3] glob "entities_*"; in use but not matched by tools.allowed`,
 		"ghost":               `tools.use[4] tool.ghost: not found in the pool; skipped`,
 		"mcp_call_tool":       `tools.use[2] bundle.web: meta tools reach server scraper`,
 		"spawn_agents":        `not enabled: agent has spawn = false`,
+		"agent__batch":        `tools.use[5] runtime.agent__batch`,
+		"output_read":         `tools.use[8] runtime.output_read`,
 	} {
 		if got := reasonsOf(x, name); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
@@ -72,6 +75,46 @@ func TestExplainAgent(t *testing.T) {
 		if !strings.Contains(b.String(), line) {
 			t.Errorf("output lacks %q:\n%s", line, b.String())
 		}
+	}
+}
+
+// TestExplainSurfaceIsTheSpec: tools.allowed is the agent's whole list,
+// runtime tools included, and the internal tools and output_read are
+// offered only when tools.use names them.
+func TestExplainSurfaceIsTheSpec(t *testing.T) {
+	f := newFixture(
+		decl.Agent{Name: "one", Use: useTools("read_file")},
+		decl.Agent{Name: "narrow", Discovery: true, Use: append(useTools("read_file"), useRuntime(decl.ToolBatch)...), Allowed: []string{"read_file", "tool_find"}, Subagents: []string{"one"}},
+	)
+	x, err := Explain(f.reg, ExplainOptions{Agent: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"read_file"}, explained(x, StatusCallable)); diff != "" {
+		t.Errorf("one: callable (-want +got):\n%s", diff)
+	}
+	s := open(t, f.reg, "one", f.opts(&events{}))
+	if diff := cmp.Diff([]string{"read_file"}, toolNames(s.Tools())); diff != "" {
+		t.Errorf("one: session tools (-want +got):\n%s", diff)
+	}
+	x, err = Explain(f.reg, ExplainOptions{Agent: "narrow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"tool_find"}, explained(x, StatusCallable)); diff != "" {
+		t.Errorf("narrow: callable (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{decl.ToolBatch, decl.ToolLoad, decl.ToolMCPCall, "agent__one"} {
+		if got := reasonsOf(x, name); !strings.Contains(got, "not matched by tools.allowed") || !slices.Contains(explained(x, StatusExcluded), name) {
+			t.Errorf("%s: excluded %v, reasons %q", name, slices.Contains(explained(x, StatusExcluded), name), got)
+		}
+	}
+	s = open(t, f.reg, "narrow", f.opts(&events{}))
+	if diff := cmp.Diff([]string{"tool_find"}, toolNames(s.Tools())); diff != "" {
+		t.Errorf("narrow: session tools (-want +got):\n%s", diff)
+	}
+	if r := call(t, s, decl.ToolBatch, `{"calls": []}`); r.OK {
+		t.Errorf("agent__batch outside allowed answered: %+v", r)
 	}
 }
 

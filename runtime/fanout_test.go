@@ -16,7 +16,7 @@ import (
 // (runtime/internal/tools): one model call cannot start unbounded work.
 func TestBatchFanOutIsBounded(t *testing.T) {
 	var running, peak atomic.Int32
-	f := newFixture(decl.Agent{Name: "a", Use: useTools("count")}).withTools(decl.Tool{Name: "count", Kind: decl.KindGo,
+	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("count"), useRuntime(decl.ToolBatch)...)}).withTools(decl.Tool{Name: "count", Kind: decl.KindGo,
 		Go: goTool(func(context.Context, json.RawMessage) (string, error) {
 			n := running.Add(1)
 			for {

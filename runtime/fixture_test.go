@@ -32,7 +32,7 @@ func newFixture(agents ...decl.Agent) *fixture {
 			{Name: "github", Transport: "stdio", Command: "npx", Trusted: true,
 				Env:        []decl.KeyValue{{Key: "GITHUB_TOKEN", Value: decl.Value{{Env: "GITHUB_TOKEN"}}}},
 				AllowTools: []string{"search_code", "get_file_*"}, DenyTools: []string{"delete_repo"},
-				Queue: "github", Timeout: 20 * time.Second, Cache: 5 * time.Minute},
+				Queue: "github", Timeout: 20 * time.Second, Cache: 5 * time.Minute, ForwardInstructions: true},
 			{Name: "scraper", Transport: "stdio", Command: "scraper", Trusted: false, AllowTools: []string{"fetch_page"}},
 		},
 		Policies: []decl.Policy{
@@ -96,6 +96,15 @@ func useTools(names ...string) []decl.Use {
 			k = decl.UseGlob
 		}
 		out = append(out, decl.Use{Kind: k, Name: n})
+	}
+	return out
+}
+
+// useRuntime opts in to runtime tools (runtime.NAME in a spec).
+func useRuntime(names ...string) []decl.Use {
+	var out []decl.Use
+	for _, n := range names {
+		out = append(out, decl.Use{Kind: decl.UseRuntime, Name: n})
 	}
 	return out
 }

@@ -311,9 +311,35 @@ func echoGo() decl.GoFunc {
 	}
 }
 
+// testHosts holds one Host per test: the sessions a test opens with open
+// share pools and connections, as a host program's do.
+var testHosts sync.Map // *testing.T → *Host
+
+func testHost(t *testing.T) *Host {
+	if h, ok := testHosts.Load(t); ok {
+		return h.(*Host)
+	}
+	h := NewHost(slog.New(slog.DiscardHandler))
+	testHosts.Store(t, h)
+	t.Cleanup(func() { // after the sessions' own cleanups (last in, first out)
+		h.Close()
+		testHosts.Delete(t)
+	})
+	return h
+}
+
+// poolOf is the test host's pool of reg.
+func poolOf(t *testing.T, reg *Registry) *Pool {
+	p, err := testHost(t).pool(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func open(t *testing.T, reg *Registry, agent string, opts Options) *Session {
 	t.Helper()
-	s, err := Open(context.Background(), reg, agent, opts)
+	s, err := testHost(t).Open(context.Background(), reg, agent, opts)
 	if err != nil {
 		t.Fatalf("Open(%s): %v", agent, err)
 	}

@@ -55,7 +55,7 @@ func TestAcceptanceKillUpstreamMidCall(t *testing.T) {
 		Agents: []decl.Agent{{Name: "both", Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseServer, Name: "beta"}}}},
 	}
 	ctx := context.Background()
-	s, err := Open(ctx, reg, "both", Options{Logger: logger, Connector: NewMCPConnector(m)})
+	s, err := Open(ctx, reg, "both", Options{Logger: logger, Connector: mcpConnector{m: m}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,26 +4,26 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
-// defaultConnector is the process-wide MCP connector used when
-// Options.Connector is nil: connections shared through mcpconn.Shared.
-func defaultConnector() Connector { return NewMCPConnector(mcpconn.Shared()) }
-
-// NewMCPConnector returns a Connector whose connections come from m, for
-// hosts that want their own Manager (its own logger, its own Close).
-func NewMCPConnector(m *mcpconn.Manager) Connector { return mcpConnector{m: m} }
-
-type mcpConnector struct{ m *mcpconn.Manager }
+// mcpConnector is a Host's Connector: connections from its Manager. Their
+// events go to log, the opening session's logger (nil: the Manager's).
+type mcpConnector struct {
+	m   *mcpconn.Manager
+	log *slog.Logger
+}
 
 func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {
 	cfg, err := ServerConfig(srv, getenv)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Logger = c.log
 	// A server that does not come up now is kept and retried in the
 	// background: the session shows it red and learns of it coming up
 	// through OnToolsChanged.
@@ -105,7 +105,8 @@ func (u *mcpUpstream) Tools() []UpstreamTool {
 }
 
 func (u *mcpUpstream) Call(ctx context.Context, tool string, args json.RawMessage) (UpstreamResult, error) {
-	return u.c.Call(ctx, tool, args)
+	// The upstream span's trace context, for servers that continue it.
+	return u.c.CallMeta(ctx, tool, args, telemetry.TraceMeta(ctx))
 }
 
 func (u *mcpUpstream) Instructions() string { return u.c.Instructions() }

@@ -87,7 +87,7 @@ func BenchmarkMCPCall(b *testing.B) {
 			Servers:  []decl.Server{{Name: "echo", Transport: "stdio", Command: bin, Trusted: true}},
 			Agents:   []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "echo"}}}},
 		}
-		s, err := Open(ctx, reg, "a", Options{Connector: NewMCPConnector(m), Logger: slog.New(slog.DiscardHandler)})
+		s, err := Open(ctx, reg, "a", Options{Connector: mcpConnector{m: m}, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			b.Fatal(err)
 		}

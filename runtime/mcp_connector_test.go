@@ -71,7 +71,7 @@ func TestMCPConnectorSession(t *testing.T) {
 		return "", false
 	}
 	ctx := context.Background()
-	s, err := Open(ctx, reg, "a", Options{Connector: NewMCPConnector(m), Getenv: getenv})
+	s, err := Open(ctx, reg, "a", Options{Connector: mcpConnector{m: m}, Getenv: getenv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestMCPConnectorSession(t *testing.T) {
 	}
 
 	// The adapter directly: shared with the session's connection.
-	up, err := NewMCPConnector(m).Acquire(ctx, &reg.Servers[0], getenv)
+	up, err := mcpConnector{m: m}.Acquire(ctx, &reg.Servers[0], getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestMCPConnectorSession(t *testing.T) {
 		t.Error("tool list converted on every call")
 	}
 
-	if _, err := NewMCPConnector(m).Acquire(ctx, &reg.Servers[0], func(string) (string, bool) { return "", false }); err == nil ||
+	if _, err := (mcpConnector{m: m}).Acquire(ctx, &reg.Servers[0], func(string) (string, bool) { return "", false }); err == nil ||
 		!strings.Contains(err.Error(), "ECHO_TOKEN") {
 		t.Errorf("missing env: %v", err)
 	}

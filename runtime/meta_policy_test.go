@@ -11,7 +11,7 @@ import (
 // A meta bundle is no way around tools.allowed: the meta tools reach only
 // the server tools the agent's own allow list admits.
 func TestMetaToolsHonourAllowed(t *testing.T) {
-	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseBundle, Name: "docs_meta"}}, Allowed: []string{"docs__search_docs"}})
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseBundle, Name: "docs_meta"}}, Allowed: []string{"docs__search_docs", "mcp_*"}})
 	f.conn.add("docs", mcpServer("Docs server.", "search_docs", "delete_all"))
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	mustOK(t, call(t, s, decl.ToolMCPCall, `{"server":"docs","tool":"search_docs","args":{}}`))
@@ -55,7 +55,7 @@ func TestServerToolsCannotTakeRuntimeNames(t *testing.T) {
 	// Nor does it enter the pool, where globs, search and explain would
 	// find an MCP tool under the runtime's name.
 	var pool []string
-	for _, pt := range PoolFor(f.reg).Tools() {
+	for _, pt := range poolOf(t, f.reg).Tools() {
 		if pt.Server == "tool" {
 			pool = append(pool, pt.Name)
 		}

@@ -7,20 +7,30 @@ import (
 	"os"
 	"sync"
 
+	"go.opentelemetry.io/otel/metric"
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
 // Options configure a Session. The zero value is usable.
 type Options struct {
+	Host       *Host                       // shares pools, queues and connections; nil: a Host of the session's own
 	Logger     *slog.Logger                // events; default slog.Default()
 	Getenv     func(string) (string, bool) // default os.LookupEnv
 	Workdir    string                      // base for policy paths; default "."
 	SpillDir   string                      // spilled outputs; default a temp dir per session
-	Runner     Runner                      // runs sub-agents; nil: agent__<name> returns an error result
+	Runner     Runner                      // runs sub-agents; nil: the built-in loop on the spec's models (runner.go)
 	Memory     Memory                      // per-session store; default in-memory
-	Connector  Connector                   // default defaultConnector()
+	Connector  Connector                   // default: the Host's MCP connections
 	HTTPClient *http.Client                // REST tools; nil: runtime/internal/rest's default
 	Depth      int                         // sub-agent depth; 0 at top level
+
+	// MeterProvider and TracerProvider, when set, record the pipeline's
+	// metrics and a span per tool call (OpenTelemetry). Both nil: nothing
+	// is recorded, at the cost of a nil check per call.
+	MeterProvider  metric.MeterProvider
+	TracerProvider oteltrace.TracerProvider
 
 	// Routes overrides Registry.Route for some step addresses
 	// ("WF/ROLE/STEP" → bundle names); an empty list denies the step.
@@ -29,10 +39,14 @@ type Options struct {
 	// depthLimit is the max_depth in force above a sub-agent's session
 	// (set by the runtime when it opens one; 0 at the top).
 	depthLimit int
+	// models are the registry's models, shared by a session and its
+	// sub-agents' sessions (made by Open at the top).
+	models *models
 }
 
-// Runner runs a sub-agent: the host's LLM loop over the child session's
-// tools. The child is closed by the runtime after Run returns.
+// Runner runs a sub-agent: an LLM loop over the child session's tools.
+// The child is closed by the runtime after Run returns. Without one the
+// runtime runs the child on its own model (Session.Run).
 type Runner interface {
 	Run(ctx context.Context, child *Session, prompt string) (string, error)
 }
@@ -58,9 +72,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workdir == "" {
 		o.Workdir = "."
-	}
-	if o.Connector == nil {
-		o.Connector = defaultConnector()
 	}
 	return o
 }

@@ -40,9 +40,9 @@ type PoolTool struct {
 }
 
 // Pool is the set of tools one registry can offer: builtin, declared and
-// server-discovered tools. It is shared by every session of the registry,
-// cached as an immutable snapshot, and rebuilt when a server's tool list
-// changes or is invalidated.
+// server-discovered tools. It is shared by every session of the registry
+// on one Host, cached as an immutable snapshot, and rebuilt when a
+// server's tool list changes or is invalidated.
 type Pool struct {
 	reg     *Registry
 	servers map[string]*decl.Server
@@ -66,17 +66,6 @@ type poolSnapshot struct {
 	renamed    map[string]string // old name → current name
 	finder     *finder
 	collisions []collision // names two tools wanted; see rebuild
-}
-
-var pools sync.Map // *Registry → *Pool
-
-// PoolFor returns the pool of a registry, creating it on first use.
-func PoolFor(reg *Registry) *Pool {
-	if p, ok := pools.Load(reg); ok {
-		return p.(*Pool)
-	}
-	p, _ := pools.LoadOrStore(reg, newPool(reg))
-	return p.(*Pool)
 }
 
 func newPool(reg *Registry) *Pool {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
@@ -80,10 +81,13 @@ func (st *agentState) upstreamCall(server, tool string) richProvider {
 		if err != nil {
 			return pipeline.Output{}, err
 		}
+		ctx, span := st.s.tel.StartUpstream(ctx, server, tool)
 		res, err := up.Call(ctx, tool, args)
 		if err != nil {
+			span.End(err.Error(), false)
 			return pipeline.Output{}, err
 		}
+		span.End("", res.IsError)
 		out := pipeline.RichOutput(res)
 		if res.IsError {
 			return out, errors.New(out.Text)
@@ -136,6 +140,9 @@ func (st *agentState) builtinProvider(e *entry, d *decl.Tool) provider {
 	}
 	if pol == nil {
 		return failing(fmt.Errorf("tool %q: unknown policy %q", e.info.Name, d.Policy))
+	}
+	if scope := builtin.Scope(pol.Builtin, st.s.opts.Workdir, pol.AllowedPaths, pol.AllowedCommands); scope != "" {
+		e.info.Description = strings.TrimSpace(e.info.Description + "\n\n" + scope)
 	}
 	b, ok := st.builtins[pol.Name]
 	if !ok && st.torndown { // teardown already ran the closers: a new builtin would leak

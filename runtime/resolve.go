@@ -26,8 +26,9 @@ type resolution struct {
 	allowed   map[string]bool // use ∩ tools.allowed: callable (or loadable with discovery)
 	aliases   map[string]string
 	meta      metaScopes
-	spawn     bool     // spawn_agents and list_available_agents kept
-	subagents []string // sub-agents whose agent__<name> tool is kept
+	optIn     map[string]bool // runtime tools tools.use names (decl.OptInTools)
+	spawn     bool            // spawn_agents and list_available_agents kept
+	subagents []string        // sub-agents whose agent__<name> tool is kept
 	warnings  []warning
 	tr        *trace // nil unless explaining
 }
@@ -145,7 +146,7 @@ func (p *Pool) resolveAgent(snap *poolSnapshot, a *decl.Agent, depth, limit int,
 	r := &resolution{
 		agent: a, depth: depth, maxDepth: p.agentMaxDepth(a),
 		use: map[string]bool{}, allowed: map[string]bool{}, aliases: map[string]string{},
-		meta: metaScopes{}, tr: tr,
+		optIn: map[string]bool{}, meta: metaScopes{}, tr: tr,
 	}
 	if limit > 0 && limit < r.maxDepth {
 		r.maxDepth = limit
@@ -193,6 +194,13 @@ func (p *Pool) resolveAgent(snap *poolSnapshot, a *decl.Agent, depth, limit int,
 				continue
 			}
 			p.selectBundle(snap, r, b, where, direct, &directOrder)
+		case decl.UseRuntime:
+			if slices.Contains(decl.OptInTools, u.Name) {
+				r.optIn[u.Name] = true
+				tr.noteRuntime(u.Name, "%s runtime.%s", where, u.Name)
+			} else {
+				r.warn(EventToolUnknown, "unknown runtime tool in tools.use; skipped", slog.String("agent", a.Name), slog.String("tool", u.Name))
+			}
 		case decl.UseGlob:
 			n := 0
 			for _, t := range snap.tools {
@@ -373,8 +381,8 @@ func (r *resolution) applyAllowed(snap *poolSnapshot) {
 		if decl.IsGlob(p) {
 			continue
 		}
-		if _, alias := r.aliases[p]; alias {
-			continue
+		if _, alias := r.aliases[p]; alias || decl.IsReservedToolName(p) {
+			continue // runtime tools are not in the pool; offersRuntime checks them
 		}
 		if snap.byName[p] == nil {
 			r.warn(EventToolUnknown, "tools.allowed names a tool not in the pool; ignored", slog.String("agent", a.Name), slog.String("tool", p))
@@ -383,6 +391,26 @@ func (r *resolution) applyAllowed(snap *poolSnapshot) {
 			r.tr.exclude(p, "tools.allowed[%d] names it, but it is not in tools.use", i)
 		}
 	}
+}
+
+// offersRuntime reports whether the agent offers one of the runtime's own
+// tools it declares: tools.allowed is its whole list, so when written it
+// must let the runtime tool in too.
+func (r *resolution) offersRuntime(name string) bool {
+	if r.agent.Allowed == nil {
+		return true
+	}
+	var aliasesOf []string
+	for al, target := range r.aliases {
+		if target == name {
+			aliasesOf = append(aliasesOf, al)
+		}
+	}
+	if r.allowedBy(name, aliasesOf) {
+		return true
+	}
+	r.tr.excludeRuntime(name, "declared, but not matched by tools.allowed (allowed is the agent's whole list)")
+	return false
 }
 
 // allowedBy reports whether tools.allowed lets a tool in, directly or

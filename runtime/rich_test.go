@@ -58,7 +58,7 @@ func richFixture(t *testing.T, maxBytes int, calls *atomic.Int32) *Session {
 		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: maxBytes, StartupTimeout: 10 * time.Second, MaxDepth: 2, InitConcurrency: 4},
 		Servers: []decl.Server{{Name: "media", Transport: "stdio", Command: "media", Trusted: true, Cache: time.Minute,
 			Env: []decl.KeyValue{{Key: "MEDIA_TOKEN", Value: decl.Value{{Env: "MEDIA_TOKEN"}}}}}},
-		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "media"}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "media"}, {Kind: decl.UseRuntime, Name: decl.ToolOutputRead}}}},
 	}
 	return open(t, reg, "a", Options{Connector: conn, Getenv: func(k string) (string, bool) {
 		return richSecret, k == "MEDIA_TOKEN"

@@ -54,7 +54,7 @@ func TestSecretsScrubbedFromEverythingGetEnv(t *testing.T) {
 			}}},
 		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseGlob, Name: "everything__get-env"}}}},
 	}
-	s := open(t, reg, "a", Options{Logger: ev.logger(), Connector: NewMCPConnector(m),
+	s := open(t, reg, "a", Options{Logger: ev.logger(), Connector: mcpConnector{m: m},
 		Getenv: envMap(map[string]string{"EV_TOKEN": token, "EV_SHORT": "S"})})
 	out := mustOK(t, call(t, s, "everything__get-env", `{}`))
 	requireScrubbed(t, "get-env result", out, "0123456789")
@@ -96,7 +96,7 @@ func TestSecretsScrubbedFromREST(t *testing.T) {
 		Tools: []decl.Tool{{Name: "echo_http", Kind: decl.KindREST, REST: &decl.REST{Method: "GET",
 			URL:     decl.Value{{Lit: srv.URL + "/v1/"}, {Env: "ECHO_KEY"}, {Lit: "/{x}"}},
 			Headers: []decl.KeyValue{{Key: "Authorization", Value: decl.Value{{Lit: "Bearer "}, {Env: "ECHO_TOKEN"}}}}}}},
-		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "echo_http"}}}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "echo_http"}, {Kind: decl.UseRuntime, Name: decl.ToolOutputRead}}}},
 	}
 	ev := &events{}
 	s := open(t, reg, "a", Options{Logger: ev.logger(), SpillDir: t.TempDir(),
@@ -177,7 +177,7 @@ func TestSecretsScrubbedFromHTTPMCP(t *testing.T) {
 			Headers: []decl.KeyValue{{Key: "Authorization", Value: decl.Value{{Lit: "Bearer "}, {Env: "WHO_TOKEN"}}}}}},
 		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "who"}}}},
 	}
-	s := open(t, reg, "a", Options{Logger: (&events{}).logger(), Connector: NewMCPConnector(m),
+	s := open(t, reg, "a", Options{Logger: (&events{}).logger(), Connector: mcpConnector{m: m},
 		Getenv: envMap(map[string]string{"WHO_TOKEN": token, "WHO_KEY": key})})
 	out := mustOK(t, call(t, s, "who__whoami", `{}`))
 	if !strings.Contains(out, "X-Path") || !strings.Contains(out, "Bearer [redacted]") {

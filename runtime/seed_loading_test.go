@@ -87,7 +87,7 @@ func TestSeed_DynamicToolLoading_AllowIntersectDenyUnion(t *testing.T) {
 		t.Errorf("tools %v", toolNames(tools))
 	}
 	// meta scopes merge the same way
-	p := PoolFor(f.reg)
+	p := poolOf(t, f.reg)
 	// (scraper is untrusted: exact names, no globs)
 	f.reg.Bundles = append(f.reg.Bundles, decl.Bundle{Name: "web2", Mode: "meta", Server: "scraper", AllowTools: []string{"fetch_page", "fetch_secret"}, DenyTools: []string{"fetch_secret"}})
 	p.bundles["web2"] = &f.reg.Bundles[len(f.reg.Bundles)-1]

@@ -536,3 +536,16 @@ func TestSeed_ToolOrchestration_MCPServerStartupTimeout(t *testing.T) {
 		t.Errorf("the other server's tools (-want +got):\n%s", diff)
 	}
 }
+
+// TestInstructionsOnlyWhenForwarded: both servers send instructions, but
+// only github sets forward_instructions, so only its reach the host; docs'
+// may speak of tools the agent's lists hide.
+func TestInstructionsOnlyWhenForwarded(t *testing.T) {
+	f := newFixture(decl.Agent{Name: "coder", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseServer, Name: "docs"}}})
+	s := open(t, f.reg, "coder", f.opts(&events{}))
+	mustOK(t, call(t, s, "github__search_code", `{"q":"x"}`))
+	mustOK(t, call(t, s, "docs__search_docs", `{"q":"x"}`))
+	if got := s.Instructions(); !slices.Equal(got, []string{"Use search_code before reading files."}) {
+		t.Errorf("instructions %q, want github's only", got)
+	}
+}

@@ -15,7 +15,7 @@ func TestSeed_AgentToolPool_ToolPoolInitialization(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "all", Use: []decl.Use{{Kind: decl.UseGlob, Name: "*"}}})
 	ev := &events{}
 	s := open(t, f.reg, "all", f.opts(ev))
-	pool := PoolFor(f.reg)
+	pool := poolOf(t, f.reg)
 	var names []string
 	for _, pt := range pool.Tools() {
 		names = append(names, pt.Name)
@@ -34,7 +34,7 @@ func TestSeed_AgentToolPool_ToolPoolInitialization(t *testing.T) {
 	// cached: a second session reuses the pool and its snapshot
 	snap := pool.snap.Load()
 	s2 := open(t, f.reg, "all", f.opts(ev))
-	if PoolFor(f.reg) != pool || pool.snap.Load() != snap {
+	if poolOf(t, f.reg) != pool || pool.snap.Load() != snap {
 		t.Error("pool rebuilt although nothing changed")
 	}
 	if !slices.Contains(poolNames(s), "github__get_file_history") || !slices.Contains(poolNames(s2), "docs__search_docs") {
@@ -46,7 +46,7 @@ func TestSeed_AgentToolPool_ToolPoolCacheInvalidation(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "gh", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}})
 	ev := &events{}
 	s := open(t, f.reg, "gh", f.opts(ev))
-	pool := PoolFor(f.reg)
+	pool := poolOf(t, f.reg)
 	before := pool.snap.Load()
 	// the server's tool list changes: the pool is rebuilt
 	changed := make(chan struct{}, 1)
@@ -96,7 +96,7 @@ func TestSeed_AgentToolPool_WildcardAccess(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("*")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	var want []string
-	for _, pt := range PoolFor(f.reg).Tools() {
+	for _, pt := range poolOf(t, f.reg).Tools() {
 		if !pt.Untrusted {
 			want = append(want, pt.Name)
 		}
@@ -212,7 +212,7 @@ func TestSeed_AgentToolPool_GlobResolutionAtBuildTime(t *testing.T) {
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	before := poolNames(s)
 	changed := make(chan struct{}, 1)
-	cancel := PoolFor(f.reg).watch(func() {
+	cancel := poolOf(t, f.reg).watch(func() {
 		select {
 		case changed <- struct{}{}:
 		default:
@@ -221,7 +221,7 @@ func TestSeed_AgentToolPool_GlobResolutionAtBuildTime(t *testing.T) {
 	addEchoTool(f.conn.servers["github"], "get_file_blame")
 	<-changed
 	cancel()
-	if PoolFor(f.reg).snap.Load().byName["github__get_file_blame"] == nil {
+	if poolOf(t, f.reg).snap.Load().byName["github__get_file_blame"] == nil {
 		t.Fatal("new tool not in the pool")
 	}
 	if diff := cmp.Diff(before, poolNames(s)); diff != "" {
@@ -241,7 +241,7 @@ func TestSeed_AgentToolPool_GlobResolutionAtBuildTime(t *testing.T) {
 func TestPoolKeepsUnchangedTools(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseTool, Name: "read_file"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
-	pool := PoolFor(f.reg)
+	pool := poolOf(t, f.reg)
 	before := pool.snap.Load().byName["read_file"]
 	st := s.st.Load()
 	entryBefore := st.surf.Load().byName["read_file"]

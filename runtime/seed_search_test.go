@@ -12,8 +12,8 @@ import (
 
 // discoveryFixture: an agent that starts with the discovery tools only.
 func discoveryFixture(t *testing.T) (*Session, *events) {
-	f := newFixture(decl.Agent{Name: "d", Discovery: true, Use: useTools("registry_*", "entities_*", "summarize", "read_file"),
-		Allowed: []string{"registry_*", "entities_get", "summarize", "read_file"}, Aliases: []decl.Alias{{Name: "sum", Target: "summarize"}}})
+	f := newFixture(decl.Agent{Name: "d", Discovery: true, Use: append(useTools("registry_*", "entities_*", "summarize", "read_file"), useRuntime(decl.ToolFinalReport)...),
+		Allowed: []string{"registry_*", "entities_get", "summarize", "read_file", "tool_*", decl.ToolMCPCall, decl.ToolFinalReport}, Aliases: []decl.Alias{{Name: "sum", Target: "summarize"}}})
 	ev := &events{}
 	return open(t, f.reg, "d", f.opts(ev)), ev
 }
@@ -121,7 +121,8 @@ func TestSeed_ToolSearch_LoadMultipleTools(t *testing.T) {
 	if changed != 1 {
 		t.Errorf("subscribers notified %d times", changed)
 	}
-	if diff := cmp.Diff([]string{"registry_list", "summarize"}, poolNames(s)); diff != "" {
+	// summarize is listed under its alias, the name the agent chose
+	if diff := cmp.Diff([]string{"registry_list", "sum"}, poolNames(s)); diff != "" {
 		t.Errorf("active tools (-want +got):\n%s", diff)
 	}
 	// callable directly and through the meta call tool

@@ -82,10 +82,11 @@ func TestSeed_ToolSystem_AgentProvider(t *testing.T) {
 	if out != `found {"id":"q"} for cats` || !slices.Equal(childTools, []string{"search_hybrid"}) {
 		t.Errorf("out %q, child tools %v", out, childTools)
 	}
-	// no Runner: an error result, not a crash
+	// no Runner: the built-in loop, and a researcher without a model (and
+	// no host that samples) is an error result that says so, not a crash
 	opts.Runner = nil
 	s2 := open(t, f.reg, "lead", opts)
-	if r := call(t, s2, "agent__researcher", `{"prompt":"x"}`); r.OK || !strings.Contains(r.Error, "no Runner") {
+	if r := call(t, s2, "agent__researcher", `{"prompt":"x"}`); r.OK || !strings.Contains(r.Error, "it has no model") {
 		t.Errorf("result %+v", r)
 	}
 }
@@ -131,11 +132,13 @@ func TestSeed_ToolSystem_RouterToolProvider(t *testing.T) {
 	if ti.Kind != decl.KindRouter || ti.Namespace != "router" {
 		t.Fatalf("tool %+v", ti)
 	}
-	if out := mustOK(t, call(t, s, decl.ToolHandoff, `{"agent":"tech","message":"printer on fire"}`)); out != `{"handoff_to":"tech","message":"printer on fire"}` {
-		t.Errorf("handoff: %s", out)
-	}
 	if r := call(t, s, decl.ToolHandoff, `{"agent":"plain"}`); r.OK || !strings.Contains(r.Error, "not a router destination") {
 		t.Errorf("result %+v", r)
+	}
+	// An accepted handoff switches the session and says so.
+	out := mustOK(t, call(t, s, decl.ToolHandoff, `{"agent":"tech","message":"printer on fire"}`))
+	if !strings.HasPrefix(out, `{"handoff_to":"tech","message":"printer on fire","switched":true,`) || s.Agent() != "tech" {
+		t.Errorf("handoff: %s; agent now %q", out, s.Agent())
 	}
 	p := open(t, f.reg, "plain", f.opts(&events{}))
 	if slices.Contains(toolNames(p.Tools()), decl.ToolHandoff) {
@@ -144,7 +147,7 @@ func TestSeed_ToolSystem_RouterToolProvider(t *testing.T) {
 }
 
 func TestSeed_ToolSystem_InternalToolProvider(t *testing.T) {
-	f := newFixture(decl.Agent{Name: "a", Use: useTools("summarize", "entities_get")})
+	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("summarize", "entities_get"), useRuntime(decl.ToolBatch, decl.ToolFinalReport, decl.ToolTaskStatus)...)})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	mustOK(t, call(t, s, decl.ToolTaskStatus, `{"status":"in-progress","done":"x","pending":"y","now":"z"}`))
 	if r := call(t, s, decl.ToolTaskStatus, `{"status":"sleeping"}`); r.OK {
@@ -186,7 +189,7 @@ func TestSeed_ToolSystem_Timeout(t *testing.T) {
 }
 
 func TestSeed_ToolSystem_FailuresAreResults(t *testing.T) {
-	f := newFixture(decl.Agent{Name: "a", Use: useTools("panics", "errs", "summarize")}).withTools(
+	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("panics", "errs", "summarize"), useRuntime(decl.ToolBatch)...)}).withTools(
 		decl.Tool{Name: "errs", Kind: decl.KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { return "", errBoom })},
 		decl.Tool{Name: "panics", Kind: decl.KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { panic("kaboom") })},
 	)
@@ -237,7 +240,7 @@ func (u countingUpstream) Call(ctx context.Context, tool string, args json.RawMe
 
 func TestSeed_ToolSystem_SizeLimitStoresOutput(t *testing.T) {
 	big := strings.Repeat("line of output\n", 2000) // 30000 bytes
-	f := newFixture(decl.Agent{Name: "a", Use: useTools("big")}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
+	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("big"), useRuntime(decl.ToolOutputRead)...)}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
 		Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(big), nil }})
 	f.reg.Defaults.ResponseMaxBytes = 10000
 	s := open(t, f.reg, "a", f.opts(&events{}))
@@ -411,7 +414,7 @@ func TestSeed_ToolSystem_QueueWaitersCancellable(t *testing.T) {
 }
 
 func TestSeed_ToolSystem_ToolNamespacing(t *testing.T) {
-	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}, Subagents: []string{"b"}, Router: []string{"b"}}, decl.Agent{Name: "b"})
+	f := newFixture(decl.Agent{Name: "a", Use: append([]decl.Use{{Kind: decl.UseServer, Name: "github"}}, useRuntime(decl.OptInTools...)...), Subagents: []string{"b"}, Router: []string{"b"}}, decl.Agent{Name: "b"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	want := map[string]string{
 		"github__search_code": "github", "agent__b": "subagent", decl.ToolFinalReport: "agent", decl.ToolHandoff: "router",

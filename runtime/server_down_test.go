@@ -31,7 +31,7 @@ func TestServerDeathReachesSessionLogger(t *testing.T) {
 		Servers:  []decl.Server{{Name: "alpha", Transport: "stdio", Command: bin, Trusted: true}}, // no health_check
 		Agents:   []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}}}},
 	}
-	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(rec), Connector: NewMCPConnector(m)})
+	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(rec), Connector: mcpConnector{m: m}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestServerFailingFirstStartComesUpLater(t *testing.T) {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}},
 		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}}}},
 	}
-	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(rec), Connector: NewMCPConnector(m)})
+	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(rec), Connector: mcpConnector{m: m}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,17 +17,21 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // Session is one agent context: its resolved tools, its use of MCP
 // connections, its queue waiters, loaded tools, memory and spilled outputs.
 // Switch replaces the agent context; nothing carries over.
 type Session struct {
-	reg    *Registry
-	pool   *Pool
-	opts   Options
-	router *router
-	scrub  *redact.Redactor // the registry's env() values; nil: nothing to scrub (secrets.go)
+	host    *Host
+	ownHost bool // opened by Open: the host closes with the session
+	reg     *Registry
+	pool    *Pool
+	opts    Options
+	router  *router
+	scrub   *redact.Redactor       // the registry's env() values; nil: nothing to scrub (secrets.go)
+	tel     *telemetry.Instruments // nil: telemetry off
 
 	swMu   sync.Mutex // held by Switch and Close
 	st     atomic.Pointer[agentState]
@@ -38,13 +42,14 @@ type Session struct {
 	nextSub int
 }
 
-// Open resolves an agent's tool surface, connects the servers it needs and
-// returns a ready session. A server that fails to start is reported (event
-// and Servers) and its tools are unavailable; the rest go on.
-func Open(ctx context.Context, reg *Registry, agent string, opts Options) (*Session, error) {
+func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent string, opts Options) (*Session, error) {
 	opts = opts.withDefaults()
-	s := &Session{reg: reg, pool: PoolFor(reg), opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
+	if opts.models == nil {
+		opts.models = newModels(reg, opts.Getenv)
+	}
+	s := &Session{host: h, reg: reg, pool: p, opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
+	s.tel = telemetry.New(opts.MeterProvider, opts.TracerProvider)
 	st, err := s.build(ctx, agent)
 	if err != nil {
 		return nil, err
@@ -90,6 +95,9 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) R
 		r = st.lateResult(name, r)
 	}
 	st.exit()
+	if r.OK && name == decl.ToolHandoff {
+		r = s.switchAfterHandoff(ctx, r)
+	}
 	return r
 }
 
@@ -100,6 +108,15 @@ func (s *Session) callAfterSwitch(ctx context.Context, old *agentState, name str
 	if err != nil {
 		return Result{Error: err.Error()}
 	}
+	r := s.callOn(ctx, st, old, name, args)
+	if r.OK && name == decl.ToolHandoff {
+		r = s.switchAfterHandoff(ctx, r)
+	}
+	return r
+}
+
+// callOn runs a call on st, which enter pinned; it releases st.
+func (s *Session) callOn(ctx context.Context, st, old *agentState, name string, args json.RawMessage) Result {
 	defer st.exit()
 	if old != nil && old.agent != st.agent && st.surf.Load().byName[name] == nil {
 		event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", old.agent.Name),
@@ -179,6 +196,9 @@ func (s *Session) Close() error {
 		close(st.replaced)
 		st.teardown(false)
 	}
+	if s.ownHost {
+		return s.host.Close()
+	}
 	return nil
 }
 
@@ -209,8 +229,11 @@ func (s *Session) notify() {
 	}
 }
 
-// Instructions are the server instructions from the MCP handshakes, in
-// server order, for the host's prompt.
+// Instructions are the agent's instructions (the spec's instructions),
+// then the instructions from the MCP handshakes of the servers that set
+// forward_instructions, in server order: what serve gives the host and the
+// loop's system prompt. The other servers' are dropped: they may speak of
+// tools the agent's lists hide.
 func (s *Session) Instructions() []string {
 	st := s.st.Load()
 	if st == nil {
@@ -219,7 +242,13 @@ func (s *Session) Instructions() []string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []string
+	if st.agent.Instructions != "" {
+		out = append(out, st.agent.Instructions)
+	}
 	for _, name := range sortedKeys(st.ups) {
+		if srv := st.s.pool.servers[name]; srv == nil || !srv.ForwardInstructions {
+			continue // they may speak of tools the agent's lists hide
+		}
 		if c := st.ups[name]; c.up != nil {
 			if in := c.up.Instructions(); in != "" {
 				out = append(out, in)
@@ -289,11 +318,12 @@ func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string)
 	surf, warns := s.pool.resolveStep(s.pool.snap.Load(), st.agent, addr, bundles, nil)
 	st.emitWarnings(warns)
 	st.mu.Lock()
+	entered := st.step == nil || st.step.addr != surf.addr // prompts and resources follow the step (features.go)
 	st.step = surf
 	changed := st.rebuildSurfaceLocked()
 	list := st.stepTools()
 	st.mu.Unlock()
-	if changed {
+	if changed || entered {
 		s.notify()
 	}
 	return list, nil
@@ -312,11 +342,10 @@ func (s *Session) LeaveStep() {
 		return
 	}
 	st.step = nil
-	changed := st.rebuildSurfaceLocked()
+	st.rebuildSurfaceLocked()
 	st.mu.Unlock()
-	if changed {
-		s.notify()
-	}
+	s.notify() // the prompts and resources change with the step even when the tools do not
+
 }
 
 func (s *Session) unknownAgent(name string) error {
@@ -366,6 +395,8 @@ type agentState struct {
 	builtins map[string]builtInstance // by policy name; closed at teardown
 	closers  []func() error
 	torndown bool
+
+	featureWatch []string // servers whose prompt/resource list changes are watched (features.go)
 }
 
 const closedBit = 1 << 62
@@ -555,12 +586,29 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 	}
 	st.entries = entries
 	st.addRuntimeTools(sf.meta, add)
+	// A tool with an alias is listed under the name the agent chose (each
+	// alias, if several), so hosts that check names against tools/list
+	// accept it; its own name still answers calls.
+	listed := make(map[string]int, len(sf.list))
+	for i, info := range sf.list {
+		listed[info.Name] = i
+	}
+	aliased := map[string]bool{}
 	for _, al := range st.agent.Aliases {
 		if e := sf.byName[al.Target]; e != nil {
 			if _, taken := sf.byName[al.Name]; !taken {
 				sf.byName[al.Name] = e
+				if i, visible := listed[al.Target]; visible {
+					info := sf.list[i]
+					info.Name = al.Name
+					sf.list = append(sf.list, info)
+					aliased[al.Target] = true
+				}
 			}
 		}
+	}
+	if len(aliased) > 0 {
+		sf.list = slices.DeleteFunc(sf.list, func(info ToolInfo) bool { return aliased[info.Name] })
 	}
 	slices.SortFunc(sf.list, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	old := st.surf.Load()

@@ -17,7 +17,7 @@ import (
 // small enough that out is spilled.
 func spillFixture(t *testing.T, out string, maxBytes int, opts func(*Options)) *Session {
 	t.Helper()
-	f := newFixture(decl.Agent{Name: "a", Use: useTools("big")}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
+	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("big"), useRuntime(decl.ToolOutputRead)...)}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
 		Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(out), nil }})
 	f.reg.Defaults.ResponseMaxBytes = maxBytes
 	o := f.opts(&events{})
@@ -96,7 +96,7 @@ func TestSpillDirCleanedAndCapped(t *testing.T) {
 	defer func(old int64) { pipeline.SpillLimit = old }(pipeline.SpillLimit)
 	pipeline.SpillLimit = 500
 
-	f := newFixture(decl.Agent{Name: "a", Use: useTools("big")}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
+	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("big"), useRuntime(decl.ToolOutputRead)...)}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
 		Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(out), nil }})
 	f.reg.Defaults.ResponseMaxBytes = 64
 	o := f.opts(&events{})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
@@ -48,7 +49,7 @@ func stepFixture(agents ...decl.Agent) *fixture {
 }
 
 func wideAgent() decl.Agent {
-	return decl.Agent{Name: "wide", Use: []decl.Use{{Kind: decl.UseServer, Name: "x"}, {Kind: decl.UseBundle, Name: "meta_all"}, {Kind: decl.UseTool, Name: "notes"}},
+	return decl.Agent{Name: "wide", Use: append([]decl.Use{{Kind: decl.UseServer, Name: "x"}, {Kind: decl.UseBundle, Name: "meta_all"}, {Kind: decl.UseTool, Name: "notes"}}, useRuntime(decl.OptInTools...)...),
 		Subagents: []string{"helper"}, Router: []string{"helper"}}
 }
 
@@ -188,7 +189,7 @@ func TestExplainStepMatchesSession(t *testing.T) {
 				if _, err := s.ToolsForStep(context.Background(), "wf", "r", step); err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff(toolNames(s.Tools()), explained(x, StatusCallable)); diff != "" {
+				if diff := cmp.Diff(toolNames(s.Tools()), explained(x, StatusCallable), cmpopts.EquateEmpty()); diff != "" {
 					t.Errorf("%s at %s (routes %v): session vs explain (-session +explain):\n%s", a.Name, addr, withRoutes, diff)
 				}
 				if withRoutes && step != "meta" && step != "mixed" && x.Routed == "" {

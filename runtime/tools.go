@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
@@ -14,10 +15,22 @@ import (
 // catalog, meta scope, spill, spawner). st.mu is held.
 func (st *agentState) addRuntimeTools(meta metaScopes, add func(*entry, bool)) {
 	a := st.agent
-	put := func(t tools.Tool) { add(runtimeEntry(t), true) }
-	put(tools.FinalReport(st.memory))
-	put(tools.TaskStatus(st.memory))
-	put(tools.Batch((*batchCaller)(st)))
+	put := func(t tools.Tool) {
+		if st.res.offersRuntime(t.Name) {
+			add(runtimeEntry(t), true)
+		}
+	}
+	// The internal tools and output_read are offered only when tools.use
+	// names them (runtime.NAME): the surface is what the spec says.
+	if st.res.optIn[decl.ToolFinalReport] {
+		put(tools.FinalReport(st.memory))
+	}
+	if st.res.optIn[decl.ToolTaskStatus] {
+		put(tools.TaskStatus(st.memory))
+	}
+	if st.res.optIn[decl.ToolBatch] {
+		put(tools.Batch((*batchCaller)(st)))
+	}
 	for _, sub := range st.res.subagents {
 		desc := ""
 		if sa := st.s.pool.agents[sub]; sa != nil {
@@ -46,7 +59,7 @@ func (st *agentState) addRuntimeTools(meta metaScopes, add func(*entry, bool)) {
 	if len(servers) > 0 || a.Discovery {
 		put(tools.MetaCall((*metaServers)(st)))
 	}
-	if st.maxBytes > 0 {
+	if st.maxBytes > 0 && st.res.optIn[decl.ToolOutputRead] {
 		put(tools.OutputRead(st.spill, st.maxBytes))
 	}
 }
@@ -83,22 +96,24 @@ func (sp *spawner) Spawnable() []tools.AgentInfo {
 }
 
 // Run runs a child session one level deeper, with its own resolved tools,
-// driven by the host's Runner.
+// driven by the host's Runner, else by the built-in one (runner.go).
 func (sp *spawner) Run(ctx context.Context, name, prompt string) (string, error) {
 	st := (*agentState)(sp)
 	opts := st.s.opts
-	if opts.Runner == nil {
-		return "", fmt.Errorf("cannot run sub-agent %q: no Runner configured in this host", name)
+	runner := opts.Runner
+	if runner == nil {
+		runner = builtinRunner{}
 	}
 	opts.Depth++
 	opts.depthLimit = st.res.maxDepth // the parent's bound holds all the way down
 	opts.Memory = nil                 // the child has its own memory
-	child, err := Open(ctx, st.s.reg, name, opts)
+	// on the parent's Host: its pools, queues and connections
+	child, err := st.s.host.Open(ctx, st.s.reg, name, opts)
 	if err != nil {
 		return "", fmt.Errorf("sub-agent %q: %v", name, err)
 	}
 	defer child.Close()
-	out, err := opts.Runner.Run(ctx, child, prompt)
+	out, err := runner.Run(ctx, child, prompt)
 	if err != nil {
 		return "", fmt.Errorf("sub-agent %q: %v", name, err)
 	}

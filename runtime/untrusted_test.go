@@ -34,7 +34,7 @@ func TestUntrustedServerTakesExactNames(t *testing.T) {
 	mgr := mcpconn.NewManager(ev.logger())
 	defer mgr.Close()
 	ctx := context.Background()
-	s, err := Open(ctx, reg, "star", Options{Logger: ev.logger(), Connector: NewMCPConnector(mgr)})
+	s, err := Open(ctx, reg, "star", Options{Logger: ev.logger(), Connector: mcpConnector{m: mgr}})
 	if err != nil {
 		t.Fatal(err)
 	}

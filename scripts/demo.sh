@@ -2,7 +2,8 @@
 # The toolgen demo, end to end on a fresh checkout (after `make npm`):
 # generate the demo agent from examples/demo/spec, build it, and drive the
 # binary: list, search, call a builtin and an upstream MCP tool, watch a
-# blocked call get refused, show server health. `make demo` runs it.
+# blocked call get refused, show server health; then build the team
+# example and, when a model key is set, run its lead. `make demo` runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -73,5 +74,25 @@ fi
 
 step "Servers and their health"
 run "$agent" status
+
+step "Agents that run on a model: the team example (examples/team)"
+team=bin/team-agent
+run go generate ./examples/team
+run go build -o "$team" ./examples/team
+run "$team" agents
+prompt="When is the release? Ask the reader to read examples/team/workspace/notes.md."
+if [ -n "${OPENAI_API_KEY:-}" ]; then
+  run "$team" run --agent lead "$prompt"
+elif [ -n "${ANTHROPIC_API_KEY:-}" ]; then
+  run "$team" run --agent lead_claude "$prompt"
+else
+  cat <<EOF
+-> no model key is set, so the team does not run here. To see the lead delegate to its reader:
+   OPENAI_API_KEY=sk-... $team run --agent lead '$prompt'
+   ANTHROPIC_API_KEY=sk-ant-... $team run --agent lead_claude '$prompt'
+   For a local Ollama set OPENAI_BASE_URL=http://localhost:11434/v1 and OPENAI_API_KEY=ollama,
+   and name = "qwen3" (a model you pulled) in model "gpt" of examples/team/spec/team.hcl.
+EOF
+fi
 
 printf '\n%sdone:%s %s serve --stdio (or --http 127.0.0.1:8080) puts this agent in any MCP host.\n' "$bold" "$off" "$agent"

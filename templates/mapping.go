@@ -64,6 +64,10 @@ func registryValue(spec *ir.Spec, goTools *GoTools) *decl.Registry {
 	for _, w := range spec.Workflows {
 		reg.Workflows = append(reg.Workflows, workflowValue(w))
 	}
+	for _, m := range spec.Models {
+		reg.Models = append(reg.Models, modelValue(m))
+	}
+	reg.Prompts, reg.Resources = featureValues(spec)
 	return reg
 }
 
@@ -75,6 +79,21 @@ func defaultsValue(d ir.Defaults) decl.Defaults {
 		MaxDepth:         d.MaxDepth,
 		ContextBudget:    d.ContextBudget,
 		InitConcurrency:  d.InitConcurrency,
+		Model:            d.Model,
+	}
+}
+
+func modelValue(m *ir.Model) decl.Model {
+	return decl.Model{
+		Name:        m.Name,
+		Provider:    m.Provider,
+		ModelName:   m.ModelName,
+		BaseURL:     value(m.BaseURL),
+		APIKey:      value(m.APIKey),
+		MaxTokens:   m.MaxTokens,
+		Temperature: m.Temperature,
+		Timeout:     m.Timeout,
+		Headers:     keyValues(m.Headers),
 	}
 }
 
@@ -125,7 +144,12 @@ func serverValue(s *ir.Server) decl.Server {
 		ProtocolVersion: s.ProtocolVersion,
 		Sampling:        s.Sampling,
 		Elicitation:     s.Elicitation,
+		AllowPrompts:    s.AllowPrompts,
+		DenyPrompts:     s.DenyPrompts,
+		AllowResources:  s.AllowResources,
+		DenyResources:   s.DenyResources,
 	}
+	out.ForwardInstructions = s.ForwardInstructions
 	if h := s.HealthCheck; h != nil {
 		out.HealthInterval, out.HealthTimeout = h.Interval, h.Timeout
 	}
@@ -240,6 +264,10 @@ func agentValue(a *ir.Agent) decl.Agent {
 		Spawn:       a.Spawn,
 		MaxDepth:    a.MaxDepth,
 		Router:      a.Router,
+
+		Model:        a.Model,
+		Instructions: a.Instructions,
+		MaxTurns:     a.MaxTurns,
 	}
 	for _, u := range a.Use {
 		out.Use = append(out.Use, decl.Use{Kind: decl.UseKind(u.Kind), Name: u.Name})

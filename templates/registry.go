@@ -146,6 +146,9 @@ var runtimeEnums = map[any]string{
 	decl.UseServer:   "UseServer",
 	decl.UseBundle:   "UseBundle",
 	decl.UseGlob:     "UseGlob",
+	decl.UsePrompt:   "UsePrompt",
+	decl.UseResource: "UseResource",
+	decl.UseRuntime:  "UseRuntime",
 }
 
 // runtimeConsts and runtimeSourceConsts print enum values by their

@@ -61,12 +61,15 @@ func (p *valuePrinter) print(v reflect.Value, elide bool) jen.Code {
 		return jen.Lit(int(v.Int()))
 	case reflect.Int64, reflect.Int32, reflect.Int16, reflect.Int8:
 		return typeCode(t).Call(jen.Op(strconv.FormatInt(v.Int(), 10)))
+	case reflect.Float64:
+		return jen.Lit(v.Float())
 	case reflect.Pointer:
 		if v.IsNil() {
 			return jen.Nil()
 		}
-		if v.Elem().Kind() == reflect.Bool { // a *bool hint: new(true), as Go 1.26 allows
-			return jen.Id("new").Call(jen.Lit(v.Elem().Bool()))
+		if k := v.Elem().Kind(); k != reflect.Struct {
+			// &0.2 is no Go; new(0.2) is (Go 1.26), with the value's type.
+			return jen.New(typeCode(v.Elem().Type()).Call(p.print(v.Elem(), false)))
 		}
 		if elide {
 			return p.print(v.Elem(), true)

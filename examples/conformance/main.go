@@ -1,4 +1,4 @@
-// Command conformance-agent serves the tools the MCP conformance suite's
+// Command conformance-agent serves the tools, prompts and resources the MCP conformance suite's
 // server scenarios call; testdata/conformance/server.sh runs the suite
 // against `conformance-agent serve --http`.
 package main

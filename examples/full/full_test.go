@@ -27,7 +27,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/examples/full/tools"
 	"github.com/toolgen-dev/toolgen/generated/full"
-	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
@@ -37,6 +36,7 @@ const hang = 60 * time.Second
 
 // env is what the agent binary would read from its environment.
 type env struct {
+	host        *runtime.Host // one per test, as a host program has one: sessions share pools, queues and connections
 	workdir     string
 	vars        map[string]string
 	weatherHits chan *http.Request
@@ -52,6 +52,7 @@ func (e *env) getenv(name string) (string, bool) {
 func (e *env) options(t testing.TB) (runtime.Options, *events) {
 	ev := &events{}
 	return runtime.Options{
+		Host:     e.host,
 		Logger:   slog.New(ev.handler()),
 		Getenv:   e.getenv,
 		Workdir:  e.workdir,
@@ -69,7 +70,8 @@ func setup(t testing.TB) *env {
 		t.Fatalf("%s missing: run `make npm` first (%v)", node, err)
 	}
 
-	e := &env{workdir: t.TempDir(), weatherHits: make(chan *http.Request, 16), scraperAuth: make(chan string, 64)}
+	e := &env{host: runtime.NewHost(nil), workdir: t.TempDir(), weatherHits: make(chan *http.Request, 16), scraperAuth: make(chan string, 64)}
+	t.Cleanup(func() { e.host.Close() }) // registered first: runs after every session's Close
 	must(t, os.MkdirAll(filepath.Join(e.workdir, "workspace", "out"), 0o755))
 	must(t, os.WriteFile(filepath.Join(e.workdir, "workspace", "notes.txt"), []byte("Release notes.\nShip on Friday.\n"), 0o644))
 
@@ -427,7 +429,8 @@ func TestFullExample(t *testing.T) {
 		default:
 			t.Errorf("tool_load did not notify subscribers")
 		}
-		if !slices.Contains(names(s.Tools()), "read_file") {
+		// listed under the alias the agent chose (read = "read_file")
+		if !slices.Contains(names(s.Tools()), "read") {
 			t.Errorf("Tools() after tool_load = %v", names(s.Tools()))
 		}
 		r = ok(t, s, "read_file", `{"path":"workspace/notes.txt"}`)
@@ -774,12 +777,12 @@ func TestFullExample(t *testing.T) {
 	})
 
 	t.Run("server_crash_reconnect", func(t *testing.T) {
-		// a Manager of its own, so that the child process is this
-		// subtest's and the connection events reach its logger
+		// a Host of its own, so that the child process is this subtest's
+		// and the connection events reach its logger
 		connEv := &events{}
-		m := mcpconn.NewManager(slog.New(connEv.handler()))
-		defer m.Close()
-		s, sessEv := open(t, e, full.AgentMaintainer, func(o *runtime.Options) { o.Connector = runtime.NewMCPConnector(m) })
+		h := runtime.NewHost(slog.New(connEv.handler()))
+		t.Cleanup(func() { h.Close() }) // after the session's Close (last in, first out)
+		s, sessEv := open(t, e, full.AgentMaintainer, func(o *runtime.Options) { o.Host = h })
 		ok(t, s, "everything__echo", `{"message":"before"}`)
 		pid := childRunning(t, "server-everything")
 		must(t, syscall.Kill(pid, syscall.SIGKILL))
@@ -931,11 +934,14 @@ func TestFullExample(t *testing.T) {
 
 	t.Run("surface", func(t *testing.T) {
 		// what each agent sees at depth 0, straight from the spec
-		base := []string{"agent__batch", "agent__final_report", "agent__task_status", "output_read"}
+		// (the runtime tools named in tools.use, the others' own settings;
+		// an aliased tool under its alias)
+		base := []string{}
 		for agent, own := range map[string][]string{
-			full.AgentCoder: {"agent__researcher", "mcp_call_tool", "router__handoff-to", "tool_active", "tool_describe", "tool_find", "tool_load"},
-			full.AgentMaintainer: {"everything__echo", "everything__get-structured-content", "everything__get-sum", "fingerprint",
-				"numbered_lines", "read_file", "run_git", "sleep", "summarize", "word_count", "write_file"},
+			full.AgentCoder: {"agent__batch", "agent__researcher", "mcp_call_tool", "output_read", "router__handoff-to", "tool_active", "tool_describe", "tool_find", "tool_load"},
+			full.AgentMaintainer: {"agent__batch", "agent__final_report", "agent__task_status", "output_read",
+				"cat", "everything__echo", "everything__get-structured-content", "everything__get-sum", "fingerprint",
+				"numbered_lines", "run_git", "sleep", "summarize", "word_count", "write_file"},
 			full.AgentResearcher: {"list_available_agents", "mcp_call_tool", "mcp_get_tool_schema", "mcp_list_tools", "spawn_agents", "weather", "word_count"},
 			full.AgentReviewer:   {"everything__echo", "everything__get-sum", "read_file", "summarize"},
 		} {

@@ -26,8 +26,13 @@ const (
 
 // Agents.
 const (
-	// Serves the conformance suite's tools.
+	// Serves the conformance suite's tools, prompts and resources.
 	AgentConformance = "conformance"
+)
+
+// MCP servers.
+const (
+	ServerTest = "test"
 )
 
 // Tools, by exposed name: declared tools and the locked tools of servers.
@@ -65,7 +70,7 @@ const (
 // the search index in index_gen.go.
 var Registry = &decl.Registry{
 	Package:   "conformance",
-	Separator: "__",
+	Separator: "_",
 	Defaults: decl.Defaults{
 		ToolTimeout:      30 * time.Second,
 		ResponseMaxBytes: 100000,
@@ -73,10 +78,25 @@ var Registry = &decl.Registry{
 		MaxDepth:         2,
 		InitConcurrency:  4,
 	},
-	Tools:  _toolgenTools,
-	Agents: _toolgenAgents,
-	Index:  _toolgenIndex,
-	Route:  _toolgenRoute,
+	Servers:   _toolgenServers,
+	Tools:     _toolgenTools,
+	Agents:    _toolgenAgents,
+	Prompts:   _toolgenPrompts,
+	Resources: _toolgenResources,
+	Index:     _toolgenIndex,
+	Route:     _toolgenRoute,
+}
+
+var _toolgenServers = []decl.Server{
+	{
+		Name:            "test",
+		Transport:       "stdio",
+		Command:         "bin/conformance-upstream",
+		Trusted:         true,
+		Timeout:         30 * time.Second,
+		StartupTimeout:  10 * time.Second,
+		ProtocolVersion: "2025-11-25",
+	},
 }
 
 var _toolgenTools = []decl.Tool{
@@ -183,7 +203,7 @@ var _toolgenTools = []decl.Tool{
 var _toolgenAgents = []decl.Agent{
 	{
 		Name:        "conformance",
-		Description: "Serves the conformance suite's tools.",
+		Description: "Serves the conformance suite's tools, prompts and resources.",
 		Use: []decl.Use{
 			{Kind: decl.UseTool, Name: "test_simple_text"},
 			{Kind: decl.UseTool, Name: "test_error_handling"},
@@ -198,8 +218,56 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UseTool, Name: "test_elicitation"},
 			{Kind: decl.UseTool, Name: "test_elicitation_sep1034_defaults"},
 			{Kind: decl.UseTool, Name: "test_elicitation_sep1330_enums"},
+			{Kind: decl.UsePrompt, Name: "test_simple_prompt"},
+			{Kind: decl.UsePrompt, Name: "test_prompt_with_arguments"},
+			{Kind: decl.UseResource, Name: "static_text"},
+			{Kind: decl.UseResource, Name: "watched"},
+			{Kind: decl.UseServer, Name: "test"},
 		},
 		MaxDepth: 2,
+		MaxTurns: 20,
+	},
+}
+
+var _toolgenPrompts = []decl.Prompt{
+	{
+		Name:        "test_prompt_with_arguments",
+		Description: "A prompt with two arguments (conformance scenarios prompts-get-with-args, completion-complete).",
+		Arguments: []decl.PromptArgument{
+			{
+				Name:        "arg1",
+				Description: "First test argument",
+				Required:    true,
+			},
+			{
+				Name:        "arg2",
+				Description: "Second test argument",
+				Required:    true,
+			},
+		},
+		Messages: []decl.PromptMessage{{Role: "user", Text: "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"}},
+	},
+	{
+		Name:        "test_simple_prompt",
+		Description: "A prompt without arguments (conformance scenario prompts-get-simple).",
+		Messages:    []decl.PromptMessage{{Role: "user", Text: "This is a simple prompt for testing."}},
+	},
+}
+
+var _toolgenResources = []decl.Resource{
+	{
+		Name:        "static_text",
+		URI:         "test://static-text",
+		Description: "A static text resource (conformance scenario resources-read-text).",
+		MIMEType:    "text/plain",
+		Text:        "This is the content of the static text resource.",
+	},
+	{
+		Name:        "watched",
+		URI:         "test://watched-resource",
+		Description: "A resource hosts subscribe to (conformance scenarios resources-subscribe, resources-unsubscribe).",
+		MIMEType:    "text/plain",
+		Text:        "Watched content.",
 	},
 }
 

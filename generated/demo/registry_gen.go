@@ -353,10 +353,18 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UseTool, Name: "word_count"},
 			{Kind: decl.UseServer, Name: "everything"},
 		},
-		Allowed:   []string{"read", "word_count", "everything__echo", "everything__get-sum"},
+		Allowed: []string{
+			"read",
+			"word_count",
+			"everything__echo",
+			"everything__get-sum",
+			"tool_*",
+			"mcp_call_tool",
+		},
 		Aliases:   []decl.Alias{{Name: "read", Target: "read_file"}},
 		Discovery: true,
 		MaxDepth:  2,
+		MaxTurns:  20,
 		Allow:     _toolgenAllowAssistant,
 	},
 	{
@@ -369,6 +377,7 @@ var _toolgenAgents = []decl.Agent{
 		},
 		Subagents: []string{"assistant"},
 		MaxDepth:  2,
+		MaxTurns:  20,
 	},
 }
 

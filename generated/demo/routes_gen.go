@@ -3,6 +3,8 @@
 
 package demo
 
+import "path"
+
 // _toolgenRoute returns the bundles of a workflow step, nil for an unknown step
 // (deny by default). The result must not be modified.
 func _toolgenRoute(workflow, role, step string) []string {
@@ -14,10 +16,21 @@ func _toolgenAllowAssistant(name string) bool {
 	switch name {
 	case "everything__echo",
 		"everything__get-sum",
+		"mcp_call_tool",
 		"read",
 		"read_file",
 		"word_count":
 		return true
 	}
+	if _toolgenMatch("tool_*", name) {
+		return true
+	}
 	return false
+}
+
+// _toolgenMatch reports whether name matches a path.Match pattern; the
+// patterns were checked at generate time.
+func _toolgenMatch(pattern, name string) bool {
+	ok, _ := path.Match(pattern, name)
+	return ok
 }

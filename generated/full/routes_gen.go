@@ -47,14 +47,23 @@ func _toolgenAllowCoder(name string) bool {
 		"everything__get-structured-content",
 		"everything__get-sum",
 		"everything__get-tiny-image",
+		"mcp_call_tool",
+		"output_read",
 		"read",
 		"read_file",
+		"router__handoff-to",
 		"run_git",
 		"summarize",
 		"write_file":
 		return true
 	}
 	if _toolgenMatch("everything__*", name) {
+		return true
+	}
+	if _toolgenMatch("tool_*", name) {
+		return true
+	}
+	if _toolgenMatch("agent__*", name) {
 		return true
 	}
 	return false
@@ -69,6 +78,7 @@ func _toolgenAllowMaintainer(name string) bool {
 		"everything__get-sum",
 		"fingerprint",
 		"numbered_lines",
+		"output_read",
 		"read_file",
 		"run_git",
 		"sleep",
@@ -81,6 +91,9 @@ func _toolgenAllowMaintainer(name string) bool {
 		return true
 	}
 	if _toolgenMatch("everything__get-s*", name) {
+		return true
+	}
+	if _toolgenMatch("agent__*", name) {
 		return true
 	}
 	return false

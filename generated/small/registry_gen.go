@@ -81,6 +81,7 @@ var _toolgenAgents = []decl.Agent{
 		Description: "Answers questions from the user's notes.",
 		Use:         []decl.Use{{Kind: decl.UseTool, Name: "read_note"}},
 		MaxDepth:    2,
+		MaxTurns:    20,
 	},
 }
 

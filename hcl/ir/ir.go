@@ -26,6 +26,11 @@ type Spec struct {
 	OutDir    string   `json:",omitempty"` // where generate writes the code; "" means Dir
 	Separator string   // between server and tool in exposed names; default "__"
 
+	// PackageDefaulted: the spec sets no package, so Package is the spec
+	// directory's name, which hcl.OutPackage replaces when the code goes
+	// elsewhere.
+	PackageDefaulted bool `json:",omitempty"`
+
 	Defaults  Defaults
 	Queues    []*Queue
 	Servers   []*Server
@@ -34,6 +39,9 @@ type Spec struct {
 	Bundles   []*Bundle
 	Agents    []*Agent
 	Workflows []*Workflow
+	Models    []*Model    // sorted by name
+	Prompts   []*Prompt   `json:",omitempty"` // declared prompts
+	Resources []*Resource `json:",omitempty"` // declared resources
 
 	// Catalog is every tool known at generate time, by exposed name, sorted:
 	// declared tools plus the tools of each server recorded in the lock file
@@ -55,6 +63,7 @@ type Defaults struct {
 	MaxDepth         int           // default 2
 	ContextBudget    int           // default 0 = unlimited
 	InitConcurrency  int           // default 4
+	Model            string        // defaults { model = model.NAME }; "" when unset
 	Range            hcl.Range
 }
 
@@ -75,6 +84,22 @@ type ValuePart struct {
 type KeyValue struct {
 	Key   string
 	Value Value
+}
+
+// Model is a model block: where an agent binary sends its agents' turns.
+// BaseURL, APIKey and Headers keep env() as run-time lookups.
+type Model struct {
+	Name        string
+	GoName      string
+	Provider    string // openai | anthropic
+	ModelName   string // the provider's name for it
+	BaseURL     Value
+	APIKey      Value
+	MaxTokens   int
+	Temperature *float64
+	Timeout     time.Duration
+	Headers     []KeyValue
+	Range       hcl.Range
 }
 
 type Queue struct {
@@ -115,7 +140,15 @@ type Server struct {
 	Locked          []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
 	Sampling        string        // who answers its sampling requests: host (""), model, deny
 	Elicitation     string        // who answers its elicitation requests: host (""), deny
+	AllowPrompts    []string      `json:",omitempty"` // names or globs; nil: all
+	DenyPrompts     []string      `json:",omitempty"`
+	AllowResources  []string      `json:",omitempty"` // names, URIs or globs over them; nil: all
+	DenyResources   []string      `json:",omitempty"`
 	Range           hcl.Range
+
+	// ForwardInstructions: the server's initialize instructions reach the
+	// host (and a loop's system prompt); default false.
+	ForwardInstructions bool
 }
 
 type HealthCheck struct {
@@ -225,14 +258,17 @@ type Bundle struct {
 
 // Use entry kinds.
 const (
-	UseTool   = "tool"
-	UseServer = "server"
-	UseBundle = "bundle"
-	UseGlob   = "glob"
+	UseTool     = "tool"
+	UseServer   = "server"
+	UseBundle   = "bundle"
+	UseGlob     = "glob"
+	UsePrompt   = "prompt"
+	UseResource = "resource"
+	UseRuntime  = "runtime" // one of decl.OptInTools
 )
 
 type UseEntry struct {
-	Kind    string   // UseTool, UseServer, UseBundle, UseGlob
+	Kind    string   // UseTool, UseServer, UseBundle, UseGlob, UsePrompt, UseResource
 	Name    string   // the referenced name or the glob pattern
 	Matches []string // for globs: the catalog names it matches now, sorted
 	Range   hcl.Range
@@ -266,7 +302,12 @@ type Agent struct {
 	Spawn       bool
 	MaxDepth    int // defaults.max_depth when unset
 	Router      []string
-	Range       hcl.Range
+	// Model is the model the agent runs on in the binary: its own, else
+	// defaults.model; "" when neither (it runs only under a sampling host).
+	Model        string
+	Instructions string // the system prompt; file() already read
+	MaxTurns     int    // default 20
+	Range        hcl.Range
 }
 
 // AllowSet is an agent's tools.allowed as generated code checks it: a
@@ -276,6 +317,38 @@ type Agent struct {
 type AllowSet struct {
 	Names []string // sorted, unique: each entry as written, its alias target, and the catalog names it matches
 	Globs []string // the glob entries, in declaration order
+}
+
+// Prompt is a declared prompt. A template becomes one user message.
+type Prompt struct {
+	Name        string
+	GoName      string
+	Description string
+	Arguments   []PromptArgument // declaration order
+	Messages    []PromptMessage  // declaration order; text holds {argument} placeholders
+	Range       hcl.Range
+}
+
+type PromptArgument struct {
+	Name        string
+	Description string
+	Required    bool
+}
+
+type PromptMessage struct {
+	Role string // "user" or "assistant"
+	Text string
+}
+
+// Resource is a declared text resource.
+type Resource struct {
+	Name        string
+	GoName      string
+	URI         string
+	Description string
+	MIMEType    string // default text/plain
+	Text        string
+	Range       hcl.Range
 }
 
 type Workflow struct {

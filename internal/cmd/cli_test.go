@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,35 +37,108 @@ func run(args []string, stdout, stderr io.Writer) int {
 type cliCase struct {
 	name string
 	args string
+	// setup, when set, prepares a directory the command runs in instead
+	// of the repository root; its path reads $WORK in the golden.
+	setup func(t *testing.T, dir string)
 }
 
 // cliCases are the hand-picked goldens; every invalid fixture also gets one
 // in short format (validate-<fixture>.txtar).
 var cliCases = []cliCase{
-	{"validate-design-text", "validate testdata/specs/valid/design"},
-	{"validate-design-json", "validate --format=json testdata/specs/valid/design"},
-	{"validate-full", "validate testdata/specs/valid/full"},
-	{"validate-json-syntax", "validate --format=short testdata/specs/valid/json"},
-	{"validate-text-unknown-references", "validate testdata/specs/invalid/unknown_references"},
-	{"validate-text-alias-cycle", "validate testdata/specs/invalid/alias_cycle"},
-	{"validate-json-untrusted", "validate --format=json testdata/specs/invalid/untrusted_direct_bundle"},
-	{"validate-text-nesting", "validate testdata/specs/invalid/nesting_too_deep"},
-	{"fmt-nesting", "fmt --format=short testdata/specs/invalid/nesting_too_deep"},
-	{"validate-flag-after-dir", "validate testdata/specs/invalid/subagent_cycle --format=short"},
-	{"validate-missing-dir", "validate --format=short testdata/specs/no_such_dir"},
-	{"validate-no-args", "validate"},
-	{"validate-two-dirs", "validate testdata/specs/valid/design testdata/specs/valid/full"},
-	{"validate-bad-format", "validate --format=xml testdata/specs/valid/design"},
-	{"fmt-design-diff", "fmt testdata/specs/valid/design"},
-	{"fmt-formatted", "fmt testdata/specs/valid/minimal"},
-	{"fmt-syntax-error", "fmt --format=short testdata/specs/invalid/syntax_error"},
-	{"fmt-no-args", "fmt"},
-	{"schema", "schema"},
-	{"explain-agent-at-step", "explain examples/full/spec --agent coder --step release/planner/review"},
-	{"explain-step-route", "explain examples/full/spec --agent researcher --step release/writer/draft --route release/writer/draft=files,web --route release/planner/plan="},
-	{"explain-subagent-depth", "explain examples/full/spec --agent coder --depth 2"},
-	{"explain-route-unknown-bundle", "explain examples/full/spec --step release/planner/plan --route release/planner/plan=fils"},
-	{"schema-extra-arg", "schema x"},
+	{"validate-design-text", "validate testdata/specs/valid/design", nil},
+	{"validate-design-json", "validate --format=json testdata/specs/valid/design", nil},
+	{"validate-full", "validate testdata/specs/valid/full", nil},
+	{"validate-json-syntax", "validate --format=short testdata/specs/valid/json", nil},
+	{"validate-text-unknown-references", "validate testdata/specs/invalid/unknown_references", nil},
+	{"validate-text-alias-cycle", "validate testdata/specs/invalid/alias_cycle", nil},
+	{"validate-json-untrusted", "validate --format=json testdata/specs/invalid/untrusted_direct_bundle", nil},
+	{"validate-text-nesting", "validate testdata/specs/invalid/nesting_too_deep", nil},
+	{"fmt-nesting", "fmt --format=short testdata/specs/invalid/nesting_too_deep", nil},
+	{"validate-flag-after-dir", "validate testdata/specs/invalid/subagent_cycle --format=short", nil},
+	{"validate-missing-dir", "validate --format=short testdata/specs/no_such_dir", nil},
+	{"validate-no-args", "validate", nil},
+	{"validate-two-dirs", "validate testdata/specs/valid/design testdata/specs/valid/full", nil},
+	{"validate-bad-format", "validate --format=xml testdata/specs/valid/design", nil},
+	{"fmt-design-diff", "fmt testdata/specs/valid/design", nil},
+	{"fmt-formatted", "fmt testdata/specs/valid/minimal", nil},
+	{"fmt-syntax-error", "fmt --format=short testdata/specs/invalid/syntax_error", nil},
+	{"fmt-no-args", "fmt", nil},
+	{"schema", "schema", nil},
+	{"explain-agent-at-step", "explain examples/full/spec --agent coder --step release/planner/review", nil},
+	{"explain-step-route", "explain examples/full/spec --agent researcher --step release/writer/draft --route release/writer/draft=files,web --route release/planner/plan=", nil},
+	{"explain-subagent-depth", "explain examples/full/spec --agent coder --depth 2", nil},
+	{"explain-route-unknown-bundle", "explain examples/full/spec --step release/planner/plan --route release/planner/plan=fils", nil},
+	{"schema-extra-arg", "schema x", nil},
+	{"version", "version", nil},
+	{"version-extra-arg", "version x", nil},
+	{"init", "init hello", newModule},
+	{"init-twice", "init hello", initialised},
+	{"init-outside-module", "init hello", nil},
+	{"init-two-dirs", "init a b", nil},
+	{"import-claude", "import -o - " + hostFixture("claude", "claude_desktop_config.json"), nil},
+	{"import-claude-code", "import -o - " + hostFixture("claude-code", ".mcp.json"), nil},
+	{"import-vscode", "import -o - " + hostFixture("vscode", ".vscode/mcp.json"), nil},
+	{"import-cursor", "import -o - " + hostFixture("cursor", ".cursor/mcp.json"), nil},
+	{"import-write", "import -o spec host.json", hostFile},
+	{"import-into-spec", "import -o spec host.json", specExists},
+	{"import-not-host", "import -o - testdata/specs/valid/json/spec.hcl.json", nil},
+	{"import-no-files", "import", nil},
+	{"import-bad-host", "import --host claud x.json", nil},
+}
+
+func hostFixture(dir, name string) string {
+	return "internal/hostconfig/hostimport/testdata/import/" + dir + "/" + name
+}
+
+// newModule makes dir a Go module.
+func newModule(t *testing.T, dir string) {
+	writeTestFile(t, filepath.Join(dir, "go.mod"), "module example.com/app\n\ngo 1.26\n")
+}
+
+// initialised is a module where toolgen init already ran.
+func initialised(t *testing.T, dir string) {
+	newModule(t, dir)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"init", filepath.Join(dir, "hello")}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("init: exit %d: %s", code, stderr.String())
+	}
+}
+
+// hostFile is a Claude Code .mcp.json with a literal token.
+func hostFile(t *testing.T, dir string) {
+	writeTestFile(t, filepath.Join(dir, "host.json"), `{"mcpServers": {
+  "github": {"type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+             "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyz"}},
+  "docs.site": {"type": "http", "url": "https://docs.example.com/mcp", "headers": {"Authorization": "Bearer sk-live-0123456789abcdef"}, "timeout": 5}
+}}
+`)
+}
+
+// specExists is hostFile with a spec already in spec/.
+func specExists(t *testing.T, dir string) {
+	hostFile(t, dir)
+	writeTestFile(t, filepath.Join(dir, "spec", "main.hcl"), "agent \"a\" {}\n")
+}
+
+func writeTestFile(t *testing.T, name, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scrub replaces what differs between machines and runs: the temporary
+// directory and the Go toolchain's version.
+func scrub(b []byte, work string) []byte {
+	s := string(b)
+	if work != "" {
+		s = strings.ReplaceAll(s, work, "$WORK")
+	}
+	s = strings.ReplaceAll(s, goruntime.Version()+" "+goruntime.GOOS+"/"+goruntime.GOARCH, "GOVERSION GOOS/GOARCH")
+	return []byte(s)
 }
 
 func TestCLIGoldens(t *testing.T) {
@@ -72,21 +146,45 @@ func TestCLIGoldens(t *testing.T) {
 	cases := append([]cliCase(nil), cliCases...)
 	dirs, _ := filepath.Glob("testdata/specs/invalid/*")
 	for _, d := range dirs {
-		cases = append(cases, cliCase{"validate-" + filepath.Base(d), "validate --format=short " + filepath.ToSlash(d)})
+		cases = append(cases, cliCase{"validate-" + filepath.Base(d), "validate --format=short " + filepath.ToSlash(d), nil})
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			work := ""
+			if c.setup != nil || strings.HasPrefix(c.name, "init") {
+				// Outside the repository (and its module), always.
+				work, err = filepath.EvalSymlinks(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.setup != nil {
+					c.setup(t, work)
+				}
+				t.Chdir(work)
+			}
 			var stdout, stderr bytes.Buffer
-			code := run(strings.Fields(c.args), &stdout, &stderr)
+			args := strings.Fields(c.args)
+			if work != "" {
+				for i, a := range args {
+					if strings.HasPrefix(a, "internal/") || strings.HasPrefix(a, "testdata/") {
+						args[i] = filepath.Join(root, a)
+					}
+				}
+			}
+			code := run(args, &stdout, &stderr)
 			got := &txtar.Archive{
 				Comment: []byte("toolgen " + c.args + "\n"),
 				Files: []txtar.File{
 					{Name: "exit", Data: []byte(strconv.Itoa(code) + "\n")},
-					{Name: "stdout", Data: stdout.Bytes()},
-					{Name: "stderr", Data: stderr.Bytes()},
+					{Name: "stdout", Data: scrub(stdout.Bytes(), work)},
+					{Name: "stderr", Data: scrub(stderr.Bytes(), work)},
 				},
 			}
-			path := filepath.Join("testdata", "cli", c.name+".txtar")
+			path := filepath.Join(root, "testdata", "cli", c.name+".txtar")
 			if *update {
 				os.MkdirAll(filepath.Dir(path), 0o755)
 				if err := os.WriteFile(path, txtar.Format(got), 0o644); err != nil {

@@ -30,6 +30,9 @@ var commands = []command{
 	{"lock", "lock DIR", runLock},
 	{"find", "find [--spec DIR | --catalog FILE] [--limit N] [--json] [--batch] QUERY...", runFind},
 	{"explain", "explain DIR [--agent A] [--step WF/ROLE/STEP] [--route WF/ROLE/STEP=B,...] [--depth N]", runExplain},
+	{"init", "init [DIR]", runInit},
+	{"import", "import [-o DIR] [--agent NAME] [--host HOST] FILE...", runImport},
+	{"version", "version", runVersion},
 }
 
 // Do runs the toolgen command line args (without the program name) and

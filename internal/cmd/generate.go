@@ -51,6 +51,9 @@ func runGenerate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !diags.HasErrors() {
 		diags = append(diags, spechcl.EnrichmentDrift(spec)...)
 		spec.OutDir = outDir // Go tools must be importable from where the code goes
+		if spec.PackageDefaulted && outDir != dir {
+			spec.Package = spechcl.OutPackage(outDir)
+		}
 		var d hcl.Diagnostics
 		gen, d = templates.Generate(spec)
 		diags = append(diags, d...)

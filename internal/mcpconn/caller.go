@@ -134,6 +134,9 @@ func (s *server) clientOptions() *mcp.ClientOptions {
 	opts := &mcp.ClientOptions{
 		Capabilities:                caps,
 		ToolListChangedHandler:      s.onListChanged,
+		PromptListChangedHandler:    s.onPromptListChanged,
+		ResourceListChangedHandler:  s.onResourceListChanged,
+		ResourceUpdatedHandler:      s.onResourceUpdated,
 		ProgressNotificationHandler: s.onProgress,
 		LoggingMessageHandler:       s.onLog,
 	}

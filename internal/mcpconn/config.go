@@ -79,7 +79,7 @@ type Config struct {
 	// (internal/redact's rule: values under 8 bytes are left as they are).
 	Redact []string
 
-	Logger *slog.Logger // events; nil: slog.Default()
+	Logger *slog.Logger // events; nil: the Manager's logger
 
 	// Sampling and Elicitation say who answers the server's
 	// sampling/createMessage and elicitation/create: AnswerHost (""), the

@@ -84,12 +84,18 @@ func (c *Conn) Err() error {
 // progress (under the host's token), log messages, sampling and
 // elicitation requests.
 func (c *Conn) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
+	return c.CallMeta(ctx, name, args, nil)
+}
+
+// CallMeta is Call with the request's _meta (the caller's trace context:
+// traceparent, tracestate); nil sends none.
+func (c *Conn) CallMeta(ctx context.Context, name string, args json.RawMessage, meta map[string]any) (Result, error) {
 	s := c.s
 	l := s.live.Load()
 	if l == nil {
 		return Result{}, fmt.Errorf("server %q is unavailable: %v", s.cfg.Name, s.downErr())
 	}
-	params := &mcp.CallToolParams{Name: name}
+	params := &mcp.CallToolParams{Name: name, Meta: meta}
 	if len(args) > 0 {
 		if !isObject(args) {
 			return Result{}, fmt.Errorf("server %q: tool %q: arguments must be a JSON object", s.cfg.Name, name)
@@ -102,7 +108,12 @@ func (c *Conn) Call(ctx context.Context, name string, args json.RawMessage) (Res
 		id := s.calls.add(caller)
 		defer s.calls.remove(id)
 		if caller.WantsProgress() {
-			params.Meta = mcp.Meta{"progressToken": progressToken(id)}
+			m := make(mcp.Meta, len(meta)+1)
+			for k, v := range meta {
+				m[k] = v
+			}
+			m["progressToken"] = progressToken(id)
+			params.Meta = m
 			// go-sdk hands the result over as soon as it is read, and the
 			// notifications read before it to a handler goroutine: a moment
 			// lets the last progress reach the host before the result does.

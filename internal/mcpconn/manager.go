@@ -30,16 +30,12 @@ type Manager struct {
 	abandoned sync.WaitGroup // teardowns of servers nobody waited for
 }
 
-// NewManager returns a Manager whose events go to logger (nil: slog.Default,
-// unless a Config brings its own).
+// NewManager returns a Manager whose events go to logger, unless a Config
+// brings its own; with neither they are discarded. (Never slog.Default: a
+// host's Options.Logger is the one place its events go.)
 func NewManager(logger *slog.Logger) *Manager {
 	return &Manager{logger: logger, servers: map[string]*server{}}
 }
-
-var shared = sync.OnceValue(func() *Manager { return NewManager(nil) })
-
-// Shared is the process-wide Manager the runtime uses.
-func Shared() *Manager { return shared() }
 
 // SetHostCapabilities records what the host serving the agent declared
 // (nil: no host). Connections declare sampling and elicitation only as far
@@ -139,7 +135,7 @@ func (m *Manager) join(cfg Config) (*server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = m.logger
 		if cfg.Logger == nil {
-			cfg.Logger = slog.Default()
+			cfg.Logger = slog.New(slog.DiscardHandler)
 		}
 	}
 	key := cfg.key()

@@ -60,6 +60,11 @@ type server struct {
 	listeners map[uint64]func()
 	onFail    map[uint64]func(error) // told when the server dies
 	nextID    uint64
+
+	onFeatures map[uint64]func() // told when prompt or resource lists changed (features.go)
+	features   features
+	featureGen atomic.Uint64 // bumped when the prompt or resource lists changed
+	subs       subscriptions
 }
 
 // liveSession is what callers read without a lock on every call.
@@ -459,6 +464,10 @@ func (s *server) up(a *attempt, n int) {
 	if first {
 		close(s.cameUp)
 	}
+	if n > 0 { // a reconnect: the lists may differ, and subscriptions died with the old session
+		s.onFeaturesChanged()
+		go s.resubscribe(a.cs)
+	}
 	if changed {
 		s.log.Info("server.tools_changed", "tools", len(a.tools))
 		go s.notify()
@@ -577,6 +586,7 @@ func (s *server) removeListener(id uint64) {
 	s.mu.Lock()
 	delete(s.listeners, id)
 	delete(s.onFail, id)
+	delete(s.onFeatures, id)
 	s.mu.Unlock()
 }
 

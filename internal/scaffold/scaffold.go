@@ -242,7 +242,8 @@ toolgen {
   package = %[1]q
 }
 
-# Relative paths resolve against the agent's working directory.
+# Relative paths resolve against the agent's --workdir (or TOOLGEN_WORKDIR),
+# else its working directory; mcp-config writes --workdir into host configs.
 policy "workspace_read" {
   builtin       = "fs_read"
   allowed_paths = ["./workspace"]

@@ -1,11 +1,19 @@
 // Package agentcli is the command line every toolgen agent binary shares:
 //
-//	serve  [--stdio | --http ADDR] [--agent A]   run as an MCP server
+//	serve  [--stdio [--ui ADDR] | --http ADDR] [--agent A]   run as an MCP server (and its status page)
+//	run    [--agent A] [--json] [--max-turns N] PROMPT
+//	                                              answer PROMPT on the agent's model
 //	tools  [--agent A] [--step WF/ROLE/STEP]     list the tool surface (at a step)
 //	call   [--agent A] TOOL [JSON]                call one tool, print the result
 //	find   [--agent A] [--limit N] QUERY...      search the agent's tools
 //	agents                                        list the agents
-//	status [--agent A]                            MCP servers and their health
+//	status [--agent A | --addr ADDR]              MCP servers and their health
+//	mcp-config [--agent A] HOST                   the host's configuration entry for this binary
+//
+// Commands that open an agent take --workdir DIR (or TOOLGEN_WORKDIR): the
+// directory relative policy paths resolve against, by default the current
+// one. MCP hosts start servers in a directory of their own, so mcp-config
+// writes it into the entry.
 //
 // A generated agent's main is one line: os.Exit(agentcli.Main(pkg.Registry,
 // os.Args[1:])). Logs and events go to stderr as slog text; stdout carries
@@ -46,14 +54,12 @@ type Options struct {
 	Stderr io.Writer
 	// Getenv reads the environment (server env(), TOOLGEN_LOG).
 	Getenv func(string) (string, bool)
+	// Executable is the binary's absolute path for mcp-config; default
+	// os.Executable with symlinks resolved.
+	Executable string
 	// Session is the base of every session's options; Logger and Getenv are
 	// filled in from the fields above when unset.
 	Session runtime.Options
-
-	// setDefaultLogger makes the command's logger slog's default, so that
-	// packages logging through slog.Default (the shared MCP connections)
-	// honour TOOLGEN_LOG too. Only Main, which owns the process, sets it.
-	setDefaultLogger bool
 }
 
 func (o Options) withDefaults() Options {
@@ -81,13 +87,14 @@ func Main(reg *runtime.Registry, args []string) int {
 	// After the first signal, restore the default handling: a second
 	// Ctrl-C ends a teardown that hangs.
 	context.AfterFunc(ctx, stop)
-	return Run(ctx, reg, args, Options{Name: filepath.Base(os.Args[0]), setDefaultLogger: true})
+	return Run(ctx, reg, args, Options{Name: filepath.Base(os.Args[0])})
 }
 
 // Run is Main with an explicit context and options.
 func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options) int {
 	opts = opts.withDefaults()
 	c := &cli{ctx: ctx, reg: reg, opts: opts, stdout: opts.Stdout, stderr: opts.Stderr}
+	defer c.close()
 	if len(args) == 0 {
 		c.usage(opts.Stderr)
 		return exitUsage
@@ -96,6 +103,8 @@ func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options
 	switch name {
 	case "serve":
 		return c.serve(rest)
+	case "run":
+		return c.run(rest)
 	case "tools":
 		return c.tools(rest)
 	case "call":
@@ -106,6 +115,8 @@ func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options
 		return c.agents(rest)
 	case "status":
 		return c.status(rest)
+	case "mcp-config":
+		return c.mcpConfig(rest)
 	case "help", "-h", "-help", "--help":
 		c.usage(opts.Stdout)
 		return exitOK
@@ -123,12 +134,14 @@ type command struct{ name, args, help string }
 
 // commands in the order usage lists them; Run dispatches on the names.
 var commands = []command{
-	{"serve", "[--stdio | --http ADDR] [--agent A]", "run as an MCP server (stdio by default)"},
+	{"serve", "[--stdio [--ui ADDR] | --http ADDR] [--agent A] [--workdir DIR]", "run as an MCP server (stdio by default); --http and --ui serve the status page"},
+	{"run", "[--agent A] [--json] [--max-turns N] [--stream] PROMPT", "answer PROMPT (or stdin) with the agent's model, tools and sub-agents"},
 	{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent exposes (while a workflow step is active)"},
 	{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result"},
 	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
 	{"agents", "[--json]", "list the agents in this binary"},
-	{"status", "[--agent A] [--json]", "show the agent's MCP servers and their health"},
+	{"status", "[--agent A | --addr ADDR] [--json]", "show the agent's MCP servers and their health (--addr: those of the agent running there)"},
+	{"mcp-config", "[--agent A] [--workdir DIR] [--name NAME] claude|claude-code|vscode|cursor", "print the host's configuration entry that starts this agent"},
 }
 
 type cli struct {
@@ -137,6 +150,16 @@ type cli struct {
 	opts   Options
 	stdout io.Writer
 	stderr io.Writer
+	host   *runtime.Host // made by the first open unless Options.Session names one
+	// workdirArg is --workdir of the command running.
+	workdirArg string
+}
+
+// close stops the Host it made, after the command's sessions closed.
+func (c *cli) close() {
+	if c.host != nil {
+		c.host.Close()
+	}
 }
 
 func (c *cli) prog() string {
@@ -154,10 +177,11 @@ func (c *cli) usage(w io.Writer) {
 	for _, cmd := range commands {
 		fmt.Fprintf(w, "  %-7s %s\n          %s\n", cmd.name, cmd.args, cmd.help)
 	}
-	fmt.Fprintf(w, "\nLogs go to stderr; TOOLGEN_LOG=debug|info|warn|error sets their level.\n")
+	fmt.Fprintf(w, "\nLogs go to stderr; TOOLGEN_LOG=debug|info|warn|error sets their level, TOOLGEN_LOG_FORMAT=json makes them JSON lines.\n")
 }
 
-// logger writes slog text to stderr at TOOLGEN_LOG's level, or def.
+// logger writes slog to stderr at TOOLGEN_LOG's level, or def: text, or
+// one JSON object a line when TOOLGEN_LOG_FORMAT=json.
 func (c *cli) logger(def slog.Level) *slog.Logger {
 	level := def
 	if v, ok := c.opts.Getenv("TOOLGEN_LOG"); ok && v != "" {
@@ -166,7 +190,15 @@ func (c *cli) logger(def slog.Level) *slog.Logger {
 			level = def
 		}
 	}
-	return slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
+	ho := &slog.HandlerOptions{Level: level}
+	switch f, _ := c.opts.Getenv("TOOLGEN_LOG_FORMAT"); f {
+	case "json":
+		return slog.New(slog.NewJSONHandler(c.stderr, ho))
+	case "", "text":
+	default:
+		fmt.Fprintf(c.stderr, "%s: TOOLGEN_LOG_FORMAT=%q is not a format (text, json); using text\n", c.prog(), f)
+	}
+	return slog.New(slog.NewTextHandler(c.stderr, ho))
 }
 
 // agent resolves --agent: empty means the first agent of the registry.
@@ -197,13 +229,21 @@ func (c *cli) open(agentFlag string, level slog.Level) (*runtime.Session, runtim
 	so := c.opts.Session
 	if so.Logger == nil {
 		so.Logger = c.logger(level)
-		if c.opts.setDefaultLogger {
-			slog.SetDefault(so.Logger)
-		}
 	}
 	if so.Getenv == nil {
 		so.Getenv = c.opts.Getenv
 	}
+	if so.Host == nil { // one Host for the process: its sessions share pools, queues and connections
+		if c.host == nil {
+			c.host = runtime.NewHost(so.Logger)
+		}
+		so.Host = c.host
+	}
+	wd, err := c.workdir(c.workdirArg)
+	if err != nil {
+		return nil, so, err
+	}
+	so.Workdir = wd
 	sess, err := runtime.Open(c.ctx, c.reg, agent, so)
 	if err != nil {
 		return nil, so, fmt.Errorf("open agent %s: %w", agent, err)

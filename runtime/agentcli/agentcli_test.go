@@ -25,6 +25,7 @@ import (
 
 var (
 	agentBin string // built binary
+	alphaBin string // the hang fixture, the page tests' server alpha
 	repoRoot string
 	agentEnv []string
 )
@@ -62,12 +63,27 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "build test agent: %v\n", err)
 		return 1
 	}
+	alphaBin = filepath.Join(dir, "hang")
+	build = exec.Command("go", "build", "-o", alphaBin, "../../testdata/mcpservers/hang")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the hang fixture: %v\n", err)
+		return 1
+	}
+	workspaceBin = filepath.Join(dir, "notes")
+	build = exec.Command("go", "build", "-o", workspaceBin, "./testdata/workspace")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "build workspace agent: %v\n", err)
+		return 1
+	}
 	agentEnv = append(os.Environ(),
 		"TESTAGENT_NODE="+node,
 		"TESTAGENT_EVERYTHING="+everything,
 		"TESTAGENT_ROOT="+root,
 		"TOOLGEN_LOG=warn",
 	)
+	defer stopBrowser()
 	return m.Run()
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
+	"github.com/toolgen-dev/toolgen/runtime/internal/sessionagent"
 	"github.com/toolgen-dev/toolgen/runtime/serve"
 )
 
@@ -78,8 +79,10 @@ func (c *cli) usageErr(fs *flag.FlagSet, format string, a ...any) int {
 
 func (c *cli) serve(args []string) int {
 	fs := c.flags("serve")
+	c.workdirFlag(fs)
 	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout (the default)")
-	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port; port 0 picks one)")
+	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port; port 0 picks one): MCP at /mcp, the status page at /ui/")
+	ui := fs.String("ui", "", "with --stdio: serve the status page on `ADDR` (a loopback host:port) beside stdio")
 	agent := fs.String("agent", "", "the agent to serve (default: the first)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -91,31 +94,53 @@ func (c *cli) serve(args []string) int {
 	if *stdio && *addr != "" {
 		return c.usageErr(fs, "--stdio and --http exclude each other")
 	}
+	if *ui != "" && *addr != "" {
+		return c.usageErr(fs, "--ui is for --stdio: --http serves the page on its own listener at /ui/")
+	}
+	w, err := c.startWatch(*addr != "" || *ui != "")
+	if err != nil {
+		return c.fail(exitFail, err)
+	}
 	// Opened up front even for HTTP: a bad agent or environment fails
 	// now, not at the first client, and its MCP connections stay up for
 	// the clients' sessions to share.
 	sess, so, err := c.open(*agent, slog.LevelInfo)
 	if err != nil {
+		w.stop(c.opts.Session.Logger)
 		return c.fail(exitFail, err)
 	}
+	defer w.stop(so.Logger)
 	defer sess.Close()
+	if err := checkPolicyPaths(c.reg, sess, so.Workdir); err != nil {
+		return c.fail(exitFail, err)
+	}
 	if *addr != "" {
 		// One session per HTTP client: loaded tools and memory are never
-		// shared between two hosts.
-		clients := serve.NewClients(func(ctx context.Context) (serve.OwnedSession, error) {
-			s, err := runtime.Open(ctx, c.reg, sess.Agent(), so)
+		// shared between two hosts. A client opens on the agent current
+		// now, the one the page last switched to.
+		var clients *serve.Clients
+		followers := func() []sessionagent.Session { return clientSessions(clients) }
+		clients = serve.NewClients(func(ctx context.Context) (serve.OwnedSession, error) {
+			s, err := runtime.Open(ctx, c.reg, sess.Agent(), so) // on so.Host
 			if err != nil {
 				return nil, err
 			}
 			return s, nil
-		}, serve.Options{Name: sess.Agent(), Logger: so.Logger})
+		}, serve.Options{Name: sess.Agent(), Logger: so.Logger, Beside: c.page(w, sess, followers)})
 		err = clients.ListenAndServe(c.ctx, *addr, func(a net.Addr) {
 			// A plain line scripts can wait for (the port, when 0 was asked).
-			fmt.Fprintf(c.stderr, "serving agent %s on http://%s/mcp\n", sess.Agent(), a)
+			fmt.Fprintf(c.stderr, "serving agent %s on http://%s/mcp\nstatus page on http://%s/ui/\n", sess.Agent(), a, a)
 		})
 	} else {
 		srv := serve.New(sess, serve.Options{Logger: so.Logger})
 		defer srv.Close()
+		if *ui != "" {
+			stopPage, err := c.servePage(c.ctx, *ui, c.page(w, sess, nil), so.Logger)
+			if err != nil {
+				return c.fail(exitFail, err)
+			}
+			defer stopPage()
+		}
 		so.Logger.Info("serve.stdio", "agent", sess.Agent())
 		err = srv.ServeIO(c.ctx, c.opts.Stdin, nopCloser{c.stdout})
 	}
@@ -141,6 +166,7 @@ type toolJSON struct {
 
 func (c *cli) tools(args []string) int {
 	fs := c.flags("tools")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
 	step := fs.String("step", "", "list what the agent can call while workflow step `WF/ROLE/STEP` is active")
 	asJSON := fs.Bool("json", false, "print a JSON array")
@@ -222,6 +248,7 @@ func (c *cli) checkStep(addr string) error {
 
 func (c *cli) call(args []string) int {
 	fs := c.flags("call")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -282,6 +309,7 @@ func (c *cli) loadForCall(sess *runtime.Session, tool string) {
 
 func (c *cli) find(args []string) int {
 	fs := c.flags("find")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
 	limit := fs.Int("limit", 10, "at most `N` results")
 	asJSON := fs.Bool("json", false, "print a JSON array")
@@ -365,7 +393,9 @@ func (c *cli) agents(args []string) int {
 
 func (c *cli) status(args []string) int {
 	fs := c.flags("status")
+	c.workdirFlag(fs)
 	agent := fs.String("agent", "", "the agent (default: the first)")
+	addr := fs.String("addr", "", "read the status of the agent running at `ADDR` (serve --http ADDR, or serve --stdio --ui ADDR)")
 	asJSON := fs.Bool("json", false, "print a JSON array")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -374,6 +404,14 @@ func (c *cli) status(args []string) int {
 	if len(pos) > 0 {
 		return c.usageErr(fs, "unexpected argument %q", pos[0])
 	}
+	if *addr != "" {
+		if *agent != "" {
+			return c.usageErr(fs, "--agent and --addr exclude each other: a running agent reports the agent it runs")
+		}
+		return c.remoteStatus(*addr, *asJSON)
+	}
+	// Said every time: a running agent's servers may be in another state.
+	fmt.Fprintf(c.stderr, "%s status: starting its own copy of the agent's servers (not a running agent's; for one, use --addr ADDR)\n", c.prog())
 	sess, _, err := c.open(*agent, slog.LevelWarn)
 	if err != nil {
 		return c.fail(exitFail, err)

@@ -36,3 +36,20 @@ func LiteralPrefix(p string) string {
 	}
 	return p
 }
+
+// MatchURI is Match for resource URIs: "*" and "?" match "/" too, so that
+// "repo://*" admits every URI of the scheme.
+func MatchURI(pattern, uri string) bool {
+	const slash = "\x00" // no URI or pattern holds a NUL byte
+	return Match(strings.ReplaceAll(pattern, "/", slash), strings.ReplaceAll(uri, "/", slash))
+}
+
+// MatchAnyURI is MatchAny with MatchURI.
+func MatchAnyURI(patterns []string, uri string) bool {
+	for _, p := range patterns {
+		if p == uri || (IsGlob(p) && MatchURI(p, uri)) {
+			return true
+		}
+	}
+	return false
+}

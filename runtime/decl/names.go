@@ -24,6 +24,13 @@ const (
 	SubagentPrefix = "agent__"
 )
 
+// OptInTools are the runtime tools an agent offers only when its
+// tools.use names them (runtime.<name> in a spec, UseRuntime in a
+// Registry), so that the surface is what the spec says. The other runtime
+// tools come with their own settings: discovery, spawn, subagents, router,
+// meta bundles.
+var OptInTools = []string{ToolBatch, ToolFinalReport, ToolTaskStatus, ToolOutputRead}
+
 // IsReservedToolName reports whether name belongs to the runtime's own
 // tools: the fixed names (discovery, meta, coordination, internal, router,
 // output) and agent__<sub-agent>. It is the one rule: toolgen refuses a

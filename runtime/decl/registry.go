@@ -21,6 +21,9 @@ type Registry struct {
 	Bundles   []Bundle
 	Agents    []Agent
 	Workflows []Workflow
+	Models    []Model    // model blocks (model.go)
+	Prompts   []Prompt   // declared prompts, by name
+	Resources []Resource // declared resources, by name
 
 	// Index is the precompiled search index over Tools; nil means build it
 	// at start-up.
@@ -38,6 +41,7 @@ type Defaults struct {
 	MaxDepth         int
 	ContextBudget    int // 0: unlimited
 	InitConcurrency  int
+	Model            string // defaults.model: the model of agents without their own
 }
 
 // Value is a string with env() lookups, resolved when the binary runs so that
@@ -85,6 +89,16 @@ type Server struct {
 	// Elicitation: "host" (or "") or "deny".
 	Sampling    string
 	Elicitation string
+
+	// Which of the server's prompts and resources agents may see: names
+	// (resources: names or URIs) or globs; omitted allow lists admit all.
+	AllowPrompts   []string
+	DenyPrompts    []string
+	AllowResources []string
+	DenyResources  []string
+	// ForwardInstructions passes the server's initialize instructions on
+	// to the host; without it they are not shown to anyone.
+	ForwardInstructions bool
 }
 
 type Policy struct {
@@ -163,10 +177,14 @@ type Bundle struct {
 type UseKind string
 
 const (
-	UseTool   UseKind = "tool"
-	UseServer UseKind = "server"
-	UseBundle UseKind = "bundle"
-	UseGlob   UseKind = "glob"
+	UseTool     UseKind = "tool"
+	UseServer   UseKind = "server"
+	UseBundle   UseKind = "bundle"
+	UseGlob     UseKind = "glob"
+	UsePrompt   UseKind = "prompt"
+	UseResource UseKind = "resource"
+	// UseRuntime opts in to one of OptInTools.
+	UseRuntime UseKind = "runtime"
 )
 
 type Use struct {
@@ -191,10 +209,48 @@ type Agent struct {
 	MaxDepth    int
 	Router      []string
 
+	// Model names the agent's model block (its own, else defaults.model,
+	// resolved by toolgen); "" when it has none and runs only under an MCP
+	// host that samples.
+	Model string
+	// Instructions are the agent's system prompt (file() already read).
+	Instructions string
+	// MaxTurns bounds its loop's model calls; 0 means DefaultMaxTurns.
+	MaxTurns int
+
 	// Allow is the generated allow check for exact names known at generate
 	// time; Allowed globs are still matched at run time for server tools
 	// discovered later. Nil: derive from Allowed.
 	Allow func(name string) bool
+}
+
+// Prompt is a declared prompt: its messages hold {argument} placeholders
+// that the runtime fills in on prompts/get.
+type Prompt struct {
+	Name        string
+	Description string
+	Arguments   []PromptArgument
+	Messages    []PromptMessage
+}
+
+type PromptArgument struct {
+	Name        string
+	Description string
+	Required    bool
+}
+
+type PromptMessage struct {
+	Role string // user | assistant
+	Text string
+}
+
+// Resource is a declared text resource, its text read at generate time.
+type Resource struct {
+	Name        string
+	URI         string
+	Description string
+	MIMEType    string
+	Text        string
 }
 
 type Workflow struct {

@@ -47,9 +47,10 @@ func withCaller(ctx context.Context, req *mcp.CallToolRequest) context.Context {
 	return mcpconn.WithCaller(ctx, &caller{ss: ss, token: req.Params.GetProgressToken()})
 }
 
-// rebuilder is a Session that can resolve its agent's surface again
-// (*runtime.Session: Rebuild).
-type rebuilder interface {
+// hostAware is a Session whose MCP connections follow the host's
+// capabilities and whose surface can be resolved again (*runtime.Session).
+type hostAware interface {
+	HostCapabilities(caps *mcp.ClientCapabilities) <-chan bool
 	Rebuild(ctx context.Context) error
 }
 
@@ -63,11 +64,11 @@ func (s *Server) hostInitialized(req mcp.Request) {
 	if !ok || p == nil {
 		return
 	}
-	replaced := mcpconn.Shared().SetHostCapabilities(p.Capabilities)
-	r, ok := s.sess.(rebuilder)
+	r, ok := s.sess.(hostAware)
 	if !ok {
 		return
 	}
+	replaced := r.HostCapabilities(p.Capabilities)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

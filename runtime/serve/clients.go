@@ -159,7 +159,7 @@ func (c *Clients) ListenAndServe(ctx context.Context, addr string, ready func(ne
 // client session is closed when it returns.
 func (c *Clients) Serve(ctx context.Context, ln net.Listener) error {
 	defer c.Close()
-	return serveHTTP(ctx, ln, c.Handler(), c.opts.Logger, c.opts.Name, c.closeSessions)
+	return serveHTTP(ctx, ln, mount(c.Handler(), c.opts.Beside), c.opts.Logger, c.opts.Name, c.closeSessions, c.opts.Beside)
 }
 
 // start opens the session of a new client.
@@ -211,6 +211,17 @@ func (c *Clients) release(srv *Server, why string) {
 		c.opts.Logger.Warn("serve.client_close", "agent", cl.sess.Agent(), "error", err)
 	}
 	c.opts.Logger.Info("serve.client_close", "agent", cl.sess.Agent(), "reason", why, "clients", n)
+}
+
+// Sessions are the open client sessions, in no order.
+func (c *Clients) Sessions() []OwnedSession {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]OwnedSession, 0, len(c.live))
+	for _, cl := range c.live {
+		out = append(out, cl.sess)
+	}
+	return out
 }
 
 func hasSession(srv *Server) bool {

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"reflect"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // Session is what a Server needs from a runtime session; *runtime.Session
@@ -52,6 +54,11 @@ type Options struct {
 	// (default DefaultMaxStdioBytes, 16 MiB) and an HTTP request body
 	// (default go-sdk's, 4 MiB).
 	MaxMessageBytes int
+	// Beside is served next to MCP on the HTTP listener (the status page):
+	// MCP then answers at /mcp only and Beside at every other path. If it
+	// has a Close method, Close runs when the server begins shutting down
+	// (to end its event streams).
+	Beside http.Handler
 }
 
 // Server is one session served over MCP. Create it with New and release it
@@ -61,8 +68,10 @@ type Server struct {
 	mcp        *mcp.Server
 	logger     *slog.Logger
 	maxMessage int
+	beside     http.Handler
 
 	unsubscribe func()
+	features    *features // nil unless the session offers prompts and resources (features.go)
 
 	mu        sync.Mutex         // guards listed and synced, serializes sync
 	listed    map[string]listing // tool name → what was listed, to diff
@@ -115,12 +124,13 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 		sess:       sess,
 		logger:     logger,
 		maxMessage: opts.MaxMessageBytes,
+		beside:     opts.Beside,
 		listed:     map[string]listing{},
 		dirty:      make(chan struct{}, 1),
 		done:       make(chan struct{}),
 		onConnect:  onConnect,
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, &mcp.ServerOptions{
+	mopts := &mcp.ServerOptions{
 		Instructions: strings.Join(sess.Instructions(), "\n\n"),
 		// Tools, with listChanged advertised even while the surface is
 		// empty; logging, for what upstream servers log during a call.
@@ -128,7 +138,12 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 			Logging: &mcp.LoggingCapabilities{}},
 		SupportedProtocolVersions: ProtocolVersions,
 		Logger:                    quietLogger(logger),
-	})
+	}
+	featureOptions(sess, mopts, &s.features)
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mopts)
+	if s.features != nil {
+		s.features.mcp, s.features.logger = s.mcp, logger
+	}
 	s.mcp.AddReceivingMiddleware(s.middleware)
 	s.unsubscribe = sess.Subscribe(s.markDirty)
 	s.mu.Lock()
@@ -150,6 +165,9 @@ func (s *Server) Close() error {
 		close(s.done)
 	})
 	s.wg.Wait()
+	if s.features != nil {
+		s.features.close()
+	}
 	return nil
 }
 
@@ -237,6 +255,9 @@ func (s *Server) syncLocked() {
 	if added+removed > 0 {
 		s.logger.Debug("serve.tools", "agent", s.sess.Agent(), "tools", len(seen), "added", added, "removed", removed)
 	}
+	if s.features != nil {
+		s.features.sync()
+	}
 }
 
 // middleware routes every tools/call through the session, including names
@@ -251,17 +272,54 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		switch method {
+		case "initialize":
+			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
+				s.logClient(p)
+			}
+			s.hostInitialized(req)
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 				return s.handle(ctx, r)
 			}
-		case "tools/list":
+		case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 			s.syncIfDirty()
-		case "initialize":
-			s.hostInitialized(req)
+		case "prompts/get":
+			if r, ok := req.(*mcp.GetPromptRequest); ok && r.Params != nil && s.features != nil {
+				if res, err := s.features.getPrompt(ctx, r); err != nil {
+					return nil, err
+				} else {
+					return res, nil
+				}
+			}
+		case "resources/read":
+			if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil && s.features != nil {
+				if res, err := s.features.readResource(ctx, r); err != nil {
+					return nil, err
+				} else {
+					return res, nil
+				}
+			}
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// logClient says which MCP host connected (its own name and version, as
+// it gave them), so that a log shows who drove the agent.
+func (s *Server) logClient(p *mcp.InitializeParams) {
+	var name, version string
+	if p.ClientInfo != nil {
+		name, version = clip(p.ClientInfo.Name), clip(p.ClientInfo.Version)
+	}
+	s.logger.Info("serve.client", "agent", s.sess.Agent(), "client", name, "client_version", version, "protocol", p.ProtocolVersion)
+}
+
+// clip cuts a client-sent string for a log line.
+func clip(s string) string {
+	if len(s) > 200 {
+		return strings.ToValidUTF8(s[:200], "") + "…"
+	}
+	return s
 }
 
 // handle runs one tools/call. Every outcome is a CallToolResult; a panic in
@@ -279,6 +337,13 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+		// A sub-agent without a model runs on this host's, if it samples.
+		ctx = runtime.WithHost(ctx, ss)
+	}
+	// A host that traces sends its trace context in _meta: the tool call's
+	// span continues that trace.
+	ctx = telemetry.ExtractMeta(ctx, req.Params.Meta)
 	return toCallToolResult(s.sess.Call(withCaller(ctx, req), name, args)), nil
 }
 

@@ -33,7 +33,7 @@ func TestRuntimeSession(t *testing.T) {
 		Agents: []decl.Agent{{
 			Name:      "seeker",
 			Use:       []decl.Use{{Kind: decl.UseTool, Name: "upper"}, {Kind: decl.UseTool, Name: "forbidden"}},
-			Allowed:   []string{"upper"},
+			Allowed:   []string{"upper", "tool_*"}, // allowed is the whole list: the discovery tools too
 			Discovery: true,
 		}, {
 			Name: "shouter",

@@ -64,7 +64,7 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(net
 
 // Serve is ListenAndServe on an open listener, which it closes.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	return serveHTTP(ctx, ln, s.Handler(), s.logger, s.sess.Agent(), s.closeSessions)
+	return serveHTTP(ctx, ln, mount(s.Handler(), s.beside), s.logger, s.sess.Agent(), s.closeSessions, s.beside)
 }
 
 // closeSessions ends every MCP connection of the server.
@@ -89,14 +89,33 @@ func listen(addr string, ready func(net.Addr), logger *slog.Logger) (net.Listene
 	return ln, nil
 }
 
+// mcpPath is where MCP answers when a handler is served beside it.
+const mcpPath = "/mcp"
+
+// mount routes /mcp to the MCP handler and everything else to beside; with
+// no beside, MCP answers at every path.
+func mount(mcpH, beside http.Handler) http.Handler {
+	if beside == nil {
+		return mcpH
+	}
+	mux := http.NewServeMux()
+	mux.Handle(mcpPath, mcpH)
+	mux.Handle(mcpPath+"/", mcpH)
+	mux.Handle("/", beside)
+	return mux
+}
+
 // serveHTTP runs h on ln until ctx is cancelled. closeSessions ends the
 // open MCP sessions first: SSE streams never go idle by themselves, and
 // Shutdown would wait out the grace period on them.
-func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger, agent string, closeSessions func()) error {
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger, agent string, closeSessions func(), beside http.Handler) error {
 	hs := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	if c, ok := beside.(interface{ Close() }); ok {
+		hs.RegisterOnShutdown(c.Close)
 	}
 	logger.Info("serve.http", "agent", agent, "addr", ln.Addr().String())
 	errc := make(chan error, 1)

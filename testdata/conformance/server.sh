@@ -9,7 +9,9 @@
 #   testdata/conformance/server.sh [SCENARIO...]
 #
 # AGENT=path/to/agent-binary uses that binary instead of building
-# examples/conformance (its spec provides the tools the scenarios call).
+# examples/conformance (its spec provides the tools the scenarios call, and
+# proxies bin/conformance-upstream, built here, for a binary resource and a
+# resource template).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -25,6 +27,8 @@ if [ -z "$agent" ]; then
   go build -o bin/conformance-agent ./examples/conformance
   agent=bin/conformance-agent
 fi
+# The server the conformance agent proxies (its spec runs bin/conformance-upstream).
+go build -o bin/conformance-upstream ./examples/conformance/upstream
 
 work=$(mktemp -d)
 pid=

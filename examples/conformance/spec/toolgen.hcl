@@ -2,7 +2,8 @@
 # (testdata/conformance/server.sh): the tools those scenarios call by name,
 # served by the same runtime/serve surface as every agent binary.
 toolgen {
-  package = "conformance"
+  package   = "conformance"
+  separator = "_" # with the server named "test", its prompts reach the host under the suite's names (test_prompt_with_image)
 }
 
 tool "test_simple_text" {
@@ -78,13 +79,56 @@ tool "json_schema_2020_12_tool" {
 }
 
 agent "conformance" {
-  description = "Serves the conformance suite's tools."
+  description = "Serves the conformance suite's tools, prompts and resources."
   tools {
     use = [
       tool.test_simple_text, tool.test_error_handling, tool.json_schema_2020_12_tool,
       tool.test_image_content, tool.test_audio_content, tool.test_embedded_resource, tool.test_multiple_content_types,
       tool.test_tool_with_logging, tool.test_tool_with_progress, tool.test_sampling, tool.test_elicitation,
       tool.test_elicitation_sep1034_defaults, tool.test_elicitation_sep1330_enums,
+      prompt.test_simple_prompt, prompt.test_prompt_with_arguments,
+      resource.static_text, resource.watched, server.test,
     ]
   }
+}
+
+# The prompts and resources the suite's prompts-*, resources-* and
+# completion-complete scenarios read by name and URI.
+prompt "test_simple_prompt" {
+  description = "A prompt without arguments (conformance scenario prompts-get-simple)."
+  template    = "This is a simple prompt for testing."
+}
+
+prompt "test_prompt_with_arguments" {
+  description = "A prompt with two arguments (conformance scenarios prompts-get-with-args, completion-complete)."
+  argument "arg1" {
+    description = "First test argument"
+    required    = true
+  }
+  argument "arg2" {
+    description = "Second test argument"
+    required    = true
+  }
+  template = "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+}
+
+# The binary resource, the resource template and the image and
+# embedded-resource prompts come from a server the agent uses (resources
+# under their own URIs, prompts as test_<prompt>):
+# testdata/conformance/server.sh builds bin/conformance-upstream and runs
+# the agent from the repository root.
+server "test" {
+  command = "bin/conformance-upstream"
+}
+
+resource "static_text" {
+  uri         = "test://static-text"
+  description = "A static text resource (conformance scenario resources-read-text)."
+  text        = "This is the content of the static text resource."
+}
+
+resource "watched" {
+  uri         = "test://watched-resource"
+  description = "A resource hosts subscribe to (conformance scenarios resources-subscribe, resources-unsubscribe)."
+  text        = "Watched content."
 }

@@ -51,12 +51,13 @@ tool "word_count" {
 
 # The assistant may read, count and use two server tools. Everything else
 # in use is blocked by tools.allowed: run_command, everything__get-env
-# (which would print the environment) and the other server tools.
+# (which would print the environment) and the other server tools. allowed
+# is the agent's whole list, so it names the discovery tools too.
 agent "assistant" {
   description = "Reads workspace files and counts words; cannot run commands."
   tools {
     use     = [tool.read_file, tool.run_command, tool.word_count, server.everything]
-    allowed = ["read", "word_count", "everything__echo", "everything__get-sum"]
+    allowed = ["read", "word_count", "everything__echo", "everything__get-sum", "tool_*", "mcp_call_tool"]
     aliases = { read = "read_file" }
   }
   discovery = true

@@ -17,8 +17,8 @@ bundle "web" {
 agent "coder" {
   description = "Writes and reviews code in the workspace."
   tools {
-    use     = [tool.read_file, tool.write_file, tool.run_git, tool.summarize, server.everything, "weath*"]
-    allowed = ["read", "write_file", "run_git", "summarize", "everything__*"]
+    use     = [tool.read_file, tool.write_file, tool.run_git, tool.summarize, server.everything, "weath*", runtime.agent__batch, runtime.output_read]
+    allowed = ["read", "write_file", "run_git", "summarize", "everything__*", "tool_*", "mcp_call_tool", "agent__*", "router__handoff-to", "output_read"]
     aliases = { read = "read_file" }
   }
   discovery = true
@@ -35,10 +35,11 @@ agent "maintainer" {
     use = [
       tool.read_file, tool.write_file, tool.run_git, tool.word_count, tool.numbered_lines,
       tool.fingerprint, tool.sleep, server.everything, "summ*",
+      runtime.agent__batch, runtime.agent__final_report, runtime.agent__task_status, runtime.output_read,
     ]
     allowed = [
       "cat", "write_file", "run_git", "word_count", "numbered_lines", "fingerprint", "sleep",
-      "summ*", "everything__echo", "everything__get-s*",
+      "summ*", "everything__echo", "everything__get-s*", "agent__*", "output_read",
     ]
     aliases = { cat = "read_file" }
   }

@@ -11,9 +11,11 @@ server "everything" {
   env         = { EVERYTHING_TOKEN = env("EVERYTHING_TOKEN") }
   allow_tools = ["echo", "get-*"]
   deny_tools  = ["get-env"]
-  queue       = queue.everything
-  timeout     = "20s"
-  cache       = "5m"
+  # server-everything's instructions describe its tools; pass them to the host
+  forward_instructions = true
+  queue                = queue.everything
+  timeout              = "20s"
+  cache                = "5m"
   health_check {
     interval = "15s"
     timeout  = "3s"

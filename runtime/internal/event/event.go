@@ -14,6 +14,7 @@ const (
 	AgentBuild         = "agent.build"
 	AgentTeardown      = "agent.teardown"
 	AgentSwitchTimeout = "agent.switch_timeout"
+	ToolStart          = "tool.start" // a call passed the allow check and begins (debug level)
 	ToolCall           = "tool.call"
 	ToolBlocked        = "tool.blocked"
 	ToolUnknown        = "tool.unknown"

@@ -13,11 +13,10 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/internal/loop"
 )
 
-// This file is the adapter the runtime root needs, written against the
-// runtime's public API: sessionAgent is a *runtime.Session seen as a
-// loop.Agent, and team is the built-in runtime.Runner. The lead moves both
-// into the runtime root (models from the spec's model blocks instead of a
-// map, instructions from the agent's declaration).
+// This file adapts a *runtime.Session to the loop through the runtime's
+// public API, with models from a map: the loop's tests drive it as a
+// host-supplied runtime.Runner. The runtime's own adapter and built-in
+// Runner (runtime/runner.go) take models from the spec's model blocks.
 
 // team holds what every agent of a registry runs on.
 type team struct {
@@ -114,10 +113,8 @@ func (a *sessionAgent) Tools() []model.Tool {
 	return out
 }
 
-// Call goes through Session.Call. A handoff is switched here, after the
-// handoff call itself has ended (Switch waits for the old context's calls,
-// this one included); the runtime root may do it inside the session instead,
-// as long as it is done when Call returns.
+// Call goes through Session.Call, which switches the session on an
+// accepted handoff before it returns (as the loop requires).
 func (a *sessionAgent) Call(ctx context.Context, name string, args json.RawMessage) loop.ToolOutcome {
 	r := a.s.Call(ctx, name, args)
 	if !r.OK {
@@ -125,15 +122,13 @@ func (a *sessionAgent) Call(ctx context.Context, name string, args json.RawMessa
 	}
 	if name == decl.ToolHandoff {
 		var h struct {
-			To string `json:"handoff_to"`
+			To       string `json:"handoff_to"`
+			Switched bool   `json:"switched"`
 		}
-		if err := json.Unmarshal([]byte(r.Result), &h); err != nil || h.To == "" {
-			return loop.ToolOutcome{Text: "handoff: the runtime's answer names no agent: " + r.Result, IsError: true}
+		if err := json.Unmarshal([]byte(r.Result), &h); err != nil || !h.Switched {
+			return loop.ToolOutcome{Text: "handoff: the session did not switch: " + r.Result, IsError: true}
 		}
-		if err := a.s.Switch(ctx, h.To); err != nil {
-			return loop.ToolOutcome{Text: "handoff to " + h.To + ": " + err.Error(), IsError: true}
-		}
-		return loop.ToolOutcome{Text: "The conversation is now with agent " + h.To + ".", HandoffTo: h.To}
+		return loop.ToolOutcome{Text: r.Result, HandoffTo: h.To}
 	}
 	return loop.ToolOutcome{Text: r.Result}
 }

@@ -5,15 +5,16 @@ import (
 	"time"
 
 	"github.com/toolgen-dev/toolgen/internal/model"
+	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 )
 
 // Event names, stable like the runtime's: hosts and log pipelines match on them.
 const (
-	EventTurn         = "agent.turn"         // agent, turn, tool_calls, tokens_in/out (+ subagent_tokens_in/out), latency_ms
-	EventModelRequest = "model.request"      // model, agent, turn, status, latency_ms, tokens_in/out, stop_reason or error
-	EventHandoff      = "agent.handoff"      // from, to, turn
-	EventRun          = "agent.run"          // agent, status, turns, tool_calls, tokens_in/out, latency_ms, error
-	EventToolSkipped  = "model.tool_skipped" // a tool no model can be given (its name or schema); the rest go on
+	EventTurn         = event.AgentTurn
+	EventModelRequest = event.ModelRequest
+	EventHandoff      = event.AgentHandoff
+	EventRun          = event.AgentRun
+	EventToolSkipped  = event.ModelToolSkipped
 )
 
 // Nothing here logs a request or a key: errors come from internal/model

@@ -129,7 +129,7 @@ func newFixture(t *testing.T) *fixture {
 		Agents: []decl.Agent{
 			{Name: "finder", Discovery: true, Use: use("read_file")},
 			{Name: "odd", Use: use("odd", longName, "read_file")},
-			{Name: "lead", Use: use("read_file", "barrier", "hang"), Subagents: []string{"researcher", "support"}, Spawn: true, Router: []string{"support"}},
+			{Name: "lead", Use: append(use("read_file", "barrier", "hang"), decl.Use{Kind: decl.UseRuntime, Name: decl.ToolFinalReport}), Subagents: []string{"researcher", "support"}, Spawn: true, Router: []string{"support"}},
 			{Name: "researcher", Use: use("read_file")},
 			{Name: "support", Use: use("read_file")},
 		},

@@ -461,7 +461,7 @@ func TestHandoffContinuesOnDestination(t *testing.T) {
 			if got := lastUserText(first); !strings.Contains(got, `Agent "lead" handed this conversation off to you (agent "support"). Its message: Refund order 42.`) {
 				t.Errorf("handoff message %q", got)
 			}
-			if got := results(first); len(got) != 1 || got[0].IsError || !strings.Contains(got[0].Text, "now with agent support") {
+			if got := results(first); len(got) != 1 || got[0].IsError || !strings.Contains(got[0].Text, `"switched":true`) || !strings.Contains(got[0].Text, `now with agent \"support\"`) {
 				t.Errorf("handoff result %+v", got)
 			}
 			f.log.require(t, 1, loop.EventHandoff, "from", "lead", "to", "support", "turn", "1")

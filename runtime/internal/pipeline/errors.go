@@ -35,6 +35,9 @@ type Budget struct {
 	used  atomic.Int64
 }
 
+// Used is the tokens charged so far.
+func (b *Budget) Used() int64 { return b.used.Load() }
+
 // ErrBudget is the error of an output that would exceed the budget.
 var ErrBudget = errors.New("context window budget exceeded")
 

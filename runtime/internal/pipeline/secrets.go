@@ -9,7 +9,8 @@ import (
 )
 
 // Secrets returns the scrubber of a session: every env() value the
-// registry reads (server env, url and headers; REST url and headers),
+// registry reads (server env, url and headers; REST url and headers;
+// model api_key, base_url and headers),
 // through getenv, in every form internal/redact knows. Values too short to
 // scrub are left out, and each is reported once at top level with a
 // secret.short event naming the variable and where it is used, never the
@@ -56,6 +57,15 @@ func Secrets(reg *decl.Registry, getenv func(string) (string, bool), log *slog.L
 		where := slog.String("tool", t.Name)
 		add(t.REST.URL, where)
 		for _, kv := range t.REST.Headers {
+			add(kv.Value, where)
+		}
+	}
+	for i := range reg.Models {
+		m := &reg.Models[i]
+		where := slog.String("model", m.Name)
+		add(m.APIKey, where)
+		add(m.BaseURL, where)
+		for _, kv := range m.Headers {
 			add(kv.Value, where)
 		}
 	}

@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -30,6 +32,7 @@ var SpillLimit int64 = 256 << 20
 type spilled struct {
 	path  string
 	bytes int
+	n     int // order of storing
 }
 
 // NewSpill returns a store under base (Options.SpillDir; "" for a temp
@@ -75,7 +78,7 @@ func (sp *Spill) Store(out string) (string, error) {
 	}
 	sp.total += int64(len(out))
 	handle := filepath.Base(sp.dir) + "/" + name
-	sp.handles[handle] = spilled{path, len(out)}
+	sp.handles[handle] = spilled{path, len(out), sp.n}
 	lines := strings.Count(out, "\n")
 	if !strings.HasSuffix(out, "\n") {
 		lines++
@@ -155,6 +158,24 @@ func runeCut(b []byte, limit int) int {
 	return end
 }
 
+// Stored is one output in the store: its handle and size.
+type Stored struct {
+	Handle string
+	Bytes  int
+}
+
+// List returns the stored outputs, oldest first.
+func (sp *Spill) List() []Stored {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	out := make([]Stored, 0, len(sp.handles))
+	for h, s := range sp.handles {
+		out = append(out, Stored{h, s.bytes})
+	}
+	slices.SortFunc(out, func(a, b Stored) int { return cmp.Compare(sp.handles[a.Handle].n, sp.handles[b.Handle].n) })
+	return out
+}
+
 // Close removes the directory this store created (a session-* directory
 // under Options.SpillDir, or a temp dir); SpillDir itself stays.
 func (sp *Spill) Close() {
@@ -164,4 +185,19 @@ func (sp *Spill) Close() {
 		os.RemoveAll(sp.dir)
 	}
 	sp.handles = map[string]spilled{}
+}
+
+// Truncate cuts an output over max bytes for an agent that does not offer
+// output_read (a spill handle would lead nowhere): the first max bytes, cut
+// at a character boundary, and a note saying how much was left out and how
+// the spec offers the rest.
+func Truncate(out string, max int) string {
+	if len(out) <= max {
+		return out
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(out[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s\n… [output truncated: %d of %d bytes shown; an agent with runtime.output_read in tools.use can page through the whole output]", out[:cut], cut, len(out))
 }

@@ -307,10 +307,10 @@ func readEvents(t *testing.T, url, lastID string, stop func(sseEvent) bool) []ss
 // the ring no longer holds it.
 func TestEventStream(t *testing.T) {
 	b := newBackend(t, "coder", backendOptions{hubSize: 8})
-	b.agent.call(t, "alpha__echo", `{"text":"one"}`)
+	b.call(t, "alpha__echo", `{"text":"one"}`)
 	first := readEvents(t, b.url("/api/events"), "", func(e sseEvent) bool { return e.Data.Event == "tool.call" })
 	last := first[len(first)-1]
-	if last.Data.Attrs["tool"] != "alpha__echo" || last.Data.Attrs["status"] != "ok" || last.Data.Level != "DEBUG" || last.Data.Time == "" {
+	if last.Data.Attrs["tool"] != "alpha__echo" || last.Data.Attrs["status"] != "ok" || last.Data.Level != "INFO" || last.Data.Time == "" {
 		t.Errorf("tool.call event %+v", last)
 	}
 	// Live: a call made while the stream is open.
@@ -318,19 +318,19 @@ func TestEventStream(t *testing.T) {
 	go func() {
 		done <- readEvents(t, b.url("/api/events"), last.ID, func(e sseEvent) bool { return e.Data.Event == "tool.blocked" })
 	}()
-	b.agent.call(t, "alpha__echo", `{"text":"two"}`)
-	b.agent.call(t, "no_such_tool", `{}`)
+	b.call(t, "alpha__echo", `{"text":"two"}`)
+	b.call(t, "no_such_tool", `{}`)
 	resumed := <-done
 	var names []string
 	for _, e := range resumed {
 		names = append(names, e.Data.Event)
 	}
-	if diff := cmp.Diff([]string{"tool.call", "tool.blocked"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"tool.start", "tool.call", "tool.blocked"}, names); diff != "" {
 		t.Errorf("after Last-Event-ID %s (-want +got):\n%s", last.ID, diff)
 	}
 	// Fall further behind than the ring holds.
 	for range 10 {
-		b.agent.call(t, "alpha__pid", `{}`)
+		b.call(t, "alpha__pid", `{}`)
 	}
 	gap := readEvents(t, b.url("/api/events"), last.ID, func(sseEvent) bool { return true })
 	if gap[0].Type != "gap" {
@@ -347,7 +347,7 @@ func TestOutputsAPI(t *testing.T) {
 	if list.Outputs == nil || len(list.Outputs) != 0 {
 		t.Errorf("outputs before any spill: %#v, want []", list.Outputs)
 	}
-	b.agent.call(t, "build_report", `{}`)
+	b.call(t, "build_report", `{}`)
 	getJSON(t, b.url("/api/outputs"), http.StatusOK, &list)
 	if len(list.Outputs) != 1 || list.Outputs[0].Bytes != len(reportText) {
 		t.Fatalf("outputs %+v", list.Outputs)

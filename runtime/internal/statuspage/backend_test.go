@@ -21,13 +21,15 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/eventhub"
+	"github.com/toolgen-dev/toolgen/runtime/internal/sessionagent"
 	"github.com/toolgen-dev/toolgen/runtime/internal/statuspage"
 )
 
 // The backend of these tests is a real session: runtime.Open over a hand-
 // built registry, a real MCP server process (the go-sdk fixture "hang",
 // as "alpha"), server-everything from testdata/npm when it is installed,
-// and in-process Go tools. Only the adapter below is test code.
+// and in-process Go tools, seen through sessionagent as agent binaries
+// see it.
 
 // fixtureBin is the built hang fixture (TestMain builds it once).
 var fixtureBin string
@@ -95,7 +97,7 @@ func registry(t *testing.T, alphaBin string) *runtime.Registry {
 		},
 		Agents: []decl.Agent{
 			{Name: "coder", Description: "Writes code: builds, echoes and the demo server's tools.",
-				Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseTool, Name: "build_report"}}},
+				Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseTool, Name: "build_report"}, {Kind: decl.UseRuntime, Name: decl.ToolOutputRead}}},
 			{Name: "reviewer", Description: "Reviews code: quotes passages, nothing else.",
 				Use: []decl.Use{{Kind: decl.UseTool, Name: "quote"}}},
 		},
@@ -108,105 +110,17 @@ func registry(t *testing.T, alphaBin string) *runtime.Registry {
 	return reg
 }
 
-// sessionAgent is the adapter the lead's wiring replaces: statuspage.Agent
-// over a *runtime.Session and its registry. Spilled outputs are learnt
-// from the results of the calls made through call (the session does not
-// list them yet).
-type sessionAgent struct {
-	reg *runtime.Registry
-	s   *runtime.Session
-
-	mu      sync.Mutex
-	outputs []statuspage.Output
-}
-
-func (a *sessionAgent) Status() statuspage.Status {
-	st := statuspage.Status{Agent: a.s.Agent()}
-	for _, ag := range a.reg.Agents {
-		st.Agents = append(st.Agents, statuspage.AgentInfo{Name: ag.Name, Description: ag.Description})
-	}
-	transport := map[string]string{}
-	for _, srv := range a.reg.Servers {
-		transport[srv.Name] = srv.Transport
-	}
-	for _, ss := range a.s.Servers() {
-		st.Servers = append(st.Servers, statuspage.Server{Name: ss.Name, Transport: transport[ss.Name], Health: string(ss.Health), Tools: ss.Tools, Error: ss.Error})
-	}
-	reasons := map[string]string{}
-	if x, err := runtime.Explain(a.reg, runtime.ExplainOptions{Agent: st.Agent}); err == nil {
-		for _, t := range x.Tools {
-			reasons[t.Name] = strings.Join(t.Reasons, "; ")
-		}
-	}
-	for _, ti := range a.s.Tools() {
-		why := reasons[ti.Name]
-		if why == "" && ti.Namespace != "" {
-			why = "listed by server " + ti.Namespace + " at run time"
-		}
-		st.Tools = append(st.Tools, statuspage.Tool{Name: ti.Name, Kind: string(ti.Kind), Namespace: ti.Namespace,
-			Description: ti.Description, InputSchema: ti.InputSchema, Reason: why})
-	}
-	return st
-}
-
-func (a *sessionAgent) Find(q string, limit int) []statuspage.Hit {
-	var out []statuspage.Hit
-	for _, h := range a.s.Find(q, limit) {
-		out = append(out, statuspage.Hit{Name: h.Name, Description: h.Description, Score: h.Score, Active: h.Active})
-	}
-	return out
-}
-
-func (a *sessionAgent) Switch(ctx context.Context, name string) error {
-	err := a.s.Switch(ctx, name)
-	if err == nil {
-		a.mu.Lock()
-		a.outputs = nil // spilled outputs belong to the old agent context
-		a.mu.Unlock()
-	}
-	return err
-}
-
-func (a *sessionAgent) Outputs() []statuspage.Output {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]statuspage.Output(nil), a.outputs...)
-}
-
-func (a *sessionAgent) ReadOutput(handle string, offset, limit int) (statuspage.Page, error) {
-	args, _ := json.Marshal(map[string]any{"handle": handle, "offset": offset, "limit": limit})
-	r := a.s.Call(context.Background(), decl.ToolOutputRead, args)
-	if !r.OK {
-		return statuspage.Page{}, fmt.Errorf("%s", r.Error)
-	}
-	var p statuspage.Page
-	err := json.Unmarshal([]byte(r.Result), &p)
-	return p, err
-}
-
-// call runs a tool through the session and notes a spilled output.
-func (a *sessionAgent) call(t *testing.T, name, args string) runtime.Result {
+// call runs a tool through the session, as the MCP host would.
+func (b *backend) call(t *testing.T, name, args string) runtime.Result {
 	t.Helper()
-	r := a.s.Call(context.Background(), name, json.RawMessage(args))
-	var spill struct {
-		Out *struct {
-			Handle string `json:"handle"`
-			Bytes  int    `json:"bytes"`
-		} `json:"tool_output"`
-	}
-	if r.OK && json.Unmarshal([]byte(r.Result), &spill) == nil && spill.Out != nil {
-		a.mu.Lock()
-		a.outputs = append(a.outputs, statuspage.Output{Handle: spill.Out.Handle, Bytes: spill.Out.Bytes})
-		a.mu.Unlock()
-	}
-	return r
+	return b.sess.Call(context.Background(), name, json.RawMessage(args))
 }
 
 // backend is one running agent with its status page on loopback.
 type backend struct {
 	reg      *runtime.Registry
 	sess     *runtime.Session
-	agent    *sessionAgent
+	agent    *sessionagent.Agent // the wiring agent binaries use
 	hub      *eventhub.Hub
 	page     *statuspage.Handler
 	srv      *httptest.Server
@@ -239,7 +153,7 @@ func newBackend(t *testing.T, agent string, o backendOptions) *backend {
 		t.Fatal(err)
 	}
 	b.sess = s
-	b.agent = &sessionAgent{reg: b.reg, s: s}
+	b.agent = sessionagent.New(b.reg, s, nil)
 	b.page = statuspage.New(statuspage.Options{Agent: b.agent, Events: b.hub, Metrics: o.metrics, Logger: logger})
 	b.srv = httptest.NewServer(b.requests.wrap(b.page))
 	t.Cleanup(func() {
@@ -256,7 +170,7 @@ func (b *backend) url(path string) string { return b.srv.URL + path }
 // it stays down (red) while the manager keeps trying to start it.
 func (b *backend) killAlpha(t *testing.T) {
 	t.Helper()
-	r := b.agent.call(t, "alpha__pid", `{}`)
+	r := b.call(t, "alpha__pid", `{}`)
 	pid, err := strconv.Atoi(r.Result)
 	if !r.OK || err != nil {
 		t.Fatalf("alpha__pid = %+v", r)

@@ -239,10 +239,10 @@ func TestCrossOriginSwitchIsRefused(t *testing.T) {
 func TestEventLogShowsCalls(t *testing.T) {
 	b := newBackend(t, "coder", backendOptions{})
 	ctx := openPage(t, b)
-	if r := b.agent.call(t, "alpha__echo", `{"text":"hello page"}`); !r.OK {
+	if r := b.call(t, "alpha__echo", `{"text":"hello page"}`); !r.OK {
 		t.Fatalf("alpha__echo: %+v", r)
 	}
-	if r := b.agent.call(t, "quote", `{"text":"x"}`); r.OK {
+	if r := b.call(t, "quote", `{"text":"x"}`); r.OK {
 		t.Fatalf("quote is not coder's tool, but the call succeeded: %+v", r)
 	}
 	waitFor(t, ctx, "tool.call in the log", `document.querySelector('#event-list li[data-event="tool.call"]') !== null`)
@@ -315,7 +315,7 @@ func TestToolSearchAndDetail(t *testing.T) {
 func TestSpilledOutputPaging(t *testing.T) {
 	b := newBackend(t, "coder", backendOptions{})
 	ctx := openPage(t, b)
-	r := b.agent.call(t, "build_report", `{}`)
+	r := b.call(t, "build_report", `{}`)
 	if !r.OK || !strings.Contains(r.Result, "tool_output") {
 		t.Fatalf("build_report was not spilled: %+v", r)
 	}
@@ -371,11 +371,11 @@ func TestScreenshot(t *testing.T) {
 	}
 	b := newBackend(t, "coder", backendOptions{down: true})
 	ctx := openPage(t, b)
-	b.agent.call(t, "alpha__echo", `{"text":"hello"}`)
-	b.agent.call(t, "build_report", `{}`)
-	b.agent.call(t, "quote", `{"text":"x"}`)
+	b.call(t, "alpha__echo", `{"text":"hello"}`)
+	b.call(t, "build_report", `{}`)
+	b.call(t, "quote", `{"text":"x"}`)
 	if _, args := everything(); args != nil {
-		b.agent.call(t, "everything__get-sum", `{"a":2,"b":3}`)
+		b.call(t, "everything__get-sum", `{"a":2,"b":3}`)
 	}
 	run(t, ctx, "typing a query", chromedp.SendKeys(chromedp.CSS("#tool-search"), "echo text"))
 	waitFor(t, ctx, "the ranked list", `document.querySelector('#tool-list .score') !== null`)

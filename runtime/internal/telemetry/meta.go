@@ -26,6 +26,18 @@ func (in *Instruments) InjectMeta(ctx context.Context, meta map[string]any) map[
 	return meta
 }
 
+// TraceMeta is the _meta of an MCP request made under ctx: the trace
+// context of its span, or nil when ctx carries none (telemetry off), so
+// that a request without tracing is sent as before.
+func TraceMeta(ctx context.Context) map[string]any {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return nil
+	}
+	meta := make(map[string]any, 2)
+	traceContext.Inject(ctx, metaCarrier(meta))
+	return meta
+}
+
 // ExtractMeta returns ctx carrying the trace context in an incoming MCP
 // request's _meta (from a host that sends one), for the spans of serving it.
 func ExtractMeta(ctx context.Context, meta map[string]any) context.Context {

@@ -235,7 +235,8 @@ type spawnTask struct {
 
 var spawnSchema = schemaOf[spawnArgs](nil)
 
-// SpawnAgents runs several sub-agents in parallel.
+// SpawnAgents runs several sub-agents in parallel and returns one result
+// per child, in order; it is an error only when every child failed.
 func SpawnAgents(sp Spawner) Tool {
 	return Tool{
 		Name: decl.ToolSpawnAgents, Description: "Run several sub-agents in parallel, each with its own prompt.",
@@ -275,7 +276,16 @@ func SpawnAgents(sp Spawner) Tool {
 					out[i].Error = err.Error()
 				}
 			})
-			return marshal(out)
+			text, err := marshal(out)
+			if err != nil {
+				return "", err
+			}
+			// One result per child; the call fails only when no child
+			// answered, so that the model sees a partial success as one.
+			if !slices.ContainsFunc(out, func(s spawned) bool { return s.OK }) {
+				return "", fmt.Errorf("all %d sub-agents failed: %s", len(out), text)
+			}
+			return text, nil
 		},
 	}
 }
@@ -298,12 +308,13 @@ type handoffArgs struct {
 
 var handoffSchema = schemaOf[handoffArgs](nil)
 
-// Handoff is router__handoff-to for agent from: it names the destination;
-// the host performs the switch.
+// Handoff is router__handoff-to for agent from: it checks and names the
+// destination; the session switches to it once the call has ended
+// (Session.Call), so that the call does not wait on its own teardown.
 func Handoff(from string, destinations []string) Tool {
 	return Tool{
 		Name:        decl.ToolHandoff,
-		Description: "Hand the conversation off to another agent: " + strings.Join(destinations, ", ") + ".",
+		Description: "Hand the conversation off to another agent, which continues it with its own tools: " + strings.Join(destinations, ", ") + ".",
 		Kind:        decl.KindRouter, Namespace: "router", Schema: handoffSchema,
 		Run: func(_ context.Context, args json.RawMessage) (string, error) {
 			var a handoffArgs

@@ -4,6 +4,8 @@
 //
 // TESTAGENT_NODE and TESTAGENT_EVERYTHING name node and server-everything's
 // dist/index.js; TESTAGENT_ROOT is the directory read_file may read.
+// TESTAGENT_ALPHA, when set, is the hang fixture server: it adds the
+// server alpha and the agent watcher (the status page tests').
 package main
 
 import (
@@ -19,7 +21,26 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
-func main() { os.Exit(agentcli.Main(registry(), os.Args[1:])) }
+func main() { os.Exit(agentcli.Main(withAlpha(registry()), os.Args[1:])) }
+
+// withAlpha adds the server alpha (TESTAGENT_ALPHA, pinged every 200 ms)
+// and the agent watcher, which uses it, shout and report.
+func withAlpha(reg *runtime.Registry) *runtime.Registry {
+	bin := os.Getenv("TESTAGENT_ALPHA")
+	if bin == "" {
+		return reg
+	}
+	reg.Servers = append(reg.Servers, decl.Server{Name: "alpha", Transport: "stdio", Command: bin, Trusted: true,
+		StartupTimeout: 30 * time.Second, HealthInterval: 200 * time.Millisecond, HealthTimeout: 5 * time.Second})
+	reg.Tools = append(reg.Tools, decl.Tool{Name: "report", Description: "A build report far over response_max_bytes: it is spilled.",
+		Kind: decl.KindGo, InputSchema: json.RawMessage(`{"type":"object"}`), Go: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			return json.Marshal(strings.Repeat("step finished without warnings\n", 5000))
+		}})
+	reg.Agents = append([]decl.Agent{{Name: "watcher", Description: "Watches the demo server alpha.",
+		Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}, {Kind: decl.UseTool, Name: "shout"}, {Kind: decl.UseTool, Name: "report"}, {Kind: decl.UseRuntime, Name: decl.ToolOutputRead}}}},
+		reg.Agents...)
+	return reg
+}
 
 func registry() *runtime.Registry {
 	obj := func(s string) json.RawMessage { return json.RawMessage(s) }
@@ -69,13 +90,14 @@ func registry() *runtime.Registry {
 		}}}}},
 		Agents: []decl.Agent{
 			{Name: "helper", Description: "Reads files and echoes.",
-				Use:     append(use(decl.UseTool, "read_file", "shout", "wipe_disk"), use(decl.UseServer, "everything")...),
-				Allowed: []string{"read_file", "shout", "everything__echo", "everything__get-sum"}},
+				Use: append(append(use(decl.UseTool, "read_file", "shout", "wipe_disk"), use(decl.UseServer, "everything")...),
+					use(decl.UseRuntime, decl.ToolBatch, decl.ToolFinalReport)...),
+				Allowed: []string{"read_file", "shout", "everything__echo", "everything__get-sum", "agent__*"}},
 			{Name: "gateway", Description: "Fronts server-everything: every tool, as the server has it.",
 				Use: use(decl.UseServer, "everything")},
 			{Name: "seeker", Description: "Starts with discovery tools only.",
 				Use:       append(use(decl.UseTool, "read_file", "shout"), use(decl.UseServer, "everything")...),
-				Allowed:   []string{"read_file", "shout", "everything__echo"},
+				Allowed:   []string{"read_file", "shout", "everything__echo", "tool_*", "mcp_call_tool"},
 				Discovery: true},
 		},
 	}

@@ -19,7 +19,7 @@ bundle "b" {
 
 agent "a" {
   tools {
-    use     = ["entities_*", "entity_get", "github__*", server.github, bundle.b] # WARNING: No matching tool
+    use     = ["entities_*", "entity_get", "github__*", server.github, bundle.b, runtime.agent__final_report] # WARNING: No matching tool
     allowed = ["entities_*", "github__search_code", "agent__final_report", "nothing_*"] # WARNING: No matching tool
   }
 }

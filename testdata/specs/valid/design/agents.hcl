@@ -2,7 +2,7 @@ agent "coder" {
   description = "Writes and reviews code."
   tools {
     use     = [tool.read_file, server.github, bundle.web, "entities_*"]  # refs or globs over the pool  # WARNING: No matching tool
-    allowed = ["read", "github__*"]                        # omitted: everything in use
+    allowed = ["read", "github__*", "tool_*", "mcp_*", "agent__researcher", "router__handoff-to"] # omitted: everything in use; runtime tools too
     aliases = { read = "read_file" }
   }
   discovery = true                # start with tool_find/describe/load/active; load on demand

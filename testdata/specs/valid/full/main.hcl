@@ -11,26 +11,45 @@ defaults {
   max_depth          = 3
   context_budget     = 50000
   init_concurrency   = 2
+  model              = model.fast
+}
+
+model "fast" {
+  provider = "openai"
+  name     = "gpt-4.1-mini"
+  base_url = env("OPENAI_BASE_URL")
+  api_key  = env("OPENAI_API_KEY")
+}
+
+model "deep" {
+  provider    = "anthropic"
+  name        = "claude-sonnet-4-5"
+  api_key     = env("ANTHROPIC_API_KEY")
+  max_tokens  = 4096
+  temperature = 0.2
+  timeout     = "90s"
+  headers     = { "anthropic-beta" = "tools-2025", "X-Team" = env("TEAM") }
 }
 
 queue "shared" { concurrent = 1 }
 queue "api" { concurrent = 8 }
 
 server "local" {
-  transport        = "stdio"
-  command          = "./bin/local-mcp"
-  args             = ["--stdio", "--root", "."]
-  env              = { LOG = "debug", API_TOKEN = env("LOCAL_TOKEN"), PATHS = "${env("HOME")}/bin:/usr/bin" }
-  trust            = "trusted"
-  allow_tools      = ["echo", "add", "long*"]
-  deny_tools       = ["longRunningOperation"]
-  queue            = queue.shared
-  sampling         = "model"
-  elicitation      = "deny"
-  timeout          = "1m"
-  cache            = "30s"
-  startup_timeout  = "5s"
-  protocol_version = "2025-06-18"
+  transport            = "stdio"
+  command              = "./bin/local-mcp"
+  args                 = ["--stdio", "--root", "."]
+  env                  = { LOG = "debug", API_TOKEN = env("LOCAL_TOKEN"), PATHS = "${env("HOME")}/bin:/usr/bin" }
+  trust                = "trusted"
+  allow_tools          = ["echo", "add", "long*"]
+  deny_tools           = ["longRunningOperation"]
+  queue                = queue.shared
+  timeout              = "1m"
+  cache                = "30s"
+  startup_timeout      = "5s"
+  protocol_version     = "2025-06-18"
+  forward_instructions = true
+  sampling             = "model"
+  elicitation          = "deny"
   health_check {
     interval = "10s"
     timeout  = "2s"
@@ -134,7 +153,7 @@ tool "summarize" {
     Summarize a document
     in a few sentences.
   EOT
-  go = "example.com/agent/tools.Summarize"
+  go          = "example.com/agent/tools.Summarize"
 }
 
 bundle "local_direct" {
@@ -157,12 +176,15 @@ bundle "files" {
 agent "lead" {
   description = "Plans, delegates and hands off."
   tools {
-    use     = [bundle.files, tool.run, bundle.raw_meta, server.api, "local_-*", "search_*"]
-    allowed = [tool.read_file, "r", "local_-echo", "agent__*", "spawn_agents", "mcp_*"]
+    use     = [bundle.files, tool.run, bundle.raw_meta, server.api, "local_-*", "search_*", runtime.agent__batch, runtime.output_read]
+    allowed = [tool.read_file, "r", "local_-echo", "agent__*", "spawn_agents", "list_available_agents", "mcp_*", "tool_*", "router__handoff-to", "output_read"]
     aliases = { r = tool.run, rr = "r" }
   }
   discovery = true
   subagents = [agent.helper, agent.critic]
+  model        = model.deep
+  instructions = file("lead.md")
+  max_turns    = 12
   spawn     = true
   max_depth = 1
   router { destinations = [agent.critic, agent.helper] }

@@ -1,0 +1,31 @@
+package decl
+
+import "time"
+
+// Model is a model block: where an agent binary sends its agents' turns.
+// BaseURL, APIKey and Headers keep env() as run-time lookups, so no key is
+// compiled in.
+type Model struct {
+	Name        string // the spec's name ("fast")
+	Provider    string // openai | anthropic
+	ModelName   string // the provider's name ("gpt-4.1-mini")
+	BaseURL     Value  // empty: the provider's own service
+	APIKey      Value
+	MaxTokens   int      // 0: the provider's default
+	Temperature *float64 // nil: not sent
+	Timeout     time.Duration
+	Headers     []KeyValue
+}
+
+// DefaultMaxTurns bounds an agent's loop when the spec sets no max_turns.
+const DefaultMaxTurns = 20
+
+// Model returns the model block of that name, or nil.
+func (r *Registry) Model(name string) *Model {
+	for i := range r.Models {
+		if r.Models[i].Name == name {
+			return &r.Models[i]
+		}
+	}
+	return nil
+}

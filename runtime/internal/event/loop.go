@@ -1,0 +1,10 @@
+package event
+
+// The agent loop's events (runtime/internal/loop logs them).
+const (
+	AgentTurn        = "agent.turn"         // agent, turn, tool_calls, tokens_in/out (+ subagent_tokens_in/out), latency_ms
+	ModelRequest     = "model.request"      // model, agent, turn, status, latency_ms, tokens_in/out, stop_reason or error
+	AgentHandoff     = "agent.handoff"      // from, to, turn
+	AgentRun         = "agent.run"          // agent, status, turns, tool_calls, tokens_in/out, latency_ms, error
+	ModelToolSkipped = "model.tool_skipped" // a tool no model can be given (its name or schema); the rest go on
+)

@@ -1,0 +1,235 @@
+// Package resources is an agent's resources and resource templates: the
+// ones it declares and those of the servers it uses, under the same policy
+// as its tools. URIs pass through unchanged; when two servers claim one
+// URI the first (declared resources, then servers by name) wins.
+package resources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/event"
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// Source is one server's resources (*mcpconn.Conn is one).
+type Source interface {
+	Resources(ctx context.Context) ([]*mcp.Resource, error)
+	ResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error)
+	ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
+	SubscribeResource(ctx context.Context, uri string, fn func(uri string)) (cancel func(), err error)
+	Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error)
+}
+
+// Server is a server whose resources the agent sees, with the server's
+// allow_resources/deny_resources.
+type Server struct {
+	Name   string
+	Source Source // nil: not connected
+	Filter decl.Filter
+}
+
+// Set is the resources one agent may see and read.
+type Set struct {
+	Declared []*decl.Resource            // in use, by name
+	Servers  []Server                    // sorted by name: the first wins a URI claimed twice
+	Admits   func(name, uri string) bool // the agent's tools.allowed
+	Log      *slog.Logger
+	// First reports whether a collision is news (logged once per key);
+	// nil: always.
+	First func(key string) bool
+}
+
+// ErrNotFound is the answer for a URI the agent does not offer, whether a
+// server has it or not.
+var ErrNotFound = errors.New("resource not found")
+
+// Permits applies a server's allow/deny lists to a resource: allow
+// entries admit it by name or URI, deny entries refuse it by either.
+func Permits(f decl.Filter, name, uri string) bool {
+	match := func(list []string) bool {
+		return (name != "" && decl.MatchAnyURI(list, name)) || decl.MatchAnyURI(list, uri)
+	}
+	for _, a := range f.Allows {
+		if len(a) > 0 && !match(a) {
+			return false
+		}
+	}
+	return !match(f.Deny)
+}
+
+type entry struct {
+	resource *mcp.Resource
+	declared *decl.Resource
+	server   *Server
+}
+
+type templateEntry struct {
+	template *mcp.ResourceTemplate
+	compiled *uritemplate.Template
+	server   *Server
+}
+
+// entries lists the resources the agent sees, sorted by URI.
+func (s *Set) entries(ctx context.Context) []entry {
+	var out []entry
+	taken := map[string]string{}
+	for _, r := range s.Declared {
+		if !s.Admits(r.Name, r.URI) {
+			continue
+		}
+		taken[r.URI] = "resource." + r.Name
+		out = append(out, entry{resource: &mcp.Resource{Name: r.Name, URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Size: int64(len(r.Text))}, declared: r})
+	}
+	for i := range s.Servers {
+		srv := &s.Servers[i]
+		if srv.Source == nil {
+			continue
+		}
+		list, err := srv.Source.Resources(ctx)
+		if err != nil {
+			event.Emit(s.Log, slog.LevelWarn, event.FeaturesFailed, slog.String("server", srv.Name), slog.String("list", "resources"), slog.String("error", err.Error()))
+			continue
+		}
+		for _, r := range list {
+			if r == nil || !Permits(srv.Filter, r.Name, r.URI) || !s.Admits("", r.URI) {
+				continue
+			}
+			if owner, dup := taken[r.URI]; dup {
+				if owner != "server."+srv.Name && (s.First == nil || s.First("resource\x00"+r.URI+"\x00"+srv.Name)) {
+					event.Emit(s.Log, slog.LevelWarn, event.ResourceCollision, slog.String("uri", r.URI),
+						slog.String("winner", owner), slog.String("loser", "server."+srv.Name))
+				}
+				continue
+			}
+			taken[r.URI] = "server." + srv.Name
+			out = append(out, entry{resource: r, server: srv})
+		}
+	}
+	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.resource.URI, b.resource.URI) })
+	return out
+}
+
+// templates lists the resource templates the agent sees, in server order.
+func (s *Set) templates(ctx context.Context) []templateEntry {
+	var out []templateEntry
+	for i := range s.Servers {
+		srv := &s.Servers[i]
+		if srv.Source == nil {
+			continue
+		}
+		list, err := srv.Source.ResourceTemplates(ctx)
+		if err != nil {
+			event.Emit(s.Log, slog.LevelWarn, event.FeaturesFailed, slog.String("server", srv.Name), slog.String("list", "resource templates"), slog.String("error", err.Error()))
+			continue
+		}
+		for _, t := range list {
+			if t == nil || !Permits(srv.Filter, t.Name, t.URITemplate) || !s.Admits("", t.URITemplate) {
+				continue
+			}
+			compiled, err := uritemplate.New(t.URITemplate)
+			if err != nil {
+				continue // a template no URI can be matched against
+			}
+			out = append(out, templateEntry{template: t, compiled: compiled, server: srv})
+		}
+	}
+	return out
+}
+
+// List is what resources/list answers, sorted by URI.
+func (s *Set) List(ctx context.Context) []*mcp.Resource {
+	es := s.entries(ctx)
+	out := make([]*mcp.Resource, len(es))
+	for i, e := range es {
+		out[i] = e.resource
+	}
+	return out
+}
+
+// Templates is what resources/templates/list answers, sorted by template.
+func (s *Set) Templates(ctx context.Context) []*mcp.ResourceTemplate {
+	ts := s.templates(ctx)
+	out := make([]*mcp.ResourceTemplate, len(ts))
+	for i, t := range ts {
+		out[i] = t.template
+	}
+	slices.SortStableFunc(out, func(a, b *mcp.ResourceTemplate) int { return strings.Compare(a.URITemplate, b.URITemplate) })
+	return out
+}
+
+// owner finds who serves uri for the agent: a listed resource, or else the
+// first template that matches it, of a server whose lists permit the URI
+// itself (so deny_resources holds for URIs a template makes up). Anything
+// else is ErrNotFound and a resource.blocked event.
+func (s *Set) owner(ctx context.Context, uri string) (entry, error) {
+	for _, e := range s.entries(ctx) {
+		if e.resource.URI == uri {
+			return e, nil
+		}
+	}
+	for _, t := range s.templates(ctx) {
+		if t.compiled.Match(uri) == nil {
+			continue
+		}
+		if Permits(t.server.Filter, "", uri) || permitsByTemplate(t.server.Filter, t.template, uri) {
+			if s.Admits("", uri) || s.Admits("", t.template.URITemplate) {
+				return entry{resource: &mcp.Resource{URI: uri}, server: t.server}, nil
+			}
+		}
+	}
+	event.Emit(s.Log, slog.LevelWarn, event.ResourceBlocked, slog.String("uri", uri))
+	return entry{}, fmt.Errorf("%w: %q", ErrNotFound, uri)
+}
+
+// permitsByTemplate admits a URI made from a template the allow lists name
+// (by the template's name or URI template), unless a deny entry matches
+// the URI itself.
+func permitsByTemplate(f decl.Filter, t *mcp.ResourceTemplate, uri string) bool {
+	return Permits(f, t.Name, t.URITemplate) && !decl.MatchAnyURI(f.Deny, uri)
+}
+
+// Read answers resources/read: a declared resource's text, or the owning
+// server's answer, unchanged.
+func (s *Set) Read(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	e, err := s.owner(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	if r := e.declared; r != nil {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.URI, MIMEType: r.MIMEType, Text: r.Text}}}, nil
+	}
+	return e.server.Source.ReadResource(ctx, uri)
+}
+
+// Subscribe answers resources/subscribe: fn runs on each update the owning
+// server sends. Declared resources never change, so there is nothing to
+// subscribe to upstream.
+func (s *Set) Subscribe(ctx context.Context, uri string, fn func(uri string)) (cancel func(), err error) {
+	e, err := s.owner(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	if e.declared != nil {
+		return func() {}, nil
+	}
+	return e.server.Source.SubscribeResource(ctx, uri, fn)
+}
+
+// Complete answers completion/complete for a resource template argument:
+// the server whose template it is completes it.
+func (s *Set) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	for _, t := range s.templates(ctx) {
+		if t.template.URITemplate == params.Ref.URI {
+			return t.server.Source.Complete(ctx, params)
+		}
+	}
+	event.Emit(s.Log, slog.LevelWarn, event.ResourceBlocked, slog.String("uri", params.Ref.URI))
+	return nil, fmt.Errorf("%w: no resource template %q", ErrNotFound, params.Ref.URI)
+}

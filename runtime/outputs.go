@@ -1,0 +1,55 @@
+package runtime
+
+import "errors"
+
+// SpilledOutput is one output the size cap (response_max_bytes) stored on
+// disk in place of a result; output_read pages through it.
+type SpilledOutput struct {
+	Handle string `json:"handle"`
+	Bytes  int    `json:"bytes"`
+}
+
+// OutputPage is one page of a spilled output, in output_read's shape.
+type OutputPage struct {
+	Handle     string `json:"handle"`
+	Offset     int    `json:"offset"`
+	Bytes      int    `json:"bytes"`
+	TotalBytes int    `json:"total_bytes"`
+	NextOffset int    `json:"next_offset"`
+	EOF        bool   `json:"eof"`
+	Content    string `json:"content"`
+}
+
+// Outputs lists the outputs the current agent context spilled, oldest
+// first. A switch starts a new context with none.
+func (s *Session) Outputs() []SpilledOutput {
+	st := s.st.Load()
+	if st == nil {
+		return nil
+	}
+	var out []SpilledOutput
+	for _, o := range st.spill.List() {
+		out = append(out, SpilledOutput{o.Handle, o.Bytes})
+	}
+	return out
+}
+
+// ReadOutput pages a spilled output of the current agent context: up to
+// limit bytes from offset, never splitting a UTF-8 sequence. Unlike
+// output_read it does not cut limit to the agent's response cap: a host
+// reading for a person is not filling a model's context.
+func (s *Session) ReadOutput(handle string, offset, limit int) (OutputPage, error) {
+	st := s.st.Load()
+	if st == nil {
+		return OutputPage{}, errClosed
+	}
+	if limit <= 0 {
+		return OutputPage{}, errors.New("limit must be at least 1")
+	}
+	chunk, total, err := st.spill.Read(handle, offset, limit)
+	if err != nil {
+		return OutputPage{}, err
+	}
+	next := offset + len(chunk)
+	return OutputPage{Handle: handle, Offset: offset, Bytes: len(chunk), TotalBytes: total, NextOffset: next, EOF: next >= total, Content: chunk}, nil
+}
