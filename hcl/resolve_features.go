@@ -59,7 +59,7 @@ func (r *resolver) featureCouldMatch(pattern string) bool {
 			return true
 		}
 	}
-	if uriSchemeRe.MatchString(pattern) && strings.Contains(pattern, ":") {
+	if uriSchemeRe.MatchString(pattern) {
 		return len(r.cfg.servers) > 0
 	}
 	lit := decl.LiteralPrefix(pattern)

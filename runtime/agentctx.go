@@ -2,11 +2,175 @@ package runtime
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/event"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 )
+
+// agentState is one built agent context.
+type agentState struct {
+	s      *Session
+	agent  *decl.Agent
+	res    *resolution
+	log    *slog.Logger
+	memory Memory
+
+	ctx    context.Context // lives until teardown; cancels queue waiters and linked calls
+	cancel context.CancelFunc
+
+	inflight  atomic.Int64 // calls running; closedBit set once teardown began
+	drained   chan struct{}
+	drainMu   sync.Once
+	stopWait  chan struct{} // closed when teardown begins: queue waiters give up
+	replaced  chan struct{} // closed once the session no longer points here (Switch, Close)
+	abandoned atomic.Bool   // set by a forced teardown: results arriving later are discarded
+
+	linked atomic.Pointer[agentLinked] // the last caller context linked to ctx
+
+	surf atomic.Pointer[surface]
+
+	maxBytes int
+	budget   pipeline.Budget
+	spill    *pipeline.Spill
+	cache    *pipeline.Cache
+
+	mu       sync.Mutex // guards what follows
+	ups      map[string]*upstreamConn
+	loaded   map[string]bool // tools activated by tool_load
+	step     *stepSurface
+	entries  map[*PoolTool]*entry
+	builtins map[string]builtInstance // by policy name; closed at teardown
+	closers  []func() error
+	torndown bool
+
+	featureWatch []string // servers whose prompt/resource list changes are watched (features.go)
+}
+
+const closedBit = 1 << 62
+
+func (st *agentState) enter() bool {
+	if st.inflight.Add(1)&closedBit != 0 {
+		st.exit()
+		return false
+	}
+	return true
+}
+
+func (st *agentState) exit() {
+	if st.inflight.Add(-1) == closedBit {
+		st.drainMu.Do(func() { close(st.drained) })
+	}
+}
+
+// build makes an agent context: resolve, connect, resolve again over the
+// live tool lists, then expose.
+func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
+	a := s.pool.agents[name]
+	if a == nil {
+		return nil, s.unknownAgent(name)
+	}
+	start := time.Now()
+	st := &agentState{
+		s: s, agent: a, log: s.opts.Logger, memory: s.opts.Memory,
+		drained: make(chan struct{}), stopWait: make(chan struct{}), replaced: make(chan struct{}), ups: map[string]*upstreamConn{},
+		loaded: map[string]bool{}, entries: map[*PoolTool]*entry{}, builtins: map[string]builtInstance{},
+		maxBytes: s.reg.Defaults.ResponseMaxBytes, budget: pipeline.Budget{Limit: int64(s.reg.Defaults.ContextBudget)},
+		cache: pipeline.NewCache(),
+	}
+	if st.memory == nil {
+		st.memory = newMemStore()
+	}
+	st.spill = pipeline.NewSpill(s.opts.SpillDir)
+	st.ctx, st.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	st.connect(ctx, s.pool.serversFor(s.pool.snap.Load(), a))
+	st.res = s.pool.resolveAgent(s.pool.snap.Load(), a, s.opts.Depth, s.opts.depthLimit, nil)
+	st.emitWarnings(st.res.warnings)
+	st.reportCollisions() // those of the lock file and declared tools, which no server start reports
+	st.mu.Lock()
+	st.rebuildSurfaceLocked()
+	st.mu.Unlock()
+	if st.log.Enabled(ctx, slog.LevelInfo) {
+		st.log.LogAttrs(ctx, slog.LevelInfo, EventAgentBuild,
+			slog.String("agent", a.Name), slog.Int("depth", s.opts.Depth),
+			slog.Int("tools", len(st.surf.Load().list)), slog.Any("servers", sortedKeys(st.ups)),
+			slog.Bool("discovery", a.Discovery), slog.Float64("latency_ms", ms(time.Since(start))))
+	}
+	return st, nil
+}
+
+func (st *agentState) emitWarnings(ws []warning) {
+	for _, w := range ws {
+		if w.once != "" {
+			if _, logged := st.s.pool.warned.LoadOrStore(w.once, true); logged {
+				continue
+			}
+		}
+		attrs := append([]slog.Attr{slog.String("reason", w.msg)}, w.attrs...)
+		event.Emit(st.log, slog.LevelWarn, w.event, attrs...)
+	}
+}
+
+// teardown stops new calls, frees queued ones, waits up to 5 s for the
+// running ones (then forces), and releases everything the context owns.
+func (st *agentState) teardown(switching bool) {
+	close(st.stopWait) // calls still queued have not started: they end now
+	if st.inflight.Add(closedBit) == closedBit {
+		st.drainMu.Do(func() { close(st.drained) })
+	}
+	forced := false
+	timer := time.NewTimer(switchGrace)
+	select {
+	case <-st.drained:
+	case <-timer.C:
+		forced = true
+	}
+	timer.Stop()
+	if forced {
+		st.abandoned.Store(true) // before cancel: a call ending on the cancel is late
+		name := EventAgentSwitchTimeout
+		if !switching {
+			name = EventAgentTeardown
+		}
+		event.Emit(st.log, slog.LevelWarn, name, slog.String("agent", st.agent.Name),
+			slog.Int64("in_flight", st.inflight.Load()&^closedBit), slog.String("reason", fmt.Sprintf("in-flight calls exceeded %s; forcing teardown", switchGrace)))
+	}
+	st.cancel()
+	st.mu.Lock()
+	st.torndown = true
+	ups := st.ups
+	closers := st.closers
+	st.closers = nil
+	st.mu.Unlock()
+	for _, name := range sortedKeys(ups) {
+		ups[name].release()
+	}
+	for _, c := range closers {
+		_ = c()
+	}
+	st.spill.Close()
+	event.Emit(st.log, slog.LevelInfo, EventAgentTeardown, slog.String("agent", st.agent.Name),
+		slog.Bool("forced", forced), slog.Int("servers", len(ups)))
+}
+
+// lateResult replaces the result of a call that outlived a forced
+// teardown: the agent it ran for is gone, so its answer is not delivered.
+func (st *agentState) lateResult(name string, r Result) Result {
+	status := "ok"
+	if !r.OK {
+		status = "failed"
+	}
+	event.Emit(st.log, slog.LevelWarn, EventToolLateResult, slog.String("tool", name), slog.String("agent", st.agent.Name),
+		slog.String("status", status), slog.Float64("latency_ms", ms(r.Latency)), slog.Int("chars_out", len(r.Result)))
+	return Result{Kind: r.Kind, Namespace: r.Namespace, Latency: r.Latency,
+		Error: fmt.Sprintf("agent %q was torn down while the call ran (forced after %s); its result was discarded", st.agent.Name, switchGrace)}
+}
 
 // agentLinked is the context every tool of an agent context runs with: the
 // caller's context, also cancelled when the agent context is torn down

@@ -30,7 +30,9 @@ func everything(t *testing.T) (string, []string) {
 // The whole path with a real server process: the default connector
 // (internal/mcpconn) spawns server-everything over stdio; the session
 // exposes its tools directly and through meta tools, and Close ends it.
-func TestSeed_ToolOrchestration_StdioMCPServerSpawned(t *testing.T) {
+//
+// Seed tool-orchestration, scenario "stdio MCP server spawned".
+func TestStdioMCPServerSpawned(t *testing.T) {
 	node, args := everything(t)
 	reg := &Registry{
 		Separator: "__",

@@ -101,7 +101,7 @@ func Explain(r *Registry, o ExplainOptions) (*Explanation, error) {
 			return nil, fmt.Errorf("step %q: want WF/ROLE/STEP", o.Step)
 		}
 		var overridden bool
-		x.Bundles, overridden = newRouter(r, o.Routes).bundles(wf, role, name)
+		x.Bundles, overridden = route(r, o.Routes, wf, role, name)
 		if overridden {
 			x.Routed = "route override"
 		}

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -410,4 +413,39 @@ func (r *recordingRunner) seen() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.runs...)
+}
+
+func workspace(t *testing.T) string {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "workspace", "out"), 0o755)
+	os.WriteFile(filepath.Join(dir, "workspace", "notes.txt"), []byte("hello\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("secret\n"), 0o644)
+	return dir
+}
+
+func infoOf(tools []ToolInfo, name string) ToolInfo {
+	for _, t := range tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return ToolInfo{}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// withTools adds Go tools to a fixture registry, keeping Tools sorted.
+func (f *fixture) withTools(tools ...decl.Tool) *fixture {
+	f.reg.Tools = append(f.reg.Tools, tools...)
+	slices.SortFunc(f.reg.Tools, func(a, b decl.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return f
+}
+
+type runnerFunc func(ctx context.Context, child *Session, prompt string) (string, error)
+
+func (f runnerFunc) Run(ctx context.Context, child *Session, prompt string) (string, error) {
+	return f(ctx, child, prompt)
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Host owns what the sessions of one process share: each registry's tool
@@ -31,6 +32,10 @@ func NewHost(logger *slog.Logger) *Host {
 	m := mcpconn.NewManager(logger)
 	return &Host{mgr: m, pools: map[*Registry]*Pool{}}
 }
+
+// Registry is the static description of one spec that toolgen generates
+// (package decl holds its definition and the rest of the contract).
+type Registry = decl.Registry
 
 var errHostClosed = errors.New("host closed")
 

@@ -313,9 +313,9 @@ func (b *syncBuffer) String() string {
 }
 
 // After 200 Switch calls between agents with stdio servers, no child
-// process or goroutine is left. Connections come from the process-wide
-// mcpconn.Shared manager, as in an agent binary, so Switch and Close alone
-// must release them: nothing here closes a manager.
+// process or goroutine is left. Connections come from the session's own
+// Host, which stays up until Close: Switch alone must stop the old agent's
+// servers, checked at every switch.
 func TestAcceptanceSwitchLeavesNothing(t *testing.T) {
 	const switches = 200
 	bin := buildAcceptanceFixture(t)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
+	"github.com/toolgen-dev/toolgen/runtime/search"
 )
 
 // PoolTool is one tool of a registry's pool: a declared tool, a server tool
@@ -55,8 +56,6 @@ type Pool struct {
 	mu       sync.Mutex
 	live     map[string][]UpstreamTool // server → its current tools/list
 	snap     atomic.Pointer[poolSnapshot]
-	watchers map[int]func()
-	nextW    int
 	reported map[collision]bool // collisions already logged
 }
 
@@ -70,13 +69,12 @@ type poolSnapshot struct {
 
 func newPool(reg *Registry) *Pool {
 	p := &Pool{
-		reg:      reg,
-		servers:  map[string]*decl.Server{},
-		bundles:  map[string]*decl.Bundle{},
-		agents:   map[string]*decl.Agent{},
-		queues:   map[string]*pipeline.Queue{},
-		live:     map[string][]UpstreamTool{},
-		watchers: map[int]func(){},
+		reg:     reg,
+		servers: map[string]*decl.Server{},
+		bundles: map[string]*decl.Bundle{},
+		agents:  map[string]*decl.Agent{},
+		queues:  map[string]*pipeline.Queue{},
+		live:    map[string][]UpstreamTool{},
 	}
 	for i := range reg.Servers {
 		p.servers[reg.Servers[i].Name] = &reg.Servers[i]
@@ -114,7 +112,6 @@ func (p *Pool) Invalidate(server string) {
 	}
 	delete(p.live, server)
 	p.rebuild()
-	p.changed()
 }
 
 // drift is how a live tools/list differs from the lock file.
@@ -137,29 +134,7 @@ func (p *Pool) setLive(server string, tools []UpstreamTool) (changed bool, d dri
 	}
 	p.live[server] = tools
 	p.rebuild()
-	p.changed()
 	return true, p.lockDrift(server, tools)
-}
-
-// watch registers fn to run after the pool was rebuilt.
-func (p *Pool) watch(fn func()) (cancel func()) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	id := p.nextW
-	p.nextW++
-	p.watchers[id] = fn
-	return func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		delete(p.watchers, id)
-	}
-}
-
-// changed runs the watchers in their own goroutines; p.mu is held.
-func (p *Pool) changed() {
-	for _, fn := range p.watchers {
-		go fn()
-	}
 }
 
 func sameUpstreamTool(a, b UpstreamTool) bool {
@@ -367,4 +342,159 @@ func samePoolTool(a, b *PoolTool) bool {
 		a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) && a.Untrusted == b.Untrusted &&
 		a.Title == b.Title && bytes.Equal(a.OutputSchema, b.OutputSchema) &&
 		reflect.DeepEqual(a.Annotations, b.Annotations) && reflect.DeepEqual(a.Meta, b.Meta)
+}
+
+// finder is the pool's search index: the precompiled Registry.Index (or one
+// built at start-up) plus the tools servers reported at run time, added
+// incrementally as tiers of the index.
+type finder struct {
+	idx *search.Index
+}
+
+func newFinder(reg *Registry, tools []*PoolTool, prev *finder) *finder {
+	var base *search.Index
+	switch {
+	case prev != nil:
+		base = prev.idx
+	case reg.Index != nil:
+		base = reg.Index
+	default:
+		docs := make([]search.Doc, len(tools))
+		for i, t := range tools {
+			docs[i] = toolDoc(t)
+		}
+		return &finder{idx: search.Build(docs)}
+	}
+	var missing []search.Doc
+	for _, t := range tools {
+		if !base.Has(t.Name, t.Description) {
+			missing = append(missing, toolDoc(t))
+		}
+	}
+	if len(missing) > 0 {
+		base = base.With(missing...)
+	}
+	return &finder{idx: base}
+}
+
+func toolDoc(t *PoolTool) search.Doc {
+	return search.Doc{
+		Name: t.Name, Description: t.Description, Category: t.Category,
+		Keywords: t.Keywords, Params: search.SchemaParams(t.InputSchema),
+	}
+}
+
+// find ranks the tools keep lets through for query. It never answers with
+// nothing while there are such tools: when no tool matches a word of the
+// query it ranks tools that match part of one (search.Index.Related), and
+// when none does either it returns an overview of the tools, spread over
+// servers and categories. Both fallbacks come with a hint for the caller;
+// tools lists the tools keep lets through, in name order, and is called
+// only for the overview.
+func (f *finder) find(query string, limit int, keep func(string) bool, tools func() []*PoolTool) ([]search.Hit, string) {
+	if hits := f.idx.SearchFunc(query, limit, keep); len(hits) > 0 {
+		return hits, ""
+	}
+	if related := f.idx.Related(query); len(related) > 0 {
+		if hits := f.idx.SearchFunc(strings.Join(related, " "), limit, keep); len(hits) > 0 {
+			return hits, fmt.Sprintf("No tool matched the words of %q; these match words close to them (%s). %s", query, strings.Join(related[:min(len(related), 5)], ", "), plainWords)
+		}
+	}
+	all := tools()
+	if len(all) == 0 {
+		return nil, ""
+	}
+	picked, about := overview(all, limit)
+	hits := make([]search.Hit, len(picked))
+	for i, t := range picked {
+		hits[i] = search.Hit{Name: t.Name}
+	}
+	example := strings.Join(nameWords(picked[0]), " ")
+	return hits, fmt.Sprintf("No tool matched %q; the tools here are about: %s. %s, such as %q.", query, strings.Join(about, ", "), strings.TrimSuffix(plainWords, "."), example)
+}
+
+// plainWords is the advice of every fallback hint; tool_find's description
+// gives the same.
+const plainWords = "Describe the action and the object in plain words."
+
+// overview picks up to limit tools, taking one from each server (and from
+// each category of declared tools) in turn, and names what the tools are
+// about: their servers and categories, then the words most of their names
+// share, leaving out common verbs.
+func overview(tools []*PoolTool, limit int) (picked []*PoolTool, about []string) {
+	var groups []string
+	byGroup := map[string][]*PoolTool{}
+	for _, t := range tools {
+		g := t.Server
+		switch {
+		case g != "":
+			g += " (server)"
+		case t.Category != "":
+			g = t.Category + " (category)"
+		}
+		if byGroup[g] == nil {
+			groups = append(groups, g)
+		}
+		byGroup[g] = append(byGroup[g], t)
+	}
+	slices.Sort(groups)
+	for round := 0; len(picked) < limit; round++ {
+		added := false
+		for _, g := range groups {
+			if round < len(byGroup[g]) && len(picked) < limit {
+				picked = append(picked, byGroup[g][round])
+				added = true
+			}
+		}
+		if !added {
+			break
+		}
+	}
+
+	for _, g := range groups {
+		if g != "" {
+			about = append(about, g)
+		}
+	}
+	count := map[string]int{}
+	for _, t := range tools {
+		for _, w := range nameWords(t) {
+			if !slices.Contains(commonVerbs, w) {
+				count[w]++
+			}
+		}
+	}
+	words := make([]string, 0, len(count))
+	for w := range count {
+		words = append(words, w)
+	}
+	slices.SortFunc(words, func(a, b string) int {
+		if count[a] != count[b] {
+			return count[b] - count[a]
+		}
+		return strings.Compare(a, b)
+	})
+	return picked, append(about, words[:min(len(words), 8)]...)
+}
+
+// nameWords are the words of a tool's own name (an MCP tool's name on its
+// server, without the namespace).
+func nameWords(t *PoolTool) []string {
+	name := t.Name
+	if t.Original != "" {
+		name = t.Original
+	}
+	var out []string
+	for _, w := range search.Terms(name) {
+		if !strings.HasPrefix(w, "~") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// commonVerbs say what a tool does to its object, not what it is about.
+var commonVerbs = []string{
+	"add", "check", "create", "delete", "edit", "fetch", "find", "get", "list", "make", "new",
+	"open", "read", "remove", "run", "search", "set", "show", "update", "write",
 }

@@ -81,6 +81,18 @@ func (t *trace) exclude(name, format string, args ...any) {
 	t.excluded[name] = true
 }
 
+// excludeServer excludes every pool tool of a server, for the same reason.
+func (t *trace) excludeServer(snap *poolSnapshot, server, format string, args ...any) {
+	if t == nil {
+		return
+	}
+	for _, pt := range snap.tools {
+		if pt.Server == server {
+			t.exclude(pt.Name, format, args...)
+		}
+	}
+}
+
 // metaScopes are the servers meta tools may reach, each with the merged
 // policy of the bundles that selected it.
 type metaScopes map[string]*metaScope
@@ -175,11 +187,7 @@ func (p *Pool) resolveAgent(snap *poolSnapshot, a *decl.Agent, depth, limit int,
 			}
 			if !srv.Trusted {
 				r.warn(EventToolBlocked, "untrusted server cannot be exposed directly; use a meta bundle", slog.String("agent", a.Name), slog.String("server", u.Name))
-				for _, t := range snap.tools {
-					if t.Server == u.Name {
-						tr.exclude(t.Name, "%s server.%s: untrusted server, meta only", where, u.Name)
-					}
-				}
+				tr.excludeServer(snap, u.Name, "%s server.%s: untrusted server, meta only", where, u.Name)
 				continue
 			}
 			for _, t := range snap.tools {
@@ -289,11 +297,7 @@ func (p *Pool) selectBundle(snap *poolSnapshot, r *resolution, b *decl.Bundle, w
 		}
 		if !srv.Trusted {
 			r.warn(EventToolBlocked, "direct bundle of an untrusted server rejected; untrusted servers are meta only", slog.String("bundle", b.Name), slog.String("server", b.Server))
-			for _, t := range snap.tools {
-				if t.Server == b.Server {
-					r.tr.exclude(t.Name, "%s bundle.%s: untrusted server %s, meta only", where, b.Name, b.Server)
-				}
-			}
+			r.tr.excludeServer(snap, b.Server, "%s bundle.%s: untrusted server %s, meta only", where, b.Name, b.Server)
 			return
 		}
 		if _, ok := direct[b.Server]; !ok {
@@ -613,4 +617,11 @@ func (p *Pool) resolveStep(snap *poolSnapshot, a *decl.Agent, addr string, bundl
 	}
 	slices.Sort(s.servers)
 	return s, r.warnings
+}
+
+// globMayReachServer reports whether a use glob could match a tool of a
+// server not connected yet: its literal prefix and "<server><sep>" agree.
+func globMayReachServer(glob, server, sep string) bool {
+	lit, ns := decl.LiteralPrefix(glob), server+sep
+	return strings.HasPrefix(lit, ns) || strings.HasPrefix(ns, lit)
 }

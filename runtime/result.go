@@ -7,8 +7,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
+
+// ToolKind says which provider runs a tool (decl.KindGo, decl.KindMCP …).
+type ToolKind = decl.ToolKind
 
 // Result is what every tool call returns, success or failure.
 type Result struct {

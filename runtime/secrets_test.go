@@ -242,3 +242,22 @@ func TestSecretsScrubbedFromGoToolResultsAndErrors(t *testing.T) {
 	requireScrubbed(t, "Go result", mustOK(t, call(t, s, "leak", `{}`)), "EEEE5555")
 	requireScrubbed(t, "Go error", call(t, s, "leak_err", `{}`).Error, "EEEE5555")
 }
+
+// A model's key is a secret of the session too: a tool that prints it (a Go
+// tool reading the process environment) gets it scrubbed from its result.
+func TestModelKeyScrubbedFromResults(t *testing.T) {
+	const key = "sk-model-KEY-0123456789abcdef"
+	reg := &Registry{
+		Package: "p", Separator: "__",
+		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 1 << 20, MaxDepth: 1},
+		Models:   []decl.Model{{Name: "fast", Provider: "openai", ModelName: "m", APIKey: decl.Value{{Env: "MODEL_KEY"}}}},
+		Tools: []decl.Tool{{Name: "leak", Kind: decl.KindGo, InputSchema: json.RawMessage(`{"type":"object"}`),
+			Go: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+				return json.Marshal("the key is " + key)
+			}}},
+		Agents: []decl.Agent{{Name: "a", Model: "fast", Use: []decl.Use{{Kind: decl.UseTool, Name: "leak"}}}},
+	}
+	s := open(t, reg, "a", Options{Logger: (&events{}).logger(), Getenv: envMap(map[string]string{"MODEL_KEY": key})})
+	out := mustOK(t, call(t, s, "leak", `{}`))
+	requireScrubbed(t, "leak result", out, "0123456789abcdef")
+}

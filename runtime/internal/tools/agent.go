@@ -32,31 +32,16 @@ type finalReportArgs struct {
 	Metadata    map[string]any `json:"metadata,omitempty"`
 }
 
+var finalStatuses = []string{"success", "failure", "partial"}
+
 var finalReportSchema = schemaOf[finalReportArgs](func(s *jsonschema.Schema) {
-	s.Properties["status"].Enum = enum("success", "failure", "partial")
+	s.Properties["status"].Enum = enum(finalStatuses...)
 })
 
 // FinalReport records the task's final answer in mem.
 func FinalReport(mem Memory) Tool {
-	return Tool{
-		Name: decl.ToolFinalReport, Description: "Deliver the final answer of this task.",
-		Kind: decl.KindInternal, Namespace: "agent", Schema: finalReportSchema,
-		Run: func(_ context.Context, args json.RawMessage) (string, error) {
-			var a struct {
-				Status string `json:"status"`
-			}
-			if err := decode(args, &a); err != nil {
-				return "", err
-			}
-			switch a.Status {
-			case "success", "failure", "partial":
-			default:
-				return "", fmt.Errorf("status must be success, failure or partial, not %q", a.Status)
-			}
-			mem.Set(MemoryFinalReport, string(args)) // as sent: fields the schema does not list are kept
-			return "final report recorded (status " + a.Status + ")", nil
-		},
-	}
+	return recorder(decl.ToolFinalReport, "Deliver the final answer of this task.", finalReportSchema, finalStatuses,
+		mem, MemoryFinalReport, func(status string) string { return "final report recorded (status " + status + ")" })
 }
 
 type taskStatusArgs struct {
@@ -68,15 +53,24 @@ type taskStatusArgs struct {
 	NeedToRunMoreTools  bool   `json:"need_to_run_more_tools,omitempty"`
 }
 
+var taskStatuses = []string{"starting", "in-progress", "completed"}
+
 var taskStatusSchema = schemaOf[taskStatusArgs](func(s *jsonschema.Schema) {
-	s.Properties["status"].Enum = enum("starting", "in-progress", "completed")
+	s.Properties["status"].Enum = enum(taskStatuses...)
 })
 
 // TaskStatus records the task's progress in mem.
 func TaskStatus(mem Memory) Tool {
+	return recorder(decl.ToolTaskStatus, "Record task progress: what is done, pending and next.", taskStatusSchema, taskStatuses,
+		mem, MemoryTaskStatus, func(status string) string { return "task status recorded (" + status + ")" })
+}
+
+// recorder is a tool that checks its status argument against statuses
+// (the schema's enum, from the same list) and stores its arguments under
+// key in mem.
+func recorder(name, desc string, schema json.RawMessage, statuses []string, mem Memory, key string, done func(status string) string) Tool {
 	return Tool{
-		Name: decl.ToolTaskStatus, Description: "Record task progress: what is done, pending and next.",
-		Kind: decl.KindInternal, Namespace: "agent", Schema: taskStatusSchema,
+		Name: name, Description: desc, Kind: decl.KindInternal, Namespace: "agent", Schema: schema,
 		Run: func(_ context.Context, args json.RawMessage) (string, error) {
 			var a struct {
 				Status string `json:"status"`
@@ -84,13 +78,12 @@ func TaskStatus(mem Memory) Tool {
 			if err := decode(args, &a); err != nil {
 				return "", err
 			}
-			switch a.Status {
-			case "starting", "in-progress", "completed":
-			default:
-				return "", fmt.Errorf("status must be starting, in-progress or completed, not %q", a.Status)
+			if !slices.Contains(statuses, a.Status) {
+				last := len(statuses) - 1
+				return "", fmt.Errorf("status must be %s or %s, not %q", strings.Join(statuses[:last], ", "), statuses[last], a.Status)
 			}
-			mem.Set(MemoryTaskStatus, string(args))
-			return "task status recorded (" + a.Status + ")", nil
+			mem.Set(key, string(args)) // as sent: fields the schema does not list are kept
+			return done(a.Status), nil
 		},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 )
@@ -15,17 +16,10 @@ import (
 // scope.
 type Servers interface {
 	// Tools lists a server's live tools that the meta scope permits.
-	Tools(ctx context.Context, server string) ([]ServerTool, error)
+	Tools(ctx context.Context, server string) ([]mcpconn.Tool, error)
 	// Call calls a server tool inside the meta scope, or a loaded tool by
 	// its exposed name when server is empty.
 	Call(ctx context.Context, server, tool string, args json.RawMessage) (string, error)
-}
-
-// ServerTool is one tool of an MCP server.
-type ServerTool struct {
-	Name        string
-	Description string
-	InputSchema json.RawMessage
 }
 
 type mcpListArgs struct {

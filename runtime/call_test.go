@@ -22,14 +22,8 @@ import (
 	"go.uber.org/goleak"
 )
 
-// withTools adds Go tools to a fixture registry, keeping Tools sorted.
-func (f *fixture) withTools(tools ...decl.Tool) *fixture {
-	f.reg.Tools = append(f.reg.Tools, tools...)
-	slices.SortFunc(f.reg.Tools, func(a, b decl.Tool) int { return strings.Compare(a.Name, b.Name) })
-	return f
-}
-
-func TestSeed_ToolSystem_ToolExecuteResult(t *testing.T) {
+// Seed tool-system, scenario "ToolExecuteResult".
+func TestToolExecuteResult(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}, {Kind: decl.UseTool, Name: "summarize"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	r := call(t, s, "github__search_code", `{"q":"x"}`)
@@ -51,7 +45,8 @@ func TestSeed_ToolSystem_ToolExecuteResult(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSystem_MCPToolErrorIsResult(t *testing.T) {
+// Seed tool-system: Mcptool error is result.
+func TestMCPToolErrorIsResult(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "docs"}}})
 	addEchoTool(f.conn.servers["docs"], "fail")
 	s := open(t, f.reg, "a", f.opts(&events{}))
@@ -60,7 +55,8 @@ func TestSeed_ToolSystem_MCPToolErrorIsResult(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSystem_AgentProvider(t *testing.T) {
+// Seed tool-system, scenario "AgentProvider".
+func TestAgentProvider(t *testing.T) {
 	f := newFixture(
 		decl.Agent{Name: "lead", Subagents: []string{"researcher"}},
 		decl.Agent{Name: "researcher", Description: "Finds things.", Use: useTools("search_hybrid")},
@@ -91,13 +87,8 @@ func TestSeed_ToolSystem_AgentProvider(t *testing.T) {
 	}
 }
 
-type runnerFunc func(ctx context.Context, child *Session, prompt string) (string, error)
-
-func (f runnerFunc) Run(ctx context.Context, child *Session, prompt string) (string, error) {
-	return f(ctx, child, prompt)
-}
-
-func TestSeed_ToolSystem_SpawnAgentsInParallel(t *testing.T) {
+// Seed tool-system: Spawn agents in parallel.
+func TestSpawnAgentsInParallel(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "lead", Spawn: true, Subagents: []string{"w1", "w2"}}, decl.Agent{Name: "w1", Description: "one"}, decl.Agent{Name: "w2"}, decl.Agent{Name: "other"})
 	var mu sync.Mutex
 	running, both := 0, make(chan struct{})
@@ -125,7 +116,8 @@ func TestSeed_ToolSystem_SpawnAgentsInParallel(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSystem_RouterToolProvider(t *testing.T) {
+// Seed tool-system, scenario "RouterToolProvider".
+func TestRouterToolProvider(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "front", Router: []string{"billing", "tech"}}, decl.Agent{Name: "billing"}, decl.Agent{Name: "tech"}, decl.Agent{Name: "plain"})
 	s := open(t, f.reg, "front", f.opts(&events{}))
 	ti := infoOf(s.Tools(), decl.ToolHandoff)
@@ -146,7 +138,8 @@ func TestSeed_ToolSystem_RouterToolProvider(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSystem_InternalToolProvider(t *testing.T) {
+// Seed tool-system, scenario "InternalToolProvider".
+func TestInternalToolProvider(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("summarize", "entities_get"), useRuntime(decl.ToolBatch, decl.ToolFinalReport, decl.ToolTaskStatus)...)})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	mustOK(t, call(t, s, decl.ToolTaskStatus, `{"status":"in-progress","done":"x","pending":"y","now":"z"}`))
@@ -174,7 +167,8 @@ func TestSeed_ToolSystem_InternalToolProvider(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSystem_Timeout(t *testing.T) {
+// Seed tool-system: Timeout.
+func TestTimeout(t *testing.T) {
 	stuck := make(chan struct{})
 	t.Cleanup(func() { close(stuck) })
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("stuck")}).withTools(decl.Tool{Name: "stuck", Kind: decl.KindGo, Timeout: 50 * time.Millisecond,
@@ -188,7 +182,8 @@ func TestSeed_ToolSystem_Timeout(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSystem_FailuresAreResults(t *testing.T) {
+// Seed tool-system: Failures are results.
+func TestFailuresAreResults(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("panics", "errs", "summarize"), useRuntime(decl.ToolBatch)...)}).withTools(
 		decl.Tool{Name: "errs", Kind: decl.KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { return "", errBoom })},
 		decl.Tool{Name: "panics", Kind: decl.KindGo, Go: goTool(func(context.Context, json.RawMessage) (string, error) { panic("kaboom") })},
@@ -212,7 +207,8 @@ func TestSeed_ToolSystem_FailuresAreResults(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSystem_ResponseCache(t *testing.T) {
+// Seed tool-system: Response cache.
+func TestResponseCache(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	n := 0
@@ -238,7 +234,8 @@ func (u countingUpstream) Call(ctx context.Context, tool string, args json.RawMe
 	return u.Upstream.Call(ctx, tool, args)
 }
 
-func TestSeed_ToolSystem_SizeLimitStoresOutput(t *testing.T) {
+// Seed tool-system: Size limit stores output.
+func TestSizeLimitStoresOutput(t *testing.T) {
 	big := strings.Repeat("line of output\n", 2000) // 30000 bytes
 	f := newFixture(decl.Agent{Name: "a", Use: append(useTools("big"), useRuntime(decl.ToolOutputRead)...)}).withTools(decl.Tool{Name: "big", Kind: decl.KindGo,
 		Go: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(big), nil }})
@@ -288,7 +285,8 @@ func TestSeed_ToolSystem_SizeLimitStoresOutput(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSystem_BudgetExceeded(t *testing.T) {
+// Seed tool-system: Budget exceeded.
+func TestBudgetExceeded(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("summarize")})
 	f.reg.Defaults.ContextBudget = 10 // tokens: 40 characters
 	s := open(t, f.reg, "a", f.opts(&events{}))
@@ -301,7 +299,8 @@ func TestSeed_ToolSystem_BudgetExceeded(t *testing.T) {
 	mustOK(t, call(t, s, "summarize", `{"t":""}`)) // 2 more: 7
 }
 
-func TestSeed_ToolSystem_RestProvider(t *testing.T) {
+// Seed tool-system, scenario "RestProvider".
+func TestRestProvider(t *testing.T) {
 	var gotPath, gotAuth string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gotPath, gotAuth = r.URL.Path, r.Header.Get("Authorization")
@@ -339,7 +338,9 @@ func TestSeed_ToolSystem_RestProvider(t *testing.T) {
 
 // The seed's queue scenario at scale: 10,000 concurrent calls through a
 // queue of concurrency 3.
-func TestSeed_ToolSystem_QueueManagement(t *testing.T) {
+//
+// Seed tool-system, scenario "Queue Management".
+func TestQueueManagement(t *testing.T) {
 	var cur, peak, done atomic.Int64
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("limited")}).withTools(decl.Tool{Name: "limited", Kind: decl.KindGo, Queue: "github",
 		Go: goTool(func(context.Context, json.RawMessage) (string, error) {
@@ -375,7 +376,8 @@ func TestSeed_ToolSystem_QueueManagement(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSystem_QueueWaitersCancellable(t *testing.T) {
+// Seed tool-system: Queue waiters cancellable.
+func TestQueueWaitersCancellable(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	hold := make(chan struct{})
 	var holding sync.WaitGroup
@@ -413,7 +415,8 @@ func TestSeed_ToolSystem_QueueWaitersCancellable(t *testing.T) {
 	s.Close()
 }
 
-func TestSeed_ToolSystem_ToolNamespacing(t *testing.T) {
+// Seed tool-system, scenario "Tool Namespacing".
+func TestToolNamespacing(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: append([]decl.Use{{Kind: decl.UseServer, Name: "github"}}, useRuntime(decl.OptInTools...)...), Subagents: []string{"b"}, Router: []string{"b"}}, decl.Agent{Name: "b"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	want := map[string]string{
@@ -432,7 +435,8 @@ func TestSeed_ToolSystem_ToolNamespacing(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSystem_LockDrift(t *testing.T) {
+// Seed tool-system: Lock drift.
+func TestLockDrift(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "github"}}})
 	ev := &events{}
 	open(t, f.reg, "a", f.opts(ev))
@@ -454,5 +458,30 @@ func TestSessionToolsSortedAndStable(t *testing.T) {
 	s2 := open(t, f.reg, "a", f.opts(&events{}))
 	if diff := cmp.Diff(s.Tools(), s2.Tools()); diff != "" {
 		t.Errorf("two sessions of one agent differ:\n%s", diff)
+	}
+}
+
+func TestCallGoStringResultIsText(t *testing.T) {
+	cases := []struct {
+		name string
+		out  string
+		want string
+	}{
+		{"string", `"line one\nline \"two\""`, "line one\nline \"two\""},
+		{"object", `{"a":1}`, `{"a":1}`},
+		{"number", `42`, `42`},
+		{"empty", ``, ``},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fn := func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(c.out), nil }
+			got, err := callGo(context.Background(), fn, json.RawMessage(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("callGo = %q, want %q", got, c.want)
+			}
+		})
 	}
 }

@@ -18,7 +18,8 @@ func discoveryFixture(t *testing.T) (*Session, *events) {
 	return open(t, f.reg, "d", f.opts(ev)), ev
 }
 
-func TestSeed_ToolSearch_DiscoveryStartsWithDiscoveryTools(t *testing.T) {
+// Seed tool-search: Discovery starts with discovery tools.
+func TestDiscoveryStartsWithDiscoveryTools(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	if got := poolNames(s); len(got) != 0 {
 		t.Errorf("discovery agent starts with pool tools: %v", got)
@@ -34,7 +35,8 @@ func TestSeed_ToolSearch_DiscoveryStartsWithDiscoveryTools(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSearch_SearchForRegistryTools(t *testing.T) {
+// Seed tool-search, scenario "Search for registry tools".
+func TestSearchForRegistryTools(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	mustOK(t, call(t, s, decl.ToolLoad, `{"names":["registry_next"]}`))
 	out := mustOK(t, call(t, s, decl.ToolFind, `{"query":"registry list tasks"}`))
@@ -55,7 +57,8 @@ func TestSeed_ToolSearch_SearchForRegistryTools(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSearch_LimitSearchResults(t *testing.T) {
+// Seed tool-search, scenario "Limit search results".
+func TestLimitSearchResults(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	all := s.Find("entity registry tasks summarize", 100)
 	if len(all) < 3 {
@@ -71,7 +74,8 @@ func TestSeed_ToolSearch_LimitSearchResults(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSearch_DescribeATool(t *testing.T) {
+// Seed tool-search, scenario "Describe a tool".
+func TestDescribeATool(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	out := mustOK(t, call(t, s, decl.ToolDescribe, `{"name":"read_file"}`))
 	var d struct {
@@ -90,7 +94,8 @@ func TestSeed_ToolSearch_DescribeATool(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSearch_DescribeToolNotFound(t *testing.T) {
+// Seed tool-search: Describe tool not found.
+func TestDescribeToolNotFound(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	r := call(t, s, decl.ToolDescribe, `{"name":"registry_lst"}`)
 	if r.OK || !strings.Contains(r.Error, `did you mean "registry_list"`) || !strings.Contains(r.Error, "tool_find") {
@@ -102,7 +107,8 @@ func TestSeed_ToolSearch_DescribeToolNotFound(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSearch_LoadMultipleTools(t *testing.T) {
+// Seed tool-search, scenario "Load multiple tools".
+func TestLoadMultipleTools(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	changed := 0
 	s.Subscribe(func() { changed++ })
@@ -135,7 +141,8 @@ func TestSeed_ToolSearch_LoadMultipleTools(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSearch_LoadAlreadyActiveTool(t *testing.T) {
+// Seed tool-search, scenario "Load already active tool".
+func TestLoadAlreadyActiveTool(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	mustOK(t, call(t, s, decl.ToolLoad, `{"names":["registry_list"]}`))
 	out := mustOK(t, call(t, s, decl.ToolLoad, `{"names":["registry_list"]}`))
@@ -144,7 +151,8 @@ func TestSeed_ToolSearch_LoadAlreadyActiveTool(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSearch_LoadNonExistentTool(t *testing.T) {
+// Seed tool-search, scenario "Load non-existent tool".
+func TestLoadNonExistentTool(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	for _, args := range []string{
 		`{"names":["registry_list","no_such_tool"]}`,    // unknown
@@ -161,7 +169,8 @@ func TestSeed_ToolSearch_LoadNonExistentTool(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSearch_ListActiveTools(t *testing.T) {
+// Seed tool-search, scenario "List active tools".
+func TestListActiveTools(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	mustOK(t, call(t, s, decl.ToolLoad, `{"names":["summarize","registry_next"]}`))
 	out := mustOK(t, call(t, s, decl.ToolActive, `{}`))
@@ -171,7 +180,8 @@ func TestSeed_ToolSearch_ListActiveTools(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSearch_NoActiveTools(t *testing.T) {
+// Seed tool-search, scenario "No active tools".
+func TestNoActiveTools(t *testing.T) {
 	s, _ := discoveryFixture(t)
 	out := mustOK(t, call(t, s, decl.ToolActive, `{}`))
 	if !strings.Contains(out, `"tools":[]`) || !strings.Contains(out, `"count":0`) || !strings.Contains(out, "No tools are active") {
@@ -179,7 +189,8 @@ func TestSeed_ToolSearch_NoActiveTools(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSearch_ToolNameMigration(t *testing.T) {
+// Seed tool-search, scenario "Tool name migration".
+func TestToolNameMigration(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("read_file")})
 	ev := &events{}
 	s := open(t, f.reg, "a", f.opts(ev))
@@ -188,7 +199,8 @@ func TestSeed_ToolSearch_ToolNameMigration(t *testing.T) {
 	}
 }
 
-func TestSeed_ToolSearch_BackwardCompatibility(t *testing.T) {
+// Seed tool-search, scenario "Backward compatibility".
+func TestBackwardCompatibility(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("read_file")})
 	ev := &events{}
 	s := open(t, f.reg, "a", f.opts(ev))
@@ -199,7 +211,8 @@ func TestSeed_ToolSearch_BackwardCompatibility(t *testing.T) {
 	ev.requireOne(t, EventToolBlocked, "tool", "fs_read_file", "reason", "renamed")
 }
 
-func TestSeed_ToolSearch_IndexCoversRuntimeDiscoveredTools(t *testing.T) {
+// Seed tool-search: Index covers runtime discovered tools.
+func TestIndexCoversRuntimeDiscoveredTools(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Discovery: true, Use: []decl.Use{{Kind: decl.UseServer, Name: "docs"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	// docs is in no lock file: its tool was indexed when the server connected

@@ -12,7 +12,8 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestSeed_DynamicToolLoading_RoutingDenyByDefault(t *testing.T) {
+// Seed dynamic-tool-loading: Routing deny by default.
+func TestRoutingDenyByDefault(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a"})
 	if got := f.reg.StepBundles("release", "planner", "review"); !slices.Equal(got, []string{"code_read", "web"}) {
 		t.Errorf("route %v", got)
@@ -29,7 +30,8 @@ func TestSeed_DynamicToolLoading_RoutingDenyByDefault(t *testing.T) {
 	}
 }
 
-func TestSeed_DynamicToolLoading_RoutingGeneratedSwitchOverridesAndCache(t *testing.T) {
+// Seed dynamic-tool-loading: Routing generated switch overrides and cache.
+func TestRoutingGeneratedSwitchOverridesAndCache(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a"})
 	calls := 0
 	f.reg.Route = func(wf, role, step string) []string {
@@ -58,7 +60,8 @@ func TestSeed_DynamicToolLoading_RoutingGeneratedSwitchOverridesAndCache(t *test
 	}
 }
 
-func TestSeed_DynamicToolLoading_DirectBundleNamespacing(t *testing.T) {
+// Seed dynamic-tool-loading: Direct bundle namespacing.
+func TestDirectBundleNamespacing(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	tools, err := s.ToolsForStep(context.Background(), "release", "planner", "plan")
@@ -77,7 +80,8 @@ func TestSeed_DynamicToolLoading_DirectBundleNamespacing(t *testing.T) {
 	}
 }
 
-func TestSeed_DynamicToolLoading_AllowIntersectDenyUnion(t *testing.T) {
+// Seed dynamic-tool-loading: Allow intersect deny union.
+func TestAllowIntersectDenyUnion(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	// code_read allows search_code, get_file_contents; code_hist allows get_file_*
@@ -99,7 +103,8 @@ func TestSeed_DynamicToolLoading_AllowIntersectDenyUnion(t *testing.T) {
 	}
 }
 
-func TestSeed_DynamicToolLoading_MetaBundleInjection(t *testing.T) {
+// Seed dynamic-tool-loading: Meta bundle injection.
+func TestMetaBundleInjection(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	ctx := context.Background()
@@ -142,7 +147,8 @@ func TestSeed_DynamicToolLoading_MetaBundleInjection(t *testing.T) {
 	}
 }
 
-func TestSeed_DynamicToolLoading_MetaBundleInUse(t *testing.T) {
+// Seed dynamic-tool-loading: Meta bundle in use.
+func TestMetaBundleInUse(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{{Kind: decl.UseBundle, Name: "docs_meta"}}})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	names := toolNames(s.Tools())
@@ -159,7 +165,8 @@ func TestSeed_DynamicToolLoading_MetaBundleInUse(t *testing.T) {
 	}
 }
 
-func TestSeed_DynamicToolLoading_TrustEnforcement(t *testing.T) {
+// Seed dynamic-tool-loading: Trust enforcement.
+func TestTrustEnforcement(t *testing.T) {
 	f := newFixture(
 		decl.Agent{Name: "direct", Use: []decl.Use{{Kind: decl.UseServer, Name: "scraper"}, {Kind: decl.UseBundle, Name: "scrape_direct"}, {Kind: decl.UseTool, Name: "scraper__fetch_page"}}},
 	)
@@ -187,7 +194,8 @@ func TestSeed_DynamicToolLoading_TrustEnforcement(t *testing.T) {
 	}
 }
 
-func TestSeed_DynamicToolLoading_LazyConnect(t *testing.T) {
+// Seed dynamic-tool-loading: Lazy connect.
+func TestLazyConnect(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a", Use: useTools("summarize")})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	if acq, _ := f.conn.count("github"); acq != 0 {
@@ -209,7 +217,8 @@ func TestSeed_DynamicToolLoading_LazyConnect(t *testing.T) {
 	}
 }
 
-func TestSeed_DynamicToolLoading_DeterministicClose(t *testing.T) {
+// Seed dynamic-tool-loading: Deterministic close.
+func TestDeterministicClose(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	f := newFixture(decl.Agent{Name: "a"})
 	s, _ := Open(context.Background(), f.reg, "a", f.opts(&events{}))
@@ -222,7 +231,8 @@ func TestSeed_DynamicToolLoading_DeterministicClose(t *testing.T) {
 	}
 }
 
-func TestSeed_DynamicToolLoading_SameStepSameSurface(t *testing.T) {
+// Seed dynamic-tool-loading: Same step same surface.
+func TestSameStepSameSurface(t *testing.T) {
 	f := newFixture(decl.Agent{Name: "a"})
 	s := open(t, f.reg, "a", f.opts(&events{}))
 	ctx := context.Background()
