@@ -54,6 +54,7 @@ update:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... ./templates/testdata/bench | tee bench.out
+	$(GO) run ./scripts/servedbench | tee -a bench.out
 
 # Tool-search quality without and with the shared enrichment, on the shared
 # dev set and on the paraphrase set over the same catalog.

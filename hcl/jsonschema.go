@@ -73,6 +73,8 @@ type ServerJSON struct {
 	Queue           string            `json:"queue,omitempty" jsonschema_description:"A reference: \"queue.NAME\"."`
 	Timeout         string            `json:"timeout,omitempty" jsonschema_description:"Go duration per call; default defaults.tool_timeout."`
 	Cache           string            `json:"cache,omitempty" jsonschema_description:"Go duration: response cache TTL; default off."`
+	Sampling        string            `json:"sampling,omitempty" jsonschema:"enum=host,enum=model,enum=deny" jsonschema_description:"Who answers the server's sampling requests: the host that made the call (default), the agent's model, or nobody."`
+	Elicitation     string            `json:"elicitation,omitempty" jsonschema:"enum=host,enum=deny" jsonschema_description:"Who answers the server's elicitation requests: the host that made the call (default) or nobody."`
 	StartupTimeout  string            `json:"startup_timeout,omitempty" jsonschema_description:"Go duration; default defaults.startup_timeout."`
 	ProtocolVersion string            `json:"protocol_version,omitempty" jsonschema_description:"MCP protocol version; default \"2025-11-25\"."`
 	HealthCheck     *HealthCheckJSON  `json:"health_check,omitempty" jsonschema_description:"Periodic ping."`
@@ -100,16 +102,26 @@ type PolicyJSON struct {
 }
 
 type ToolJSON struct {
-	Description string    `json:"description,omitempty" jsonschema_description:"What the tool does; may be ${file(\"PATH\")}."`
-	Policy      string    `json:"policy,omitempty" jsonschema_description:"A builtin tool: \"policy.NAME\"."`
-	Category    string    `json:"category,omitempty"`
-	Keywords    []string  `json:"keywords,omitempty" jsonschema_description:"Extra words for tool search."`
-	RenamedFrom []string  `json:"renamed_from,omitempty" jsonschema_description:"Old names; calls to them fail with \"renamed to NAME\"."`
-	REST        *RESTJSON `json:"rest,omitempty" jsonschema_description:"A REST tool."`
-	Go          string    `json:"go,omitempty" jsonschema_description:"A Go function tool: \"import/path.Func\"."`
-	InputSchema any       `json:"input_schema,omitempty" jsonschema:"oneof_type=object;string" jsonschema_description:"JSON Schema of the arguments (type object), or ${file(\"schema.json\")}."`
-	Queue       string    `json:"queue,omitempty" jsonschema_description:"A reference: \"queue.NAME\"."`
-	Timeout     string    `json:"timeout,omitempty" jsonschema_description:"Go duration."`
+	Description  string           `json:"description,omitempty" jsonschema_description:"What the tool does; may be ${file(\"PATH\")}."`
+	Policy       string           `json:"policy,omitempty" jsonschema_description:"A builtin tool: \"policy.NAME\"."`
+	Category     string           `json:"category,omitempty"`
+	Keywords     []string         `json:"keywords,omitempty" jsonschema_description:"Extra words for tool search."`
+	RenamedFrom  []string         `json:"renamed_from,omitempty" jsonschema_description:"Old names; calls to them fail with \"renamed to NAME\"."`
+	REST         *RESTJSON        `json:"rest,omitempty" jsonschema_description:"A REST tool."`
+	Go           string           `json:"go,omitempty" jsonschema_description:"A Go function tool: \"import/path.Func\"."`
+	InputSchema  any              `json:"input_schema,omitempty" jsonschema:"oneof_type=object;string" jsonschema_description:"JSON Schema of the arguments (type object), or ${file(\"schema.json\")}."`
+	Queue        string           `json:"queue,omitempty" jsonschema_description:"A reference: \"queue.NAME\"."`
+	Timeout      string           `json:"timeout,omitempty" jsonschema_description:"Go duration."`
+	Title        string           `json:"title,omitempty" jsonschema_description:"A display name for hosts."`
+	Annotations  *AnnotationsJSON `json:"annotations,omitempty" jsonschema_description:"MCP tool annotations (hints for hosts)."`
+	OutputSchema any              `json:"output_schema,omitempty" jsonschema:"oneof_type=object;string" jsonschema_description:"JSON Schema of structured results, or ${file(\"schema.json\")}; a Go tool's comes from its result type."`
+}
+
+type AnnotationsJSON struct {
+	ReadOnly    *bool `json:"read_only,omitempty" jsonschema_description:"The tool does not change its environment."`
+	Destructive *bool `json:"destructive,omitempty" jsonschema_description:"The tool may destroy data (meaningful when not read_only)."`
+	Idempotent  *bool `json:"idempotent,omitempty" jsonschema_description:"Calling it again with the same arguments has no further effect."`
+	OpenWorld   *bool `json:"open_world,omitempty" jsonschema_description:"The tool reaches outside systems (the web, other services)."`
 }
 
 type RESTJSON struct {

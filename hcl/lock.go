@@ -29,12 +29,19 @@ type LockServer struct {
 	Tools []LockTool `json:"tools"`
 }
 
-// LockTool is one tool as the server described it.
+// LockTool is one tool as the server described it. Title, annotations,
+// output schema and _meta are recorded since issue 11; lock files written
+// before have none and read as before. The hash covers what it always
+// did (name, description, input schema), so those files stay current.
 type LockTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
-	Hash        string          `json:"hash"`
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	Meta         json.RawMessage `json:"_meta,omitempty"`
+	Hash         string          `json:"hash"`
 }
 
 // ToolHash fingerprints a tool's name, description and input schema, so a
@@ -61,12 +68,17 @@ func (l *Lock) Marshal() ([]byte, error) {
 	for name, s := range l.Servers {
 		tools := make([]LockTool, len(s.Tools))
 		for i, t := range s.Tools {
-			if len(t.InputSchema) > 0 {
-				var buf bytes.Buffer
-				if err := json.Compact(&buf, t.InputSchema); err != nil {
-					return nil, fmt.Errorf("server %q tool %q: input schema: %w", name, t.Name, err)
+			for _, f := range []struct {
+				what string
+				raw  *json.RawMessage
+			}{{"input schema", &t.InputSchema}, {"output schema", &t.OutputSchema}, {"annotations", &t.Annotations}, {"_meta", &t.Meta}} {
+				if len(*f.raw) > 0 {
+					var buf bytes.Buffer
+					if err := json.Compact(&buf, *f.raw); err != nil {
+						return nil, fmt.Errorf("server %q tool %q: %s: %w", name, t.Name, f.what, err)
+					}
+					*f.raw = buf.Bytes()
 				}
-				t.InputSchema = buf.Bytes()
 			}
 			t.Hash = ToolHash(t.Name, t.Description, t.InputSchema)
 			tools[i] = t

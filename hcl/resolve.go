@@ -246,6 +246,7 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			Headers: irKeyValues(s.Headers), Trusted: s.Trusted,
 			AllowTools: sortedStrs(s.AllowTools), DenyTools: sortedStrs(s.DenyTools),
 			Timeout: s.Timeout, Cache: s.Cache, StartupTimeout: s.StartupTimeout,
+			Sampling: s.Sampling, Elicitation: s.Elicitation,
 			ProtocolVersion: s.ProtocolVersion, ForwardInstructions: s.ForwardInstructions, HealthCheck: s.HealthCheck, Auth: s.Auth, Range: s.DeclRange,
 			AllowPrompts: sortedStrs(s.AllowPrompts), DenyPrompts: sortedStrs(s.DenyPrompts),
 			AllowResources: sortedStrs(s.AllowResources), DenyResources: sortedStrs(s.DenyResources),
@@ -272,7 +273,8 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			srv.Locked = []*ir.LockedTool{}
 			var raw []string
 			for _, lt := range locked {
-				srv.Locked = append(srv.Locked, &ir.LockedTool{Name: lt.Name, Description: lt.Description, InputSchema: lt.InputSchema, Hash: lt.Hash})
+				srv.Locked = append(srv.Locked, &ir.LockedTool{Name: lt.Name, Description: lt.Description, InputSchema: lt.InputSchema, Hash: lt.Hash,
+					Title: lt.Title, OutputSchema: lt.OutputSchema, Annotations: lt.Annotations, Meta: lt.Meta})
 				raw = append(raw, lt.Name)
 			}
 			r.checkListAgainst(allow, raw, "allow_tools", s.Name, s.DeclRange)
@@ -363,6 +365,7 @@ func (r *resolver) resolveTools() []*ir.Tool {
 			Name: t.Name, GoName: ir.GoName(t.Name), Description: t.Description, Kind: toolKind(t),
 			REST: t.REST, Go: t.Go, InputSchema: t.InputSchema, Category: t.Category,
 			Keywords: t.Keywords, Timeout: t.Timeout, Range: t.DeclRange,
+			Title: t.Title, Annotations: t.Annotations, OutputSchema: t.OutputSchema,
 		}
 		if t.Policy != nil && r.lookup(*t.Policy) {
 			tool.Policy = t.Policy.Name

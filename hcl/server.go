@@ -43,6 +43,7 @@ type serverBlock struct {
 	AllowResources  []str
 	DenyResources   []str
 	DeclRange       hcl.Range
+	serverRequests  // sampling, elicitation (server_requests.go)
 
 	// ForwardInstructions passes the server's initialize instructions on
 	// to the host; default false, since they speak of tools the agent's
@@ -62,6 +63,7 @@ var (
 			{Name: "url"}, {Name: "address"}, {Name: "headers"}, {Name: "trust"},
 			{Name: "allow_tools"}, {Name: "deny_tools"}, {Name: "queue"}, {Name: "timeout"},
 			{Name: "cache"}, {Name: "startup_timeout"}, {Name: "protocol_version"},
+			{Name: "sampling"}, {Name: "elicitation"},
 			{Name: "allow_prompts"}, {Name: "deny_prompts"}, {Name: "allow_resources"}, {Name: "deny_resources"},
 			{Name: "forward_instructions"},
 		},
@@ -230,6 +232,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 			}
 		}
 	}
+	diags = append(diags, s.serverRequests.decode(attrs, ctx)...)
 	if a := attrs["forward_instructions"]; a != nil {
 		v, d := evalBool(a.Expr, ctx)
 		diags = append(diags, d...)

@@ -35,6 +35,7 @@ type toolBlock struct {
 	Queue            *ref
 	Timeout          time.Duration
 	DeclRange        hcl.Range
+	toolMeta         // title, annotations, output_schema (tool_meta.go)
 }
 
 var (
@@ -42,8 +43,9 @@ var (
 		Attributes: []hcl.AttributeSchema{
 			{Name: "description"}, {Name: "policy"}, {Name: "category"}, {Name: "keywords"},
 			{Name: "renamed_from"}, {Name: "go"}, {Name: "input_schema"}, {Name: "queue"}, {Name: "timeout"},
+			{Name: "title"}, {Name: "output_schema"},
 		},
-		Blocks: []hcl.BlockHeaderSchema{{Type: "rest"}},
+		Blocks: []hcl.BlockHeaderSchema{{Type: "rest"}, {Type: "annotations"}},
 	}
 	restSchema = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{{Name: "method"}, {Name: "url", Required: true}, {Name: "headers"}},
@@ -119,8 +121,12 @@ func decodeTool(block *hcl.Block, ctx *hcl.EvalContext) (*toolBlock, hcl.Diagnos
 		diags = append(diags, d...)
 		t.InputSchema, t.InputSchemaRange = v, a.Expr.Range()
 	}
+	diags = append(diags, t.toolMeta.decode(content, block, ctx)...)
 	var restBlocks []*hcl.Block
 	for _, b := range content.Blocks {
+		if b.Type != "rest" {
+			continue
+		}
 		if len(restBlocks) > 0 {
 			errAt(b.DefRange, "Duplicate rest block", fmt.Sprintf("Tool %q already has a rest block at %s.", t.Name, shortPos(restBlocks[0].DefRange)))
 			continue
@@ -155,6 +161,9 @@ func decodeTool(block *hcl.Block, ctx *hcl.EvalContext) (*toolBlock, hcl.Diagnos
 	}
 	if t.Go != nil && t.InputSchema != nil {
 		errAt(t.InputSchemaRange, "Input schema of a Go tool", fmt.Sprintf("The input schema of Go tool %q comes from its argument type; remove input_schema.", t.Name))
+	}
+	if t.Go != nil && t.OutputSchema != nil {
+		errAt(t.OutputSchemaRange, "Output schema of a Go tool", fmt.Sprintf("The output schema of Go tool %q comes from its result type; remove output_schema.", t.Name))
 	}
 	return t, diags
 }

@@ -25,13 +25,18 @@ type entry struct {
 	goFn     decl.GoFunc         // KindGo: called directly
 	args     *pipeline.ArgSchema // the input schema check; nil for the runtime's own tools
 	run      provider
+	rich     richProvider // KindMCP: answers with the server's whole result
 	q        *pipeline.Queue
 	timeout  time.Duration
 	cacheTTL time.Duration
-	noCap    bool  // output_read: already paged, never spilled again
-	noBudget bool  // agent__batch: its calls were counted one by one
-	linked   bool  // the call's context ends with the agent context
-	timedOut error // "timeout after …", made once per entry
+	noCap    bool // output_read: already paged, never spilled again
+	noBudget bool // agent__batch: its calls were counted one by one
+	// structured: a declared tool with an output schema, whose JSON
+	// object results are structuredContent as well as text
+	structured bool
+	richGo     bool  // a Go tool that answers with runtime.Rich
+	linked     bool  // the call's context ends with the agent context
+	timedOut   error // "timeout after …", made once per entry
 }
 
 // finish precomputes what calls would otherwise build each time.
@@ -45,6 +50,10 @@ func (e *entry) finish() *entry {
 // provider runs one tool, closed over what it needs (an upstream getter,
 // a builtin, a REST tool, a runtime tool's component). args are valid JSON.
 type provider func(ctx context.Context, args json.RawMessage) (string, error)
+
+// richProvider runs a tool whose answer may be more than text (an MCP
+// server's), closed over what it needs like provider.
+type richProvider func(ctx context.Context, args json.RawMessage) (pipeline.Output, error)
 
 var emptyArgs = json.RawMessage(`{}`)
 
@@ -71,34 +80,46 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		st.log.LogAttrs(ctx, slog.LevelDebug, EventToolStart, slog.String("tool", e.info.Name), slog.String("server", e.server),
 			slog.String("agent", st.agent.Name), slog.Int("chars_in", len(args)))
 	}
-	out, err := st.invoke(ctx, e, args)
-	scrub := st.s.scrub
-	if err == nil && scrub != nil {
-		// before the output is spilled or counted: the spill file that
-		// output_read pages through holds only scrubbed text. Structured
-		// content arrives here as JSON text; a structured field that
-		// Result may gain later must be scrubbed here as well.
-		out = scrub.String(out)
+	out, err := st.invokeOutput(ctx, e, args)
+	switch {
+	case e.richGo:
+		out, err = pipeline.DecodeRich(out, err)
+	case e.structured && err == nil && out.Rich == nil:
+		out = pipeline.StructuredOutput(out.Text)
 	}
-	if err == nil && !e.noCap && st.maxBytes > 0 && len(out) > st.maxBytes {
+	scrub := st.s.scrub
+	if scrub != nil && (err == nil || out.Rich != nil) {
+		// before the output is spilled or counted: the spill file that
+		// output_read pages through holds only scrubbed text, and every
+		// block of a rich result is scrubbed (pipeline.Scrub).
+		out = pipeline.Scrub(scrub, out)
+	}
+	if err == nil && !e.noCap && st.maxBytes > 0 && out.Size() > st.maxBytes {
+		// a large image or resource spills (or is cut) too: its JSON is in
+		// the text
 		if sf.byName[decl.ToolOutputRead] != nil {
-			n := len(out)
-			if out, err = st.spill.Store(out); err == nil {
+			n := out.Size()
+			var text string
+			if text, err = st.spill.Store(out.Text); err == nil {
 				tel.Spilled(ctx, n)
 			}
+			out = pipeline.TextOutput(text)
 		} else {
-			out = pipeline.Truncate(out, st.maxBytes)
+			out = pipeline.TextOutput(pipeline.Truncate(out.Text, st.maxBytes))
 		}
 	}
 	if err == nil && st.budget.Limit > 0 && !e.noBudget {
-		err = st.budget.Charge(out)
+		err = st.budget.ChargeBytes(out.Size())
 		tel.BudgetUsed(st.agent.Name, st.budget.Used(), st.budget.Limit)
 	}
 	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: mono() - start}
 	if err != nil {
 		r.Error = pipeline.ErrorText(scrub, err.Error())
+		if out.Rich != nil && out.Rich.IsError {
+			r.Rich = out.Rich // the tool's own failure, with all its blocks
+		}
 	} else {
-		r.OK, r.Result = true, out
+		r.OK, r.Result, r.Rich = true, out.Text, out.Rich
 	}
 	status := telemetry.StatusOK
 	level := slog.LevelInfo // the seeds' request/response log: one line per call
@@ -129,8 +150,17 @@ func (st *agentState) logCall(ctx context.Context, level slog.Level, e *entry, c
 }
 
 // invoke runs the middle of the pipeline (cache, queue, timeout,
-// provider); meta and batch tools reuse it for the calls they make.
+// provider); meta and batch tools reuse it for the calls they make, and
+// read the answer as text.
 func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage) (string, error) {
+	out, err := st.invokeOutput(ctx, e, args)
+	return out.Text, err
+}
+
+// invokeOutput is invoke with the whole answer. A tool's own failure (an
+// MCP result with isError) is an error whose text is the result's, and
+// the Output still carries the result.
+func (st *agentState) invokeOutput(ctx context.Context, e *entry, args json.RawMessage) (pipeline.Output, error) {
 	if len(args) == 0 {
 		args = emptyArgs
 	}
@@ -140,14 +170,15 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 			st.schemaInvalid(e, unusable)
 		}
 		if err != nil {
-			return "", err
+			return pipeline.Output{}, err
 		}
 	}
 	if e.goFn != nil && e.q == nil && e.timeout <= 0 {
-		return callGo(ctx, e.goFn, args) // the in-process fast path
+		out, err := callGo(ctx, e.goFn, args) // the in-process fast path
+		return pipeline.TextOutput(out), err
 	}
 	if e.goFn == nil && !json.Valid(args) {
-		return "", fmt.Errorf("invalid JSON arguments for tool %q", e.info.Name)
+		return pipeline.Output{}, fmt.Errorf("invalid JSON arguments for tool %q", e.info.Name)
 	}
 	var key string
 	if e.cacheTTL > 0 {
@@ -162,7 +193,7 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 			waitStart = mono()
 		}
 		if err := e.q.Acquire(ctx, st.stopWait); err != nil {
-			return "", fmt.Errorf("waiting for queue %q: %w", e.q.Name, err)
+			return pipeline.Output{}, fmt.Errorf("waiting for queue %q: %w", e.q.Name, err)
 		}
 		defer e.q.Release()
 		if st.s.tel != nil {
@@ -181,15 +212,17 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 		ctx, cancel = context.WithTimeoutCause(ctx, e.timeout, e.timedOut)
 		defer cancel()
 	}
-	var out string
+	var out pipeline.Output
 	var err error
 	switch {
 	case e.goFn != nil && e.timeout > 0:
-		out, err = callGoBounded(ctx, e.goFn, args)
+		out.Text, err = callGoBounded(ctx, e.goFn, args)
 	case e.goFn != nil:
-		out, err = callGo(ctx, e.goFn, args)
+		out.Text, err = callGo(ctx, e.goFn, args)
+	case e.rich != nil:
+		out, err = runRichSafely(ctx, e, args)
 	default:
-		out, err = runSafely(ctx, e, args)
+		out.Text, err = runSafely(ctx, e, args)
 	}
 	if err != nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
@@ -262,6 +295,15 @@ func runSafely(ctx context.Context, e *entry, args json.RawMessage) (out string,
 		}
 	}()
 	return e.run(ctx, args)
+}
+
+func runRichSafely(ctx context.Context, e *entry, args json.RawMessage) (out pipeline.Output, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = pipeline.Output{}, fmt.Errorf("tool panicked: %v", r)
+		}
+	}()
+	return e.rich(ctx, args)
 }
 
 // blocked answers a call to a name the agent cannot call: renamed, not

@@ -230,13 +230,11 @@ func (u *memUpstream) Call(ctx context.Context, tool string, args json.RawMessag
 	if err != nil {
 		return UpstreamResult{}, err
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
+	r := UpstreamResult{Content: res.Content, IsError: res.IsError, Meta: res.Meta}
+	if res.StructuredContent != nil {
+		r.Structured, _ = json.Marshal(res.StructuredContent)
 	}
-	return UpstreamResult{Text: b.String(), IsError: res.IsError}, nil
+	return r, nil
 }
 
 func (u *memUpstream) Instructions() string {

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
@@ -27,6 +30,12 @@ type PoolTool struct {
 	Keywords    []string
 	Untrusted   bool       // from an untrusted server: reachable through meta tools only
 	Decl        *decl.Tool // the Registry entry; nil for a tool found only at run time
+	// Title, Annotations, OutputSchema, Meta: the server's (live), or the
+	// Registry's (declared, or locked while the server is not connected).
+	Title        string
+	Annotations  *mcp.ToolAnnotations
+	OutputSchema json.RawMessage
+	Meta         mcp.Meta
 
 	args *pipeline.ArgSchema // checks arguments; compiled on first call, shared by sessions (args.go)
 }
@@ -246,10 +255,12 @@ func (p *Pool) rebuild() {
 			locked[t.Server] = append(locked[t.Server], t)
 			continue
 		}
-		add(&PoolTool{
+		pt := &PoolTool{
 			Name: t.Name, Description: t.Description, InputSchema: p.declaredSchema(t), Kind: t.Kind,
 			Category: t.Category, Keywords: t.Keywords, Decl: t,
-		}, "declared tool "+t.Name)
+		}
+		declaredMeta(pt, t)
+		add(pt, "declared tool "+t.Name)
 	}
 	servers := map[string]bool{}
 	for s := range locked {
@@ -269,10 +280,12 @@ func (p *Pool) rebuild() {
 		if !isLive { // not connected (yet): the lock file's tools stand in
 			slices.SortFunc(locked[s], func(a, b *decl.Tool) int { return strings.Compare(a.Original, b.Original) })
 			for _, t := range locked[s] {
-				add(&PoolTool{
+				pt := &PoolTool{
 					Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Kind: decl.KindMCP,
 					Server: s, Original: t.Original, Category: t.Category, Keywords: t.Keywords, Untrusted: untrusted, Decl: t,
-				}, fmt.Sprintf("server %s tool %q", s, t.Original))
+				}
+				declaredMeta(pt, t)
+				add(pt, fmt.Sprintf("server %s tool %q", s, t.Original))
 			}
 			continue
 		}
@@ -283,7 +296,7 @@ func (p *Pool) rebuild() {
 			pt := &PoolTool{
 				Name: decl.ExposedName(s, reg.Sep(), lt.Name), Description: lt.Description,
 				InputSchema: pipeline.NormalizeSchema(lt.InputSchema), Kind: decl.KindMCP, Server: s, Original: lt.Name,
-				Untrusted: untrusted,
+				Untrusted: untrusted, Title: lt.Title, Annotations: lt.Annotations, OutputSchema: lt.OutputSchema, Meta: lt.Meta,
 			}
 			if d := declared[lt.Name]; d != nil {
 				pt.Category, pt.Keywords, pt.Decl = d.Category, d.Keywords, d
@@ -326,7 +339,9 @@ func (p *Pool) newCollisions() []collision {
 
 func samePoolTool(a, b *PoolTool) bool {
 	return a.Decl == b.Decl && a.Kind == b.Kind && a.Server == b.Server && a.Original == b.Original &&
-		a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) && a.Untrusted == b.Untrusted
+		a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) && a.Untrusted == b.Untrusted &&
+		a.Title == b.Title && bytes.Equal(a.OutputSchema, b.OutputSchema) &&
+		reflect.DeepEqual(a.Annotations, b.Annotations) && reflect.DeepEqual(a.Meta, b.Meta)
 }
 
 // finder is the pool's search index: the precompiled Registry.Index (or one

@@ -21,7 +21,8 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 	reg := st.s.reg
 	e := &entry{
 		info: ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema),
-			Kind: pt.Kind, Namespace: string(pt.Kind)},
+			Kind: pt.Kind, Namespace: string(pt.Kind),
+			Title: pt.Title, Annotations: pt.Annotations, OutputSchema: pt.OutputSchema, Meta: pt.Meta},
 		server: pt.Server, original: pt.Original, args: pt.args,
 	}
 	d := pt.Decl
@@ -42,6 +43,8 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 		e.timeout = reg.Defaults.ToolTimeout
 	}
 	e.q = st.s.pool.queues[qname]
+	e.structured = len(pt.OutputSchema) > 0 && pt.Kind != decl.KindMCP
+	e.richGo = d != nil && d.RichResult && pt.Kind == decl.KindGo
 	switch pt.Kind {
 	case decl.KindGo:
 		if d != nil && d.Go != nil {
@@ -55,7 +58,7 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 		e.run, e.linked = st.restProvider(d), true
 		e.info.Namespace = "rest"
 	case decl.KindMCP:
-		e.run, e.linked = st.upstreamCall(pt.Server, pt.Original), true
+		e.rich, e.linked = st.upstreamCall(pt.Server, pt.Original), true
 		e.info.Namespace = pt.Server
 		if srv != nil {
 			e.cacheTTL = srv.Cache
@@ -70,24 +73,27 @@ func failing(err error) provider {
 	return func(context.Context, json.RawMessage) (string, error) { return "", err }
 }
 
-// upstreamCall runs tool on an MCP server, connecting lazily.
-func (st *agentState) upstreamCall(server, tool string) provider {
-	return func(ctx context.Context, args json.RawMessage) (string, error) {
+// upstreamCall runs tool on an MCP server, connecting lazily. The
+// server's result passes on whole: every block, structured content and
+// _meta; a result with isError is the call's error, its text the result's.
+func (st *agentState) upstreamCall(server, tool string) richProvider {
+	return func(ctx context.Context, args json.RawMessage) (pipeline.Output, error) {
 		up, err := st.upstream(ctx, server)
 		if err != nil {
-			return "", err
+			return pipeline.Output{}, err
 		}
 		ctx, span := st.s.tel.StartUpstream(ctx, server, tool)
 		res, err := up.Call(ctx, tool, args)
 		if err != nil {
 			span.End(err.Error(), false)
-			return "", err
+			return pipeline.Output{}, err
 		}
 		span.End("", res.IsError)
+		out := pipeline.RichOutput(res)
 		if res.IsError {
-			return "", errors.New(res.Text)
+			return out, errors.New(out.Text)
 		}
-		return res.Text, nil
+		return out, nil
 	}
 }
 

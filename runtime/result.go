@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
@@ -13,13 +16,25 @@ type ToolKind = decl.ToolKind
 
 // Result is what every tool call returns, success or failure.
 type Result struct {
-	OK        bool
-	Result    string
-	Error     string
+	OK bool
+	// Result is the text a model reads: text blocks joined, other blocks
+	// as their JSON.
+	Result string
+	Error  string
+	// Rich is the whole result when it is more than one text block: an MCP
+	// server's images, audio, resources, structured content and _meta, as
+	// the server sent them (secrets scrubbed). nil for plain text. A tool's
+	// own failure (isError) keeps its blocks here too.
+	Rich      *Rich
 	Latency   time.Duration
 	Kind      ToolKind
 	Namespace string
 }
+
+// Rich is a tool result as MCP content: blocks (text, image, audio,
+// embedded resource, resource link), structuredContent, isError and _meta.
+// A Go tool may return one to answer with more than text.
+type Rich = mcpconn.Result
 
 type resultJSON struct {
 	OK        bool     `json:"ok"`
@@ -28,19 +43,51 @@ type resultJSON struct {
 	Latency   float64  `json:"latency"` // milliseconds
 	Kind      ToolKind `json:"kind,omitempty"`
 	Namespace string   `json:"namespace,omitempty"`
+	// A rich result's blocks, structured content, error flag and _meta,
+	// in their MCP form.
+	*richJSON
 }
 
-// MarshalJSON writes {ok, result, error, latency (ms), kind, namespace}.
+type richJSON struct {
+	Content    []mcp.Content   `json:"content,omitempty"`
+	Structured json.RawMessage `json:"structuredContent,omitempty"`
+	IsError    bool            `json:"isError,omitempty"`
+	Meta       mcp.Meta        `json:"_meta,omitempty"`
+}
+
+// MarshalJSON writes {ok, result, error, latency (ms), kind, namespace},
+// and a rich result's content, structuredContent, isError and _meta.
 func (r Result) MarshalJSON() ([]byte, error) {
-	return json.Marshal(resultJSON{r.OK, r.Result, r.Error, float64(r.Latency.Microseconds()) / 1000, r.Kind, r.Namespace})
+	j := resultJSON{r.OK, r.Result, r.Error, float64(r.Latency.Microseconds()) / 1000, r.Kind, r.Namespace, nil}
+	if r.Rich != nil {
+		j.richJSON = &richJSON{r.Rich.Content, r.Rich.Structured, r.Rich.IsError, r.Rich.Meta}
+	}
+	return json.Marshal(j)
 }
 
 func (r *Result) UnmarshalJSON(b []byte) error {
-	var j resultJSON
+	var j struct {
+		OK        bool     `json:"ok"`
+		Result    string   `json:"result"`
+		Error     string   `json:"error"`
+		Latency   float64  `json:"latency"`
+		Kind      ToolKind `json:"kind"`
+		Namespace string   `json:"namespace"`
+	}
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*r = Result{j.OK, j.Result, j.Error, time.Duration(j.Latency * float64(time.Millisecond)), j.Kind, j.Namespace}
+	*r = Result{OK: j.OK, Result: j.Result, Error: j.Error, Latency: time.Duration(j.Latency * float64(time.Millisecond)),
+		Kind: j.Kind, Namespace: j.Namespace}
+	// go-sdk's CallToolResult knows how to decode content blocks.
+	var rich mcp.CallToolResult
+	if json.Unmarshal(b, &rich) == nil && (len(rich.Content) > 0 || rich.StructuredContent != nil || rich.Meta != nil) {
+		rr := Rich{Content: rich.Content, IsError: rich.IsError, Meta: rich.Meta}
+		if rich.StructuredContent != nil {
+			rr.Structured, _ = json.Marshal(rich.StructuredContent)
+		}
+		r.Rich = &rr
+	}
 	return nil
 }
 
@@ -51,6 +98,13 @@ type ToolInfo struct {
 	InputSchema json.RawMessage
 	Kind        ToolKind
 	Namespace   string
+	// What tools/list shows besides: a display title, MCP annotations
+	// (readOnlyHint …), the schema of structured results and _meta. A
+	// server tool's pass on unchanged.
+	Title        string
+	Annotations  *mcp.ToolAnnotations
+	OutputSchema json.RawMessage
+	Meta         mcp.Meta
 }
 
 // ServerStatus is one MCP server as a session sees it.

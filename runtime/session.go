@@ -176,6 +176,13 @@ func (s *Session) Switch(ctx context.Context, agent string) error {
 	return nil
 }
 
+// Rebuild resolves the current agent's surface again, as Switch to the
+// same agent does: for tools its servers list only now (a server lists
+// some tools only to clients that declare sampling or elicitation, which
+// the serving host's capabilities decide). Loaded tools and memory start
+// over; serve calls it right after a host's initialize.
+func (s *Session) Rebuild(ctx context.Context) error { return s.Switch(ctx, s.Agent()) }
+
 // Close tears the agent context down (waiting up to 5 s for in-flight
 // calls) and releases every server connection. It is idempotent.
 func (s *Session) Close() error {

@@ -364,7 +364,7 @@ func (st *agentState) metaEntry(server, tool string) *entry {
 	srv := st.s.pool.servers[server]
 	e := &entry{info: ToolInfo{Name: decl.ExposedName(server, st.s.reg.Sep(), tool), Kind: decl.KindMCP, Namespace: server},
 		server: server, original: tool, linked: true}
-	e.run = st.upstreamCall(server, tool)
+	e.rich = st.upstreamCall(server, tool)
 	if pt := st.s.pool.snap.Load().byName[e.info.Name]; pt != nil && pt.Server == server && pt.Original == tool {
 		e.args = pt.args // the pool's compiled schema of this server tool
 	}

@@ -105,6 +105,8 @@ func serverConfig(srv *decl.Server, getenv func(string) (string, bool), log *slo
 		ProtocolVersion: srv.ProtocolVersion,
 		HealthInterval:  srv.HealthInterval,
 		HealthTimeout:   srv.HealthTimeout,
+		Sampling:        srv.Sampling,
+		Elicitation:     srv.Elicitation,
 	}
 	resolve := func(what string, v decl.Value) (string, error) {
 		for _, p := range v {

@@ -37,6 +37,12 @@ type GoTool struct {
 	ResultType  string          // Result as Go source, qualified by import path
 	InputSchema json.RawMessage // the spec's input_schema, or else derived from Args, field docs as descriptions
 	Params      []string        // the top-level properties of InputSchema, sorted
+	// OutputSchema is derived from Result when it is a named struct (or a
+	// pointer to one): its results are then structured content too.
+	OutputSchema json.RawMessage
+	// RichResult: Result is runtime.Rich (or a pointer to it), an MCP
+	// result with content blocks; it has no output schema of its own.
+	RichResult bool
 }
 
 // Tool returns what was found for the Go tool of that name, or nil (not a
@@ -299,7 +305,47 @@ func (r *goResolver) resolve(t *ir.Tool, pkg *packages.Package) (*GoTool, hcl.Di
 		out.InputSchema = t.InputSchema // the spec's own schema wins
 	}
 	out.Params = search.SchemaParams(out.InputSchema)
+	if out.RichResult = isRich(result); !out.RichResult {
+		out.OutputSchema = r.outputSchema(pkg, result)
+	}
 	return out, nil
+}
+
+// richType is the type runtime.Rich names (an alias).
+const richPkg, richName = "github.com/toolgen-dev/toolgen/internal/mcpconn", "Result"
+
+// isRich reports whether a Go tool's result is runtime.Rich or *runtime.Rich.
+func isRich(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == richPkg && n.Obj().Name() == richName
+}
+
+// outputSchema derives the schema of a struct result; nil for any other
+// result, or one whose schema cannot be derived (it stays plain text).
+func (r *goResolver) outputSchema(pkg *packages.Package, result types.Type) json.RawMessage {
+	if p, ok := result.(*types.Pointer); ok {
+		result = p.Elem()
+	}
+	named, ok := types.Unalias(result).(*types.Named)
+	if !ok || named.TypeArgs().Len() > 0 {
+		return nil
+	}
+	if _, ok := named.Underlying().(*types.Struct); !ok {
+		return nil
+	}
+	b := &schemaBuilder{docs: r.fieldDocs(pkg), visiting: map[*types.Named]bool{}}
+	schema := b.schemaOf(named, named.Obj().Name())
+	if len(b.problems) > 0 {
+		return nil
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return nil
+	}
+	return raw
 }
 
 func objectKind(o types.Object) string {

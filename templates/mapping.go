@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -141,6 +142,8 @@ func serverValue(s *ir.Server) decl.Server {
 		Cache:           s.Cache,
 		StartupTimeout:  s.StartupTimeout,
 		ProtocolVersion: s.ProtocolVersion,
+		Sampling:        s.Sampling,
+		Elicitation:     s.Elicitation,
 		AllowPrompts:    s.AllowPrompts,
 		DenyPrompts:     s.DenyPrompts,
 		AllowResources:  s.AllowResources,
@@ -189,6 +192,8 @@ func toolValues(spec *ir.Spec, goTools *GoTools) []decl.Tool {
 		}
 		if l := spec.LockedTool(c.Server, c.Original); l != nil {
 			t.InputSchema = l.InputSchema
+			t.Title, t.OutputSchema, t.Meta = l.Title, l.OutputSchema, l.Meta
+			t.Annotations = lockedAnnotations(l.Annotations)
 		}
 		out = append(out, t)
 	}
@@ -200,24 +205,44 @@ func toolValues(spec *ir.Spec, goTools *GoTools) []decl.Tool {
 // tool (nil otherwise), whose input schema it takes.
 func declaredTool(t *ir.Tool, g *GoTool) decl.Tool {
 	out := decl.Tool{
-		Name:        t.Name,
-		Description: t.Description,
-		Kind:        decl.ToolKind(t.Kind),
-		InputSchema: t.InputSchema,
-		Category:    t.Category,
-		Keywords:    t.Keywords,
-		RenamedFrom: t.RenamedFrom,
-		Policy:      t.Policy,
-		Queue:       t.Queue,
-		Timeout:     t.Timeout,
+		Name:         t.Name,
+		Description:  t.Description,
+		Kind:         decl.ToolKind(t.Kind),
+		InputSchema:  t.InputSchema,
+		Category:     t.Category,
+		Keywords:     t.Keywords,
+		RenamedFrom:  t.RenamedFrom,
+		Policy:       t.Policy,
+		Queue:        t.Queue,
+		Timeout:      t.Timeout,
+		Title:        t.Title,
+		OutputSchema: t.OutputSchema,
+	}
+	if a := t.Annotations; a != nil {
+		out.Annotations = &decl.ToolAnnotations{ReadOnly: a.ReadOnly, Destructive: a.Destructive, Idempotent: a.Idempotent, OpenWorld: a.OpenWorld}
 	}
 	if r := t.REST; r != nil {
 		out.REST = &decl.REST{Method: r.Method, URL: value(r.URL), Headers: keyValues(r.Headers)}
 	}
 	if g != nil {
-		out.InputSchema = g.InputSchema
+		out.InputSchema, out.OutputSchema, out.RichResult = g.InputSchema, g.OutputSchema, g.RichResult
 	}
 	return out
+}
+
+// lockedAnnotations reads the annotations a lock file recorded in MCP's
+// form; hints the server left out stay unsaid.
+func lockedAnnotations(raw json.RawMessage) *decl.ToolAnnotations {
+	var a struct {
+		ReadOnly    *bool `json:"readOnlyHint"`
+		Destructive *bool `json:"destructiveHint"`
+		Idempotent  *bool `json:"idempotentHint"`
+		OpenWorld   *bool `json:"openWorldHint"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &a) != nil {
+		return nil
+	}
+	return &decl.ToolAnnotations{ReadOnly: a.ReadOnly, Destructive: a.Destructive, Idempotent: a.Idempotent, OpenWorld: a.OpenWorld}
 }
 
 func bundleValue(b *ir.Bundle) decl.Bundle {

@@ -91,6 +91,8 @@ func (p *sourcePrinter) print(b *strings.Builder, v reflect.Value, elide bool, d
 		switch {
 		case v.IsNil():
 			b.WriteString("nil")
+		case v.Elem().Kind() == reflect.Bool: // a *bool hint: new(true), as Go 1.26 allows
+			fmt.Fprintf(b, "new(%t)", v.Elem().Bool())
 		case elide:
 			return p.print(b, v.Elem(), true, depth)
 		default:

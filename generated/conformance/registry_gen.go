@@ -39,10 +39,30 @@ const (
 const (
 	// Tool with JSON Schema 2020-12 features
 	ToolJsonSchema202012Tool = "json_schema_2020_12_tool"
+	// Returns audio (conformance scenario tools-call-audio).
+	ToolTestAudioContent = "test_audio_content"
+	// Asks the host's user (conformance scenario tools-call-elicitation).
+	ToolTestElicitation = "test_elicitation"
+	// Asks the host's user, with defaults (conformance scenario elicitation-sep1034-defaults).
+	ToolTestElicitationSep1034Defaults = "test_elicitation_sep1034_defaults"
+	// Asks the host's user to pick from enums (conformance scenario elicitation-sep1330-enums).
+	ToolTestElicitationSep1330Enums = "test_elicitation_sep1330_enums"
+	// Returns an embedded resource (conformance scenario tools-call-embedded-resource).
+	ToolTestEmbeddedResource = "test_embedded_resource"
 	// Always fails with an error result (conformance scenario tools-call-error).
 	ToolTestErrorHandling = "test_error_handling"
+	// Returns an image (conformance scenario tools-call-image).
+	ToolTestImageContent = "test_image_content"
+	// Returns text, an image and a resource (conformance scenario tools-call-mixed-content).
+	ToolTestMultipleContentTypes = "test_multiple_content_types"
+	// Asks the host's model (conformance scenario tools-call-sampling).
+	ToolTestSampling = "test_sampling"
 	// Returns a fixed text response (conformance scenario tools-call-simple-text).
 	ToolTestSimpleText = "test_simple_text"
+	// Sends three log messages while it runs (conformance scenario tools-call-with-logging).
+	ToolTestToolWithLogging = "test_tool_with_logging"
+	// Reports progress while it runs (conformance scenario tools-call-with-progress).
+	ToolTestToolWithProgress = "test_tool_with_progress"
 )
 
 // Registry is the static description of the spec that sessions open
@@ -91,6 +111,43 @@ var _toolgenTools = []decl.Tool{
 		},
 	},
 	{
+		Name:        "test_audio_content",
+		Description: "Returns audio (conformance scenario tools-call-audio).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		RichResult:  true,
+		Go:          _toolgenGoTestAudioContent,
+	},
+	{
+		Name:        "test_elicitation",
+		Description: "Asks the host's user (conformance scenario tools-call-elicitation).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}},"required":["message"],"additionalProperties":false}`),
+		Go:          _toolgenGoTestElicitation,
+	},
+	{
+		Name:        "test_elicitation_sep1034_defaults",
+		Description: "Asks the host's user, with defaults (conformance scenario elicitation-sep1034-defaults).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestElicitationSep1034Defaults,
+	},
+	{
+		Name:        "test_elicitation_sep1330_enums",
+		Description: "Asks the host's user to pick from enums (conformance scenario elicitation-sep1330-enums).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestElicitationSep1330Enums,
+	},
+	{
+		Name:        "test_embedded_resource",
+		Description: "Returns an embedded resource (conformance scenario tools-call-embedded-resource).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		RichResult:  true,
+		Go:          _toolgenGoTestEmbeddedResource,
+	},
+	{
 		Name:        "test_error_handling",
 		Description: "Always fails with an error result (conformance scenario tools-call-error).",
 		Kind:        decl.KindGo,
@@ -98,11 +155,48 @@ var _toolgenTools = []decl.Tool{
 		Go:          _toolgenGoTestErrorHandling,
 	},
 	{
+		Name:        "test_image_content",
+		Description: "Returns an image (conformance scenario tools-call-image).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		RichResult:  true,
+		Go:          _toolgenGoTestImageContent,
+	},
+	{
+		Name:        "test_multiple_content_types",
+		Description: "Returns text, an image and a resource (conformance scenario tools-call-mixed-content).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		RichResult:  true,
+		Go:          _toolgenGoTestMultipleContentTypes,
+	},
+	{
+		Name:        "test_sampling",
+		Description: "Asks the host's model (conformance scenario tools-call-sampling).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"prompt":{"type":"string"}},"required":["prompt"],"additionalProperties":false}`),
+		Go:          _toolgenGoTestSampling,
+	},
+	{
 		Name:        "test_simple_text",
 		Description: "Returns a fixed text response (conformance scenario tools-call-simple-text).",
 		Kind:        decl.KindGo,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		Go:          _toolgenGoTestSimpleText,
+	},
+	{
+		Name:        "test_tool_with_logging",
+		Description: "Sends three log messages while it runs (conformance scenario tools-call-with-logging).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestToolWithLogging,
+	},
+	{
+		Name:        "test_tool_with_progress",
+		Description: "Reports progress while it runs (conformance scenario tools-call-with-progress).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestToolWithProgress,
 	},
 }
 
@@ -114,6 +208,16 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UseTool, Name: "test_simple_text"},
 			{Kind: decl.UseTool, Name: "test_error_handling"},
 			{Kind: decl.UseTool, Name: "json_schema_2020_12_tool"},
+			{Kind: decl.UseTool, Name: "test_image_content"},
+			{Kind: decl.UseTool, Name: "test_audio_content"},
+			{Kind: decl.UseTool, Name: "test_embedded_resource"},
+			{Kind: decl.UseTool, Name: "test_multiple_content_types"},
+			{Kind: decl.UseTool, Name: "test_tool_with_logging"},
+			{Kind: decl.UseTool, Name: "test_tool_with_progress"},
+			{Kind: decl.UseTool, Name: "test_sampling"},
+			{Kind: decl.UseTool, Name: "test_elicitation"},
+			{Kind: decl.UseTool, Name: "test_elicitation_sep1034_defaults"},
+			{Kind: decl.UseTool, Name: "test_elicitation_sep1330_enums"},
 			{Kind: decl.UsePrompt, Name: "test_simple_prompt"},
 			{Kind: decl.UsePrompt, Name: "test_prompt_with_arguments"},
 			{Kind: decl.UseResource, Name: "static_text"},
@@ -173,6 +277,76 @@ func OpenConformance(ctx context.Context, opts runtime.Options) (*runtime.Sessio
 	return runtime.Open(ctx, Registry, AgentConformance, opts)
 }
 
+// _toolgenGoTestAudioContent runs github.com/toolgen-dev/toolgen/examples/conformance/tools.AudioContent for tool "test_audio_content": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestAudioContent(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_audio_content", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.AudioContent(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestElicitation runs github.com/toolgen-dev/toolgen/examples/conformance/tools.Elicitation for tool "test_elicitation": it decodes the arguments into
+// ElicitationArgs and encodes the result as JSON.
+func _toolgenGoTestElicitation(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.ElicitationArgs
+	if err := _toolgenDecode("test_elicitation", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.Elicitation(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestElicitationSep1034Defaults runs github.com/toolgen-dev/toolgen/examples/conformance/tools.ElicitationDefaults for tool "test_elicitation_sep1034_defaults": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestElicitationSep1034Defaults(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_elicitation_sep1034_defaults", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.ElicitationDefaults(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestElicitationSep1330Enums runs github.com/toolgen-dev/toolgen/examples/conformance/tools.ElicitationEnums for tool "test_elicitation_sep1330_enums": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestElicitationSep1330Enums(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_elicitation_sep1330_enums", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.ElicitationEnums(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestEmbeddedResource runs github.com/toolgen-dev/toolgen/examples/conformance/tools.EmbeddedResource for tool "test_embedded_resource": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestEmbeddedResource(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_embedded_resource", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.EmbeddedResource(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
 // _toolgenGoTestErrorHandling runs github.com/toolgen-dev/toolgen/examples/conformance/tools.ErrorHandling for tool "test_error_handling": it decodes the arguments into
 // NoArgs and encodes the result as JSON.
 func _toolgenGoTestErrorHandling(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
@@ -181,6 +355,48 @@ func _toolgenGoTestErrorHandling(ctx context.Context, args json.RawMessage) (jso
 		return nil, err
 	}
 	out, err := tools.ErrorHandling(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestImageContent runs github.com/toolgen-dev/toolgen/examples/conformance/tools.ImageContent for tool "test_image_content": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestImageContent(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_image_content", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.ImageContent(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestMultipleContentTypes runs github.com/toolgen-dev/toolgen/examples/conformance/tools.MultipleContentTypes for tool "test_multiple_content_types": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestMultipleContentTypes(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_multiple_content_types", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.MultipleContentTypes(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestSampling runs github.com/toolgen-dev/toolgen/examples/conformance/tools.Sampling for tool "test_sampling": it decodes the arguments into
+// SamplingArgs and encodes the result as JSON.
+func _toolgenGoTestSampling(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.SamplingArgs
+	if err := _toolgenDecode("test_sampling", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.Sampling(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -201,6 +417,34 @@ func _toolgenGoTestSimpleText(ctx context.Context, args json.RawMessage) (json.R
 	return json.Marshal(out)
 }
 
+// _toolgenGoTestToolWithLogging runs github.com/toolgen-dev/toolgen/examples/conformance/tools.ToolWithLogging for tool "test_tool_with_logging": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestToolWithLogging(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_tool_with_logging", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.ToolWithLogging(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestToolWithProgress runs github.com/toolgen-dev/toolgen/examples/conformance/tools.ToolWithProgress for tool "test_tool_with_progress": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestToolWithProgress(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_tool_with_progress", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.ToolWithProgress(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
 // _toolgenDecode decodes tool arguments strictly: an unknown field is an error the
 // model can correct, not a silently ignored value. Empty arguments decode
 // to the zero value.
@@ -215,6 +459,16 @@ func _toolgenDecode(tool string, args json.RawMessage, v any) error {
 
 // Compile-time checks that the Go functions the spec names still exist.
 var (
+	_ = tools.AudioContent
+	_ = tools.Elicitation
+	_ = tools.ElicitationDefaults
+	_ = tools.ElicitationEnums
+	_ = tools.EmbeddedResource
 	_ = tools.ErrorHandling
+	_ = tools.ImageContent
+	_ = tools.MultipleContentTypes
+	_ = tools.Sampling
 	_ = tools.SimpleText
+	_ = tools.ToolWithLogging
+	_ = tools.ToolWithProgress
 )

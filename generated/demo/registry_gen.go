@@ -333,12 +333,13 @@ var _toolgenTools = []decl.Tool{
 		Policy:      "commands",
 	},
 	{
-		Name:        "word_count",
-		Description: "Count the words of a text, or the distinct words.",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is the text to count words in."},"unique":{"type":"boolean","description":"Unique counts distinct words, ignoring case, instead of all words."}},"required":["text"],"additionalProperties":false}`),
-		Category:    "text",
-		Go:          _toolgenGoWordCount,
+		Name:         "word_count",
+		Description:  "Count the words of a text, or the distinct words.",
+		Kind:         decl.KindGo,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is the text to count words in."},"unique":{"type":"boolean","description":"Unique counts distinct words, ignoring case, instead of all words."}},"required":["text"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"words":{"type":"integer"}},"required":["words"],"additionalProperties":false}`),
+		Category:     "text",
+		Go:           _toolgenGoWordCount,
 	},
 }
 

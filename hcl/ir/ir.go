@@ -139,6 +139,8 @@ type Server struct {
 	HealthCheck     *HealthCheck
 	Auth            *ServerAuth   // auth.go
 	Locked          []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
+	Sampling        string        // who answers its sampling requests: host (""), model, deny
+	Elicitation     string        // who answers its elicitation requests: host (""), deny
 	AllowPrompts    []string      `json:",omitempty"` // names or globs; nil: all
 	DenyPrompts     []string      `json:",omitempty"`
 	AllowResources  []string      `json:",omitempty"` // names, URIs or globs over them; nil: all
@@ -161,6 +163,11 @@ type LockedTool struct {
 	Description string
 	InputSchema json.RawMessage
 	Hash        string
+	// As the server listed them; empty in lock files written before.
+	Title        string
+	OutputSchema json.RawMessage
+	Annotations  json.RawMessage // MCP's form: {"readOnlyHint":true,…}
+	Meta         json.RawMessage
 }
 
 // Builtin policy kinds.
@@ -205,6 +212,17 @@ type Tool struct {
 	Queue       string
 	Timeout     time.Duration // 0: server/default
 	Range       hcl.Range
+	// What tools/list shows besides; OutputSchema for a Go tool comes from
+	// its result type at generate time (templates.LoadGoTools).
+	Title        string
+	Annotations  *ToolAnnotations
+	OutputSchema json.RawMessage
+}
+
+// ToolAnnotations are the MCP hints declared in a tool's annotations
+// block; nil: not said.
+type ToolAnnotations struct {
+	ReadOnly, Destructive, Idempotent, OpenWorld *bool
 }
 
 type REST struct {

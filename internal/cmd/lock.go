@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -122,7 +123,14 @@ func listTools(m *mcpconn.Manager, startup time.Duration, getenv func(string) (s
 		defer conn.Release()
 		var tools []spechcl.LockTool
 		for _, t := range conn.Tools() {
-			tools = append(tools, spechcl.LockTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+			lt := spechcl.LockTool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
+			if t.Annotations != nil {
+				lt.Annotations, _ = json.Marshal(t.Annotations)
+			}
+			if len(t.Meta) > 0 {
+				lt.Meta, _ = json.Marshal(t.Meta)
+			}
+			tools = append(tools, lt)
 		}
 		return tools, nil
 	}

@@ -106,6 +106,20 @@ server "echo" {
 	if !names["echo"] || !names["get-sum"] {
 		t.Errorf("everything tools: %v", names)
 	}
+	// What tools/list shows besides is recorded: server-everything gives
+	// get-structured-content an output schema and its tools annotations.
+	var outputSchemas, annotated int
+	for _, tl := range ev.Tools {
+		if len(tl.OutputSchema) > 0 {
+			outputSchemas++
+		}
+		if len(tl.Annotations) > 0 {
+			annotated++
+		}
+	}
+	if outputSchemas == 0 || annotated == 0 {
+		t.Errorf("lock records %d output schemas and %d annotations; server-everything has both", outputSchemas, annotated)
+	}
 
 	// Deterministic: a second run finds nothing to change.
 	code, stdout, _ = runLockCmd(t, dir)

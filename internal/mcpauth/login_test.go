@@ -67,7 +67,7 @@ func child() int {
 		fmt.Println("error:", err)
 		return 1
 	}
-	fmt.Println(r.Text)
+	fmt.Println(r.Text())
 	return 0
 }
 
@@ -137,7 +137,7 @@ func (w *world) call(c *mcpconn.Conn) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	r, err := c.Call(ctx, "whoami", nil)
-	return r.Text, err
+	return r.Text(), err
 }
 
 func (w *world) entry() *mcpauth.Entry {

@@ -19,6 +19,7 @@
 package mcpconn
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Transports.
@@ -78,6 +80,14 @@ type Config struct {
 	Redact []string
 
 	Logger *slog.Logger // events; nil: the Manager's logger
+
+	// Sampling and Elicitation say who answers the server's
+	// sampling/createMessage and elicitation/create: AnswerHost (""), the
+	// host that made the call; AnswerModel (sampling), SampleModel; or
+	// AnswerDeny. A capability nobody can answer is not declared.
+	Sampling    string
+	Elicitation string
+	SampleModel func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 }
 
 // key is the identity two Acquires must share to share a connection:
@@ -90,7 +100,7 @@ func (c *Config) key() string {
 	}
 	slices.Sort(headers)
 	b, _ := json.Marshal([]any{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Dir,
-		c.URL, c.Address, headers, c.protocolVersion()})
+		c.URL, c.Address, headers, c.protocolVersion(), c.Sampling, c.Elicitation})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

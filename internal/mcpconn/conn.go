@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,18 +21,10 @@ type Tool struct {
 	Title       string
 	Description string
 	InputSchema json.RawMessage
-}
-
-// Result of tools/call.
-type Result struct {
-	// Text is the text content joined by newlines; other content blocks
-	// (images, resources) as their JSON; the structured content as JSON
-	// when there is no content at all.
-	Text string
-	// IsError: the tool reported a failure (not a transport error).
-	IsError bool
-	// Structured is structuredContent, if any.
-	Structured json.RawMessage
+	// OutputSchema, Annotations and Meta are the server's, unchanged.
+	OutputSchema json.RawMessage
+	Annotations  *mcp.ToolAnnotations
+	Meta         mcp.Meta
 }
 
 // Health of a connection.
@@ -86,7 +79,10 @@ func (c *Conn) Err() error {
 
 // Call runs tools/call. A failure the tool reports is Result.IsError; err
 // is for a server that is down, a transport failure or ctx ending (which
-// sends notifications/cancelled to the server).
+// sends notifications/cancelled to the server). When ctx carries the
+// host's Caller, what the server sends during the call goes to it: its
+// progress (under the host's token), log messages, sampling and
+// elicitation requests.
 func (c *Conn) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
 	return c.CallMeta(ctx, name, args, nil)
 }
@@ -105,6 +101,24 @@ func (c *Conn) CallMeta(ctx context.Context, name string, args json.RawMessage, 
 			return Result{}, fmt.Errorf("server %q: tool %q: arguments must be a JSON object", s.cfg.Name, name)
 		}
 		params.Arguments = args
+	}
+	l.inflight.Add(1)
+	defer l.inflight.Add(-1)
+	if caller := CallerFrom(ctx); caller != nil {
+		id := s.calls.add(caller)
+		defer s.calls.remove(id)
+		if caller.WantsProgress() {
+			m := make(mcp.Meta, len(meta)+1)
+			for k, v := range meta {
+				m[k] = v
+			}
+			m["progressToken"] = progressToken(id)
+			params.Meta = m
+			// go-sdk hands the result over as soon as it is read, and the
+			// notifications read before it to a handler goroutine: a moment
+			// lets the last progress reach the host before the result does.
+			defer time.Sleep(progressSettle)
+		}
 	}
 	res, err := l.cs.CallTool(ctx, params)
 	if err != nil {
@@ -165,43 +179,11 @@ func isObject(b []byte) bool {
 	return false
 }
 
-func toResult(res *mcp.CallToolResult) Result {
-	r := Result{IsError: res.IsError}
-	if res.StructuredContent != nil {
-		r.Structured, _ = json.Marshal(res.StructuredContent)
-	}
-	if len(res.Content) == 1 {
-		if t, ok := res.Content[0].(*mcp.TextContent); ok {
-			r.Text = t.Text
-			return r
-		}
-	}
-	var b strings.Builder
-	for i, c := range res.Content {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-			continue
-		}
-		j, err := json.Marshal(c)
-		if err != nil {
-			j = []byte(`{"error":"unencodable content"}`)
-		}
-		b.Write(j)
-	}
-	r.Text = b.String()
-	if len(res.Content) == 0 && r.Structured != nil {
-		r.Text = string(r.Structured)
-	}
-	return r
-}
-
 func sameTools(a, b []Tool) bool {
 	return slices.EqualFunc(a, b, func(x, y Tool) bool {
 		return x.Name == y.Name && x.Title == y.Title && x.Description == y.Description &&
-			string(x.InputSchema) == string(y.InputSchema)
+			string(x.InputSchema) == string(y.InputSchema) && string(x.OutputSchema) == string(y.OutputSchema) &&
+			reflect.DeepEqual(x.Annotations, y.Annotations) && reflect.DeepEqual(x.Meta, y.Meta)
 	})
 }
 

@@ -177,7 +177,7 @@ func call(t *testing.T, c *Conn, tool, args string) Result {
 
 func pidOf(t *testing.T, c *Conn) int {
 	t.Helper()
-	pid, err := strconv.Atoi(call(t, c, "pid", "{}").Text)
+	pid, err := strconv.Atoi(call(t, c, "pid", "{}").Text())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,31 +30,42 @@ func newJSONLines(src io.ReadCloser, max int, onGarbage func(string)) *jsonLines
 }
 
 func (j *jsonLines) Read(p []byte) (int, error) {
-	for len(j.pending) == 0 {
+	if len(j.pending) == 0 {
+		line, err := j.next()
+		if err != nil {
+			return 0, err
+		}
+		j.buf = append(append(j.buf[:0], line...), '\n')
+		j.pending = j.buf
+	}
+	n := copy(p, j.pending)
+	j.pending = j.pending[n:]
+	return n, nil
+}
+
+// next returns the next line that is one JSON object or array, valid
+// until the following call.
+func (j *jsonLines) next() ([]byte, error) {
+	for {
 		if !j.sc.Scan() {
 			err := j.sc.Err()
 			if errors.Is(err, bufio.ErrTooLong) {
-				return 0, fmt.Errorf("server sent a message over the %d-byte limit", j.max)
+				return nil, fmt.Errorf("server sent a message over the %d-byte limit", j.max)
 			}
 			if err == nil {
 				err = io.EOF
 			}
-			return 0, err
+			return nil, err
 		}
 		line := bytes.TrimSpace(j.sc.Bytes())
 		if len(line) == 0 {
 			continue
 		}
 		if (line[0] == '{' || line[0] == '[') && json.Valid(line) {
-			j.buf = append(append(j.buf[:0], line...), '\n')
-			j.pending = j.buf
-			break
+			return line, nil
 		}
 		j.onGarbage(string(line))
 	}
-	n := copy(p, j.pending)
-	j.pending = j.pending[n:]
-	return n, nil
 }
 
 func (j *jsonLines) Close() error { return j.src.Close() }

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ErrClosed is the reason of a connection whose Manager or last reference
@@ -18,6 +21,8 @@ var ErrClosed = errors.New("connection closed")
 // which closes when the last handle is released.
 type Manager struct {
 	logger *slog.Logger
+
+	hostCaps atomic.Pointer[mcp.ClientCapabilities] // what the serving host declared; nil: no host
 
 	mu        sync.Mutex
 	servers   map[string]*server // by Config.key
@@ -31,6 +36,42 @@ type Manager struct {
 func NewManager(logger *slog.Logger) *Manager {
 	return &Manager{logger: logger, servers: map[string]*server{}}
 }
+
+// SetHostCapabilities records what the host serving the agent declared
+// (nil: no host). Connections declare sampling and elicitation only as far
+// as it did; one that declared otherwise is replaced by a new connection
+// (made before the old one closes, whose calls finish first). The channel
+// says, once every live connection has checked, whether any was replaced
+// (its tools may have changed: servers list some tools only to clients
+// that declare what they need).
+func (m *Manager) SetHostCapabilities(caps *mcp.ClientCapabilities) <-chan bool {
+	m.hostCaps.Store(caps)
+	m.mu.Lock()
+	var asks []chan bool
+	for _, s := range m.servers {
+		if s.live.Load() == nil {
+			continue // connects with the new capabilities when it comes up
+		}
+		ask := make(chan bool, 1)
+		select {
+		case s.recycle <- ask:
+			asks = append(asks, ask)
+		default: // a check is pending already
+		}
+	}
+	m.mu.Unlock()
+	out := make(chan bool, 1)
+	go func() {
+		replaced := false
+		for _, a := range asks {
+			replaced = <-a || replaced
+		}
+		out <- replaced
+	}()
+	return out
+}
+
+func (m *Manager) hostCapabilities() *mcp.ClientCapabilities { return m.hostCaps.Load() }
 
 // Acquire returns a handle on the connection for cfg, starting it if no
 // handle holds it. It waits until the server has answered initialize and

@@ -30,13 +30,13 @@ func TestStdioEcho(t *testing.T) {
 	if got, want := toolNames(c.Tools()), []string{"echo", "fail", "pid", "sleep"}; !slices.Equal(got, want) {
 		t.Errorf("tools = %v, want %v", got, want)
 	}
-	if r := call(t, c, "echo", `{"text":"héllo"}`); r.Text != "héllo" || r.IsError {
+	if r := call(t, c, "echo", `{"text":"héllo"}`); r.Text() != "héllo" || r.IsError {
 		t.Errorf("echo = %+v", r)
 	}
-	if r := call(t, c, "fail", `{}`); !r.IsError || r.Text != "it failed" {
+	if r := call(t, c, "fail", `{}`); !r.IsError || r.Text() != "it failed" {
 		t.Errorf("fail = %+v, want a tool error", r)
 	}
-	if r := call(t, c, "echo", ``); r.Text != "" { // no arguments: sent as {}
+	if r := call(t, c, "echo", ``); r.Text() != "" { // no arguments: sent as {}
 		t.Errorf("echo without args = %+v", r)
 	}
 	if _, err := c.Call(context.Background(), "echo", []byte(`["not","an","object"]`)); err == nil || !strings.Contains(err.Error(), "JSON object") {
@@ -66,7 +66,7 @@ func TestPagination(t *testing.T) {
 	if n := len(c.Tools()); n != 254 {
 		t.Fatalf("got %d tools over pages of 17, want 254", n)
 	}
-	if r := call(t, c, "tool_0249", `{}`); r.Text != "tool_0249" {
+	if r := call(t, c, "tool_0249", `{}`); r.Text() != "tool_0249" {
 		t.Errorf("last page tool = %+v", r)
 	}
 }
@@ -108,7 +108,7 @@ func TestSharingByRefcount(t *testing.T) {
 		c.Release()
 		c.Release() // idempotent per handle
 	}
-	if call(t, conns[n-1], "echo", `{"text":"still"}`).Text != "still" {
+	if call(t, conns[n-1], "echo", `{"text":"still"}`).Text() != "still" {
 		t.Error("last holder lost the connection")
 	}
 	conns[n-1].Release()
@@ -186,7 +186,7 @@ func TestCrashMidCall(t *testing.T) {
 	}
 	// Reconnected in the background.
 	eventually(t, "reconnect", func() bool { return c.Err() == nil })
-	if r := call(t, c, "ok", `{}`); r.Text != "ok" {
+	if r := call(t, c, "ok", `{}`); r.Text() != "ok" {
 		t.Errorf("after reconnect: %+v", r)
 	}
 	rec.waitEvent(t, "server.health", "health", "red")
@@ -222,14 +222,14 @@ func TestGarbageOnStdout(t *testing.T) {
 	defer c.Release()
 
 	rec.waitEvent(t, "server.stdout_garbage", "line", "this line is not JSON")
-	if r := call(t, c, "ok", `{}`); r.Text != "ok" {
+	if r := call(t, c, "ok", `{}`); r.Text() != "ok" {
 		t.Errorf("ok = %+v", r)
 	}
 	rec.waitEvent(t, "server.stdout_garbage", "line", "debug: ok was called")
 
 	// A half-written message is dropped as well, rather than gluing itself
 	// to the real answer that follows.
-	if r := call(t, c, "corrupt", `{}`); r.Text != "unreachable" {
+	if r := call(t, c, "corrupt", `{}`); r.Text() != "unreachable" {
 		t.Errorf("corrupt = %+v", r)
 	}
 	rec.waitEvent(t, "server.stdout_garbage", "line", `{"jsonrpc":"2.0","id":`)
@@ -311,8 +311,8 @@ func TestHugeOutput(t *testing.T) {
 	c := acquire(t, m, fixture(rec, "huge"))
 	defer c.Release()
 	const n = 8 << 20
-	if r := call(t, c, "huge", fmt.Sprintf(`{"bytes":%d}`, n)); len(r.Text) != n {
-		t.Errorf("got %d bytes, want %d", len(r.Text), n)
+	if r := call(t, c, "huge", fmt.Sprintf(`{"bytes":%d}`, n)); len(r.Text()) != n {
+		t.Errorf("got %d bytes, want %d", len(r.Text()), n)
 	}
 
 	// Over the message cap: a clear error, then the connection recovers.
@@ -326,7 +326,7 @@ func TestHugeOutput(t *testing.T) {
 	}
 	rec.waitEvent(t, "server.fail", "server", "huge-capped", "reason", "1048576-byte limit")
 	eventually(t, "reconnect", func() bool { return small.Err() == nil })
-	if r := call(t, small, "huge", `{"bytes":10}`); len(r.Text) != 10 {
+	if r := call(t, small, "huge", `{"bytes":10}`); len(r.Text()) != 10 {
 		t.Errorf("after reconnect: %+v", r)
 	}
 }
@@ -383,7 +383,7 @@ func TestListChanged(t *testing.T) {
 	if !slices.Contains(toolNames(c.Tools()), "fresh_tool") {
 		t.Fatalf("tools after list_changed: %v", toolNames(c.Tools()))
 	}
-	if r := call(t, c, "fresh_tool", `{}`); r.Text != "fresh_tool" {
+	if r := call(t, c, "fresh_tool", `{}`); r.Text() != "fresh_tool" {
 		t.Errorf("fresh_tool = %+v", r)
 	}
 	call(t, c, "remove_tool", `{"name":"fresh_tool"}`)
@@ -415,7 +415,7 @@ func TestCancellationReachesServer(t *testing.T) {
 	}
 	// notifications/cancelled made the handler's ctx end: it says so on stderr.
 	rec.waitEvent(t, "server.stderr", "server", "echo", "line", "sleep cancelled")
-	if r := call(t, c, "echo", `{"text":"alive"}`); r.Text != "alive" {
+	if r := call(t, c, "echo", `{"text":"alive"}`); r.Text() != "alive" {
 		t.Errorf("after cancel: %+v", r)
 	}
 }
@@ -521,7 +521,7 @@ func TestNetworkTransports(t *testing.T) {
 			}
 			c := acquire(t, m, cfg)
 			defer c.Release()
-			if r := call(t, c, "echo", `{"text":"over `+tr+`"}`); r.Text != "over "+tr {
+			if r := call(t, c, "echo", `{"text":"over `+tr+`"}`); r.Text() != "over "+tr {
 				t.Errorf("echo = %+v", r)
 			}
 			if c.Instructions() != "over "+tr {
@@ -540,7 +540,7 @@ func TestNetworkTransports(t *testing.T) {
 				wg.Go(func() {
 					want := fmt.Sprint(i)
 					r, err := c.Call(context.Background(), "echo", json.RawMessage(`{"text":"`+want+`"}`))
-					if err != nil || r.Text != want {
+					if err != nil || r.Text() != want {
 						t.Errorf("parallel call %d: %+v %v", i, r, err)
 					}
 				})
@@ -675,7 +675,7 @@ func TestAcquireReleaseChurn(t *testing.T) {
 					return
 				}
 				want := fmt.Sprintf("%d-%d", g, i)
-				if r, err := c.Call(context.Background(), "echo", []byte(`{"text":"`+want+`"}`)); err != nil || r.Text != want {
+				if r, err := c.Call(context.Background(), "echo", []byte(`{"text":"`+want+`"}`)); err != nil || r.Text() != want {
 					t.Errorf("call %s: %+v %v", want, r, err)
 				}
 				c.Release()

@@ -36,7 +36,7 @@ func runAgentHelper(server string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	fmt.Printf("pid %s\n", r.Text)
+	fmt.Printf("pid %s\n", r.Text())
 	select {}
 }
 

@@ -149,7 +149,7 @@ func (p *process) tail() string {
 // transport speaks newline-delimited JSON-RPC over the child's stdio;
 // non-JSON stdout lines go to onGarbage instead of killing the session.
 func (p *process) transport(maxMessage int, onGarbage func(string)) mcp.Transport {
-	return &mcp.IOTransport{Reader: newJSONLines(p.stdout, maxMessage, onGarbage), Writer: p.stdin, MaxLineLength: -1}
+	return &lineTransport{lines: newJSONLines(p.stdout, maxMessage, onGarbage), w: p.stdin}
 }
 
 // exitReason describes how the process ended, or "" while it runs.

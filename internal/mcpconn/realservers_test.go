@@ -34,10 +34,10 @@ func TestServerEverythingStdio(t *testing.T) {
 			t.Errorf("tools %v lack %s", names, want)
 		}
 	}
-	if r := call(t, c, "echo", `{"message":"hi there"}`); !strings.Contains(r.Text, "hi there") || r.IsError {
+	if r := call(t, c, "echo", `{"message":"hi there"}`); !strings.Contains(r.Text(), "hi there") || r.IsError {
 		t.Errorf("echo = %+v", r)
 	}
-	if r := call(t, c, "get-sum", `{"a":2,"b":40}`); !strings.Contains(r.Text, "42") {
+	if r := call(t, c, "get-sum", `{"a":2,"b":40}`); !strings.Contains(r.Text(), "42") {
 		t.Errorf("get-sum = %+v", r)
 	}
 	if r := call(t, c, "get-sum", `{"a":"two"}`); !r.IsError {
@@ -78,7 +78,7 @@ func TestServerFilesystemStdio(t *testing.T) {
 			t.Errorf("tools %v lack %s", names, want)
 		}
 	}
-	if r := call(t, c, "read_text_file", fmt.Sprintf(`{"path":%q}`, filepath.Join(dir, "notes.txt"))); r.Text != "alpha\nbeta\n" {
+	if r := call(t, c, "read_text_file", fmt.Sprintf(`{"path":%q}`, filepath.Join(dir, "notes.txt"))); r.Text() != "alpha\nbeta\n" {
 		t.Errorf("read_text_file = %+v", r)
 	}
 	if r := call(t, c, "read_text_file", `{"path":"/etc/passwd"}`); !r.IsError {
@@ -121,7 +121,7 @@ func TestServerEverythingNetwork(t *testing.T) {
 				return err == nil
 			})
 			defer c.Release()
-			if r := call(t, c, "echo", `{"message":"over http"}`); !strings.Contains(r.Text, "over http") {
+			if r := call(t, c, "echo", `{"message":"over http"}`); !strings.Contains(r.Text(), "over http") {
 				t.Errorf("echo = %+v", r)
 			}
 		})

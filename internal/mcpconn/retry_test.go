@@ -54,7 +54,7 @@ func TestFailedStartRetriedInBackground(t *testing.T) {
 	if got := toolNames(c.Tools()); !slicesContain(got, "echo") {
 		t.Errorf("tools after coming up: %v", got)
 	}
-	if r := call(t, c, "echo", `{"text":"up"}`); r.Text != "up" {
+	if r := call(t, c, "echo", `{"text":"up"}`); r.Text() != "up" {
 		t.Errorf("echo = %+v", r)
 	}
 	if c.Health() != HealthGreen {

@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -46,8 +47,11 @@ type server struct {
 	lifeCtx   context.Context
 	lifeStop  context.CancelFunc
 
-	live    atomic.Pointer[liveSession] // nil while down
-	refresh chan struct{}               // tools/list_changed arrived
+	live      atomic.Pointer[liveSession] // nil while down
+	refresh   chan struct{}               // tools/list_changed arrived
+	replacing chan bool                   // answered by replace (supervisor only)
+	recycle   chan chan bool              // the host's capabilities changed; answered: replaced?
+	calls     calls                       // in flight with a host (caller.go)
 
 	mu        sync.Mutex
 	health    Health
@@ -68,6 +72,7 @@ type liveSession struct {
 	cs           *mcp.ClientSession
 	tools        []Tool
 	instructions string
+	inflight     *atomic.Int64 // calls running on cs (the attempt's)
 }
 
 func newServer(m *Manager, key string, cfg Config) *server {
@@ -82,6 +87,7 @@ func newServer(m *Manager, key string, cfg Config) *server {
 		lifeCtx:  ctx,
 		lifeStop: stop,
 		refresh:  make(chan struct{}, 1),
+		recycle:  make(chan chan bool, 1),
 		err:      errNotStarted,
 	}
 }
@@ -113,10 +119,12 @@ func (s *server) stillStarting(timeout time.Duration) {
 
 // attempt is one connected session and what must be released with it.
 type attempt struct {
-	cs    *mcp.ClientSession
-	link  *link
-	stop  context.CancelFunc
-	tools []Tool
+	cs       *mcp.ClientSession
+	link     *link
+	stop     context.CancelFunc
+	tools    []Tool
+	declared string       // the capabilities it declared (caller.go)
+	inflight atomic.Int64 // calls running on it
 }
 
 func (a *attempt) close() {
@@ -136,6 +144,10 @@ func (s *server) run() {
 	}
 	for {
 		reason := s.watch(a)
+		if reason == reasonRecycle {
+			a = s.replace(a)
+			continue
+		}
 		a.close()
 		if s.isClosing() {
 			break
@@ -146,6 +158,11 @@ func (s *server) run() {
 		}
 	}
 	s.down(ErrClosed, false)
+	select { // a capability check nobody will make
+	case ask := <-s.recycle:
+		ask <- false
+	default:
+	}
 	s.log.Info("server.stop", "transport", s.cfg.transport())
 }
 
@@ -223,13 +240,8 @@ func (s *server) connect(n int) (*attempt, error) {
 		stop()
 		return nil, s.failStart(fmt.Errorf("start: %w", err), nil)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, &mcp.ClientOptions{
-		Capabilities:               &mcp.ClientCapabilities{},
-		ToolListChangedHandler:     s.onListChanged,
-		PromptListChangedHandler:   s.onPromptListChanged,
-		ResourceListChangedHandler: s.onResourceListChanged,
-		ResourceUpdatedHandler:     s.onResourceUpdated,
-	})
+	opts := s.clientOptions()
+	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, opts)
 	cs, err := client.Connect(ctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: s.cfg.protocolVersion()})
 	var tools []Tool
 	if err == nil {
@@ -262,7 +274,7 @@ func (s *server) connect(n int) (*attempt, error) {
 	}
 	s.log.Info("server.start", "transport", s.cfg.transport(), "tools", len(tools),
 		"protocol", cs.InitializeResult().ProtocolVersion, "latency_ms", time.Since(start).Milliseconds(), "attempt", n)
-	return &attempt{cs: cs, link: l, stop: stop, tools: tools}, nil
+	return &attempt{cs: cs, link: l, stop: stop, tools: tools, declared: declared(opts)}, nil
 }
 
 // failStart turns a failed attempt into its reason: how the process ended
@@ -310,7 +322,12 @@ func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]Tool, 
 			continue
 		}
 		seen[t.Name] = true
-		tools = append(tools, Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema})
+		tool := Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema,
+			Annotations: t.Annotations, Meta: t.Meta}
+		if t.OutputSchema != nil {
+			tool.OutputSchema, _ = json.Marshal(t.OutputSchema)
+		}
+		tools = append(tools, tool)
 	}
 	return tools, nil
 }
@@ -339,6 +356,12 @@ func (s *server) watch(a *attempt) string {
 			return "connection lost: " + err.Error()
 		case <-s.refresh:
 			s.refreshTools(a)
+		case ask := <-s.recycle:
+			if declared(s.clientOptions()) != a.declared {
+				s.replacing = ask
+				return reasonRecycle
+			}
+			ask <- false
 		case <-tick:
 			switch s.ping(a.cs) {
 			case HealthGreen:
@@ -352,6 +375,32 @@ func (s *server) watch(a *attempt) string {
 			}
 		}
 	}
+}
+
+// reasonRecycle: the session must give way to one that declares what the
+// host's capabilities now call for.
+const reasonRecycle = "recycle"
+
+// replace connects a session for the host's capabilities and publishes it
+// before the old one closes; the old one's calls finish first. If the new
+// one cannot connect, the old one stays.
+func (s *server) replace(old *attempt) *attempt {
+	ask := s.replacing
+	b, err := s.connect(1)
+	if err != nil {
+		s.log.Warn("server.fail", "transport", s.cfg.transport(), "reason", err.Error(), "note", "kept the current connection")
+		ask <- false
+		return old
+	}
+	s.up(b, 1)
+	ask <- true
+	s.failures.Go(func() {
+		for i := 0; old.inflight.Load() > 0 && i < int(refreshTimeout/(10*time.Millisecond)); i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		old.close()
+	})
+	return b
 }
 
 // ping sets the health colour from one ping: green in time, yellow slow;
@@ -434,7 +483,7 @@ func (s *server) publish(a *attempt, tools []Tool) {
 	s.tools = tools
 	s.err = nil
 	s.mu.Unlock()
-	s.live.Store(&liveSession{cs: a.cs, tools: tools, instructions: instr})
+	s.live.Store(&liveSession{cs: a.cs, tools: tools, instructions: instr, inflight: &a.inflight})
 }
 
 // down marks the connection unavailable; event says whether it is news

@@ -172,7 +172,7 @@ func TestAgents(t *testing.T) {
 		Name    string
 		Default bool
 	}
-	if err := json.Unmarshal([]byte(o.stdout), &list); err != nil || len(list) != 2 || !list[0].Default || list[0].Name != "helper" {
+	if err := json.Unmarshal([]byte(o.stdout), &list); err != nil || len(list) != 3 || !list[0].Default || list[0].Name != "helper" {
 		t.Errorf("agents --json = %v, %v", list, err)
 	}
 }

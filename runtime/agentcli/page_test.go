@@ -259,8 +259,8 @@ func TestPageOverHTTP(t *testing.T) {
 		t.Errorf("header shows agent %q, want watcher", got)
 	}
 	agents := eval[[]string](t, ctx, `[...document.querySelectorAll('#agent-list li')].map(li => li.dataset.agent + (li.dataset.current === 'true' ? '*' : ''))`)
-	if !slices.Equal(agents, []string{"watcher*", "helper", "seeker"}) {
-		t.Errorf("agents shown %v, want watcher (current), helper, seeker", agents)
+	if !slices.Equal(agents, []string{"watcher*", "helper", "gateway", "seeker"}) {
+		t.Errorf("agents shown %v, want watcher (current), helper, gateway, seeker", agents)
 	}
 	st := s.status(t)
 	var want []string

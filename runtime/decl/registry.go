@@ -85,6 +85,11 @@ type Server struct {
 	HealthInterval  time.Duration // 0: no health checks
 	HealthTimeout   time.Duration
 	Auth            *ServerAuth // http, sse: OAuth (auth.go); nil: none
+	// Who answers the server's sampling requests during a call: "host"
+	// (or ""), the host that made it; "model", the agent's model; "deny".
+	// Elicitation: "host" (or "") or "deny".
+	Sampling    string
+	Elicitation string
 
 	// Which of the server's prompts and resources agents may see: names
 	// (resources: names or URIs) or globs; omitted allow lists admit all.
@@ -132,6 +137,16 @@ type Tool struct {
 	Description string
 	Kind        ToolKind
 	InputSchema json.RawMessage
+	// Title, Annotations, OutputSchema and Meta are what tools/list shows
+	// besides the name and description: declared in HCL, or a server
+	// tool's as the lock file recorded them (Meta is the server's _meta).
+	Title        string
+	Annotations  *ToolAnnotations
+	OutputSchema json.RawMessage
+	Meta         json.RawMessage
+	// RichResult: a Go tool whose Result is runtime.Rich; its wrapper
+	// encodes it as an MCP CallToolResult (content blocks and all).
+	RichResult  bool
 	Category    string
 	Keywords    []string
 	RenamedFrom []string
@@ -252,4 +267,9 @@ type Role struct {
 type Step struct {
 	Name    string
 	Bundles []string
+}
+
+// ToolAnnotations are MCP's hints about a tool; nil means not said.
+type ToolAnnotations struct {
+	ReadOnly, Destructive, Idempotent, OpenWorld *bool
 }

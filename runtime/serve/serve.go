@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,7 +98,17 @@ type Server struct {
 var discardLogger = slog.New(slog.DiscardHandler)
 
 // listing is a tool as last handed to go-sdk, before schema normalisation.
-type listing struct{ description, schema string }
+type listing struct {
+	description, schema string
+	meta                *runtime.ToolInfo // title, annotations, output schema, _meta
+}
+
+func (l listing) same(t *runtime.ToolInfo) bool {
+	m := l.meta
+	return l.description == t.Description && l.schema == string(t.InputSchema) &&
+		m.Title == t.Title && string(m.OutputSchema) == string(t.OutputSchema) &&
+		reflect.DeepEqual(m.Annotations, t.Annotations) && reflect.DeepEqual(m.Meta, t.Meta)
+}
 
 // New builds the MCP server for sess and registers its current tools.
 // Server instructions are the session's instructions at this moment.
@@ -129,9 +140,10 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 	}
 	mopts := &mcp.ServerOptions{
 		Instructions: strings.Join(sess.Instructions(), "\n\n"),
-		// No logging capability (go-sdk's default), and listChanged
-		// advertised even while the surface is empty.
-		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		// Tools, with listChanged advertised even while the surface is
+		// empty; logging, for what upstream servers log during a call.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
+			Logging: &mcp.LoggingCapabilities{}},
 		SupportedProtocolVersions: ProtocolVersions,
 		Logger:                    quietLogger(logger),
 	}
@@ -210,20 +222,30 @@ func (s *Server) syncLocked() {
 	tools := s.sess.Tools()
 	seen := make(map[string]bool, len(tools))
 	var added, removed int
-	for _, t := range tools {
+	for i := range tools {
+		t := &tools[i]
 		if t.Name == "" || seen[t.Name] {
 			continue
 		}
 		seen[t.Name] = true
-		if l, ok := s.listed[t.Name]; ok && l.description == t.Description && l.schema == string(t.InputSchema) {
+		if l, ok := s.listed[t.Name]; ok && l.same(t) {
 			continue
 		}
 		schema, note := normalizeSchema(t.InputSchema)
 		if note != "" {
 			s.logger.Warn("serve.schema", "tool", t.Name, "problem", note)
 		}
-		s.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema}, s.handle)
-		s.listed[t.Name] = listing{t.Description, string(t.InputSchema)}
+		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema,
+			Annotations: t.Annotations, Meta: t.Meta}
+		if len(t.OutputSchema) > 0 {
+			if json.Valid(t.OutputSchema) {
+				tool.OutputSchema = t.OutputSchema
+			} else {
+				s.logger.Warn("serve.schema", "tool", t.Name, "problem", "output schema is not JSON; left out")
+			}
+		}
+		s.mcp.AddTool(tool, s.handle)
+		s.listed[t.Name] = listing{t.Description, string(t.InputSchema), t}
 		added++
 	}
 	s.synced = gen
@@ -262,6 +284,7 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
 				s.logClient(p)
 			}
+			s.hostInitialized(req)
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 				return s.handle(ctx, r)
@@ -329,24 +352,43 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	// A host that traces sends its trace context in _meta: the tool call's
 	// span continues that trace.
 	ctx = telemetry.ExtractMeta(ctx, req.Params.Meta)
-	return toCallToolResult(s.sess.Call(ctx, name, args)), nil
+	return toCallToolResult(s.sess.Call(withCaller(ctx, req), name, args)), nil
 }
 
-// toCallToolResult maps a runtime Result: OK is its text, !OK is an error
-// result carrying the error text. Kind, namespace and latency travel in
-// _meta for hosts that want them.
+// toCallToolResult maps a runtime Result: a rich result's blocks,
+// structuredContent, isError and _meta pass on unchanged; plain text is one
+// text block; !OK is an error result carrying the error text. Kind,
+// namespace and latency travel in _meta for hosts that want them.
 func toCallToolResult(r runtime.Result) *mcp.CallToolResult {
 	var res *mcp.CallToolResult
-	if r.OK {
+	switch {
+	case r.Rich != nil && (r.OK || r.Rich.IsError):
+		res = &mcp.CallToolResult{Content: r.Rich.Content, IsError: r.Rich.IsError}
+		if res.Content == nil {
+			res.Content = []mcp.Content{} // content is required on the wire
+		}
+		if len(r.Rich.Structured) > 0 {
+			res.StructuredContent = r.Rich.Structured
+		}
+		if len(r.Rich.Meta) > 0 {
+			res.Meta = make(mcp.Meta, len(r.Rich.Meta)+3)
+			for k, v := range r.Rich.Meta {
+				res.Meta[k] = v
+			}
+		}
+	case r.OK:
 		res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Result}}}
-	} else {
+	default:
 		msg := r.Error
 		if msg == "" {
 			msg = "tool call failed"
 		}
 		res = errorResult(msg)
 	}
-	res.Meta = mcp.Meta{"toolgen.dev/latency_ms": float64(r.Latency.Microseconds()) / 1000}
+	if res.Meta == nil {
+		res.Meta = make(mcp.Meta, 3)
+	}
+	res.Meta["toolgen.dev/latency_ms"] = float64(r.Latency.Microseconds()) / 1000
 	if r.Kind != "" {
 		res.Meta["toolgen.dev/kind"] = string(r.Kind)
 	}

@@ -13,7 +13,7 @@ type Cache struct {
 }
 
 type cached struct {
-	out     string
+	out     Output
 	expires time.Time
 }
 
@@ -24,23 +24,23 @@ const maxCached = 4096
 func NewCache() *Cache { return &Cache{m: map[string]cached{}} }
 
 // Get returns the output cached under key, if it has not expired.
-func (c *Cache) Get(key string) (string, bool) {
+func (c *Cache) Get(key string) (Output, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.m[key]
 	if !ok {
-		return "", false
+		return Output{}, false
 	}
 	if time.Now().After(v.expires) {
 		delete(c.m, key)
-		return "", false
+		return Output{}, false
 	}
 	return v.out, true
 }
 
 // Put caches out under key for ttl; a full cache drops expired entries
 // first, and the new one when none has expired.
-func (c *Cache) Put(key, out string, ttl time.Duration) {
+func (c *Cache) Put(key string, out Output, ttl time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := time.Now()

@@ -42,8 +42,11 @@ func (b *Budget) Used() int64 { return b.used.Load() }
 var ErrBudget = errors.New("context window budget exceeded")
 
 // Charge adds an output's tokens, refusing one that would exceed the budget.
-func (b *Budget) Charge(out string) error {
-	tokens := int64(len(out)+3) / 4
+func (b *Budget) Charge(out string) error { return b.ChargeBytes(len(out)) }
+
+// ChargeBytes adds the tokens of an output of n bytes.
+func (b *Budget) ChargeBytes(n int) error {
+	tokens := int64(n+3) / 4
 	for {
 		used := b.used.Load()
 		if used+tokens > b.Limit {

@@ -93,6 +93,8 @@ func registry() *runtime.Registry {
 				Use: append(append(use(decl.UseTool, "read_file", "shout", "wipe_disk"), use(decl.UseServer, "everything")...),
 					use(decl.UseRuntime, decl.ToolBatch, decl.ToolFinalReport)...),
 				Allowed: []string{"read_file", "shout", "everything__echo", "everything__get-sum", "agent__*"}},
+			{Name: "gateway", Description: "Fronts server-everything: every tool, as the server has it.",
+				Use: use(decl.UseServer, "everything")},
 			{Name: "seeker", Description: "Starts with discovery tools only.",
 				Use:       append(use(decl.UseTool, "read_file", "shout"), use(decl.UseServer, "everything")...),
 				Allowed:   []string{"read_file", "shout", "everything__echo", "tool_*", "mcp_call_tool"},

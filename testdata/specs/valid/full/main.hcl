@@ -48,6 +48,8 @@ server "local" {
   startup_timeout      = "5s"
   protocol_version     = "2025-06-18"
   forward_instructions = true
+  sampling             = "model"
+  elicitation          = "deny"
   health_check {
     interval = "10s"
     timeout  = "2s"
@@ -108,6 +110,12 @@ tool "read_file" {
   keywords     = ["open", "cat"]
   renamed_from = ["fs_read_file", "cat"]
   timeout      = "5s"
+  title        = "Read file"
+  annotations {
+    read_only  = true
+    idempotent = true
+    open_world = false
+  }
 }
 
 tool "write_file" {
@@ -134,6 +142,10 @@ tool "search_issues" {
     headers = { Authorization = "Token ${env("TRACKER_TOKEN")}", Accept = "application/json" }
   }
   input_schema = file("search_issues.schema.json")
+  output_schema = {
+    type       = "object"
+    properties = { total = { type = "integer" } }
+  }
 }
 
 tool "summarize" {

@@ -1,0 +1,34 @@
+package hcl
+
+import (
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Who answers a server's sampling and elicitation requests.
+var (
+	samplingAnswers    = []string{"deny", "host", "model"}
+	elicitationAnswers = []string{"deny", "host"}
+)
+
+// serverRequests is who answers what a server asks during a call:
+// sampling (host, the default; model, the agent's own; deny) and
+// elicitation (host or deny).
+type serverRequests struct {
+	Sampling    string
+	Elicitation string
+}
+
+func (r *serverRequests) decode(attrs hcl.Attributes, ctx *hcl.EvalContext) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if a := attrs["sampling"]; a != nil {
+		v, d := evalEnum(a.Expr, ctx, "sampling", samplingAnswers)
+		diags = append(diags, d...)
+		r.Sampling = v
+	}
+	if a := attrs["elicitation"]; a != nil {
+		v, d := evalEnum(a.Expr, ctx, "elicitation", elicitationAnswers)
+		diags = append(diags, d...)
+		r.Elicitation = v
+	}
+	return diags
+}

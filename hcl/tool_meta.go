@@ -1,0 +1,103 @@
+package hcl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// toolMeta is what a declared tool shows in tools/list besides its name,
+// description and input schema.
+type toolMeta struct {
+	Title             string
+	Annotations       *ir.ToolAnnotations
+	OutputSchema      json.RawMessage
+	OutputSchemaRange hcl.Range
+}
+
+var annotationsSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "read_only"}, {Name: "destructive"}, {Name: "idempotent"}, {Name: "open_world"}},
+}
+
+// decode reads title, the annotations block and output_schema of a tool
+// block's content.
+func (m *toolMeta) decode(content *hcl.BodyContent, block *hcl.Block, ctx *hcl.EvalContext) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if a := content.Attributes["title"]; a != nil {
+		v, d := evalString(a.Expr, ctx)
+		diags = append(diags, d...)
+		m.Title = strings.TrimSpace(v)
+	}
+	var seen *hcl.Block
+	for _, b := range content.Blocks {
+		if b.Type != "annotations" {
+			continue
+		}
+		if seen != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate annotations block",
+				Detail:  fmt.Sprintf("Tool %q already has an annotations block at %s.", block.Labels[0], shortPos(seen.DefRange)),
+				Subject: b.DefRange.Ptr(), Context: block.DefRange.Ptr()})
+			continue
+		}
+		seen = b
+		body, d := b.Body.Content(annotationsSchema)
+		diags = append(diags, d...)
+		m.Annotations = &ir.ToolAnnotations{}
+		for _, f := range []struct {
+			name string
+			dst  **bool
+		}{
+			{"read_only", &m.Annotations.ReadOnly}, {"destructive", &m.Annotations.Destructive},
+			{"idempotent", &m.Annotations.Idempotent}, {"open_world", &m.Annotations.OpenWorld},
+		} {
+			if a := body.Attributes[f.name]; a != nil {
+				v, d := evalBool(a.Expr, ctx)
+				diags = append(diags, d...)
+				*f.dst = &v
+			}
+		}
+	}
+	if a := content.Attributes["output_schema"]; a != nil {
+		v, d := decodeOutputSchema(a.Expr, ctx)
+		diags = append(diags, d...)
+		m.OutputSchema, m.OutputSchemaRange = v, a.Expr.Range()
+	}
+	return diags
+}
+
+// decodeOutputSchema reads output_schema, an HCL object or a JSON string
+// (file("schema.json")), into compact JSON: a JSON Schema object.
+func decodeOutputSchema(expr hcl.Expression, ctx *hcl.EvalContext) (json.RawMessage, hcl.Diagnostics) {
+	v, diags := evalValue(expr, ctx)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	bad := func(detail string) (json.RawMessage, hcl.Diagnostics) {
+		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid output schema", Detail: detail, Subject: expr.Range().Ptr()})
+	}
+	var raw []byte
+	if v.Type() == cty.String && !v.IsNull() {
+		raw = []byte(v.AsString())
+	} else {
+		b, err := ctyjson.SimpleJSONValue{Value: v}.MarshalJSON()
+		if err != nil {
+			return bad(fmt.Sprintf("The schema cannot be written as JSON: %s.", err))
+		}
+		raw = b
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return bad("output_schema must be a JSON Schema object, written as an HCL object or read with file(\"schema.json\").")
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return bad(err.Error())
+	}
+	return json.RawMessage(buf.Bytes()), diags
+}

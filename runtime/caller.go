@@ -1,0 +1,61 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+)
+
+// What a Go tool can ask of the host that made its call (an MCP host
+// serving the agent), through the call's ctx. Without such a host (the
+// agent's own CLI) Progress and Log do nothing, Sample fails and Elicit is
+// declined, each saying why.
+
+// ErrNoHost: no MCP host made the call, so none can answer.
+var ErrNoHost = mcpconn.ErrNoHost
+
+// Progress reports progress, when the host asked for it with a token.
+func Progress(ctx context.Context, progress, total float64, message string) {
+	if c := mcpconn.CallerFrom(ctx); c != nil && c.WantsProgress() {
+		c.Progress(ctx, progress, total, message)
+	}
+}
+
+// Log sends a log message (notifications/message) at level ("debug",
+// "info", "warning", "error" …), if the host set a level that lets it
+// through.
+func Log(ctx context.Context, level, logger string, data any) {
+	if c := mcpconn.CallerFrom(ctx); c != nil {
+		c.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: logger, Data: data})
+	}
+}
+
+// Sample asks the host's model for a message (sampling/createMessage).
+func Sample(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	c := mcpconn.CallerFrom(ctx)
+	if c == nil {
+		return nil, errors.New("sampling: " + ErrNoHost.Error())
+	}
+	return c.CreateMessage(ctx, p)
+}
+
+// Elicit asks the host's user for input (elicitation/create).
+func Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	c := mcpconn.CallerFrom(ctx)
+	if c == nil {
+		return mcpconn.Decline("elicitation: " + ErrNoHost.Error()), nil
+	}
+	return c.Elicit(ctx, p)
+}
+
+// HostCapabilities tells the session's MCP connections what the serving
+// host declared (serve calls it on the host's initialize): they declare
+// sampling and elicitation only as far as the host can answer, and those
+// that declared otherwise are replaced. The channel says whether any was
+// (then Rebuild picks up the tools servers list only to such clients).
+func (s *Session) HostCapabilities(caps *mcp.ClientCapabilities) <-chan bool {
+	return s.host.mgr.SetHostCapabilities(caps)
+}

