@@ -276,12 +276,29 @@ func parseGoFunc(s string) (*ir.GoFunc, bool) {
 // decodeInputSchema reads input_schema, written either as an HCL object or
 // as a JSON string (typically file("schema.json")), into compact JSON.
 func decodeInputSchema(expr hcl.Expression, ctx *hcl.EvalContext) (json.RawMessage, hcl.Diagnostics) {
+	return decodeSchema(expr, ctx, "input", func(obj map[string]any) string {
+		if t, ok := obj["type"]; !ok || t != "object" {
+			return fmt.Sprintf("A tool's input schema must have type \"object\" (MCP requires it), not %s.", jsonText(obj["type"]))
+		}
+		if p, ok := obj["properties"]; ok {
+			if _, isObj := p.(map[string]any); !isObj {
+				return "The schema's properties must be an object."
+			}
+		}
+		return ""
+	})
+}
+
+// decodeSchema reads a JSON Schema attribute (KIND_schema), an HCL object
+// or a JSON string (file("schema.json")), into compact JSON; check returns
+// the detail of what else is wrong with the object, or "".
+func decodeSchema(expr hcl.Expression, ctx *hcl.EvalContext, kind string, check func(map[string]any) string) (json.RawMessage, hcl.Diagnostics) {
 	v, diags := evalValue(expr, ctx)
 	if diags.HasErrors() {
 		return nil, diags
 	}
 	bad := func(detail string) (json.RawMessage, hcl.Diagnostics) {
-		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid input schema", Detail: detail, Subject: expr.Range().Ptr()})
+		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + kind + " schema", Detail: detail, Subject: expr.Range().Ptr()})
 	}
 	var raw []byte
 	if v.Type() == cty.String && !v.IsNull() {
@@ -295,14 +312,11 @@ func decodeInputSchema(expr hcl.Expression, ctx *hcl.EvalContext) (json.RawMessa
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return bad("input_schema must be a JSON Schema object, written as an HCL object or read with file(\"schema.json\").")
+		return bad(kind + "_schema must be a JSON Schema object, written as an HCL object or read with file(\"schema.json\").")
 	}
-	if t, ok := obj["type"]; !ok || t != "object" {
-		return bad(fmt.Sprintf("A tool's input schema must have type \"object\" (MCP requires it), not %s.", jsonText(obj["type"])))
-	}
-	if p, ok := obj["properties"]; ok {
-		if _, isObj := p.(map[string]any); !isObj {
-			return bad("The schema's properties must be an object.")
+	if check != nil {
+		if detail := check(obj); detail != "" {
+			return bad(detail)
 		}
 	}
 	var buf bytes.Buffer

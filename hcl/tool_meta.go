@@ -1,15 +1,12 @@
 package hcl
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
-	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // toolMeta is what a declared tool shows in tools/list besides its name,
@@ -74,30 +71,5 @@ func (m *toolMeta) decode(content *hcl.BodyContent, block *hcl.Block, ctx *hcl.E
 // decodeOutputSchema reads output_schema, an HCL object or a JSON string
 // (file("schema.json")), into compact JSON: a JSON Schema object.
 func decodeOutputSchema(expr hcl.Expression, ctx *hcl.EvalContext) (json.RawMessage, hcl.Diagnostics) {
-	v, diags := evalValue(expr, ctx)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	bad := func(detail string) (json.RawMessage, hcl.Diagnostics) {
-		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid output schema", Detail: detail, Subject: expr.Range().Ptr()})
-	}
-	var raw []byte
-	if v.Type() == cty.String && !v.IsNull() {
-		raw = []byte(v.AsString())
-	} else {
-		b, err := ctyjson.SimpleJSONValue{Value: v}.MarshalJSON()
-		if err != nil {
-			return bad(fmt.Sprintf("The schema cannot be written as JSON: %s.", err))
-		}
-		raw = b
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return bad("output_schema must be a JSON Schema object, written as an HCL object or read with file(\"schema.json\").")
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return bad(err.Error())
-	}
-	return json.RawMessage(buf.Bytes()), diags
+	return decodeSchema(expr, ctx, "output", nil)
 }
