@@ -30,8 +30,15 @@ type SpecFile struct {
 }
 
 type ToolgenJSON struct {
-	Package   string `json:"package,omitempty" jsonschema_description:"Go package name of the generated code; default: the spec directory's name."`
-	Separator string `json:"separator,omitempty" jsonschema_description:"Between server and tool in exposed names; default \"__\"."`
+	Package   string      `json:"package,omitempty" jsonschema_description:"Go package name of the generated code; default: the spec directory's name."`
+	Separator string      `json:"separator,omitempty" jsonschema_description:"Between server and tool in exposed names; default \"__\"."`
+	Enrich    *EnrichJSON `json:"enrich,omitempty" jsonschema_description:"How toolgen enrich asks a model for each tool's search queries."`
+}
+
+type EnrichJSON struct {
+	Model       string `json:"model" jsonschema:"required" jsonschema_description:"\"model.NAME\": the declared model to ask."`
+	Queries     int    `json:"queries,omitempty" jsonschema_description:"Requests per tool, 1 to 30; default 6."`
+	Concurrency int    `json:"concurrency,omitempty" jsonschema_description:"Requests in flight, 1 to 64; default 4."`
 }
 
 type DefaultsJSON struct {

@@ -85,6 +85,7 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	spec.Tools = r.resolveTools()
 	spec.Bundles = r.resolveBundles()
 	spec.Models = r.resolveModels()
+	spec.Enrich = r.resolveEnrich()
 	spec.Defaults.Model = r.resolveDefaultModel()
 	spec.Agents = r.resolveAgents(spec.Defaults)
 	r.resolveAgentModels(spec.Agents, spec.Defaults.Model)

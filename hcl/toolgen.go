@@ -13,11 +13,13 @@ type toolgenBlock struct {
 	PackageRange   hcl.Range
 	Separator      string
 	SeparatorRange hcl.Range
+	Enrich         *enrichBlock // toolgen_enrich.go
 	DeclRange      hcl.Range
 }
 
 var toolgenSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "package"}, {Name: "separator"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "enrich"}},
 }
 
 func decodeToolgen(block *hcl.Block, ctx *hcl.EvalContext) (*toolgenBlock, hcl.Diagnostics) {
@@ -53,6 +55,21 @@ func decodeToolgen(block *hcl.Block, ctx *hcl.EvalContext) (*toolgenBlock, hcl.D
 				})
 			}
 		}
+	}
+	for _, b := range content.Blocks {
+		if t.Enrich != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Duplicate enrich block",
+				Detail:   "A toolgen block holds at most one enrich block.",
+				Subject:  b.DefRange.Ptr(),
+				Context:  t.Enrich.DeclRange.Ptr(),
+			})
+			continue
+		}
+		e, d := decodeEnrich(b, ctx)
+		diags = append(diags, d...)
+		t.Enrich = e
 	}
 	return t, diags
 }

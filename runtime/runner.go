@@ -130,22 +130,9 @@ func (ms *models) make(name string) (model.Model, error) {
 	if d == nil {
 		return nil, fmt.Errorf("model %q is not declared", name)
 	}
-	cfg := model.Config{Label: d.Name, Provider: d.Provider, Name: d.ModelName, MaxTokens: d.MaxTokens,
-		Temperature: d.Temperature, Timeout: d.Timeout}
-	var err error
-	// base_url = env("OPENAI_BASE_URL") is optional: unset, the
-	// provider's own service is used.
-	cfg.BaseURL, _ = d.BaseURL.Resolve(ms.getenv)
-	if cfg.APIKey, err = d.APIKey.Resolve(ms.getenv); err != nil {
-		return nil, fmt.Errorf("model %s: api_key: %v", d.Name, err)
-	}
-	if len(d.Headers) > 0 {
-		cfg.Headers = make(map[string]string, len(d.Headers))
-		for _, kv := range d.Headers {
-			if cfg.Headers[kv.Key], err = kv.Value.Resolve(ms.getenv); err != nil {
-				return nil, fmt.Errorf("model %s: header %s: %v", d.Name, kv.Key, err)
-			}
-		}
+	cfg, err := model.FromDecl(d, ms.getenv)
+	if err != nil {
+		return nil, err
 	}
 	return model.New(cfg)
 }

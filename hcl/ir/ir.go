@@ -40,6 +40,7 @@ type Spec struct {
 	Agents    []*Agent
 	Workflows []*Workflow
 	Models    []*Model    // sorted by name
+	Enrich    *Enrich     `json:",omitempty"` // toolgen { enrich }: how `toolgen enrich` asks
 	Prompts   []*Prompt   `json:",omitempty"` // declared prompts
 	Resources []*Resource `json:",omitempty"` // declared resources
 
@@ -389,4 +390,14 @@ type CatalogTool struct {
 	Queries     []string
 	EnrichHash  string
 	EnrichRange hcl.Range
+}
+
+// Enrich is toolgen { enrich { … } }: the model `toolgen enrich` asks for
+// each tool's search queries. Zero counts mean the enrich package's
+// defaults.
+type Enrich struct {
+	Model       string // a declared model's name
+	Queries     int    `json:",omitempty"`
+	Concurrency int    `json:",omitempty"`
+	Range       hcl.Range
 }

@@ -28,6 +28,7 @@ var commands = []command{
 	{"fmt", "fmt [-w] DIR", runFmt},
 	{"schema", "schema", runSchema},
 	{"lock", "lock DIR", runLock},
+	{"enrich", "enrich [--force] [--dry-run] DIR", runEnrich},
 	{"find", "find [--spec DIR | --catalog FILE] [--limit N] [--json] [--batch] QUERY...", runFind},
 	{"explain", "explain DIR [--agent A] [--step WF/ROLE/STEP] [--route WF/ROLE/STEP=B,...] [--depth N]", runExplain},
 	{"init", "init [DIR]", runInit},

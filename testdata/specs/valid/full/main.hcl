@@ -2,6 +2,11 @@
 toolgen {
   package   = "fullspec"
   separator = "_-"
+  enrich {
+    model       = model.fast
+    queries     = 6
+    concurrency = 2
+  }
 }
 
 defaults {

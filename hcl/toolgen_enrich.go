@@ -1,0 +1,63 @@
+package hcl
+
+import (
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+)
+
+// enrichBlock is toolgen { enrich { … } }: which model `toolgen enrich`
+// asks for each tool's search queries, and how.
+type enrichBlock struct {
+	Model       ref
+	Queries     int // 0: the enrich package's default
+	Concurrency int // 0: the enrich package's default
+	DeclRange   hcl.Range
+}
+
+// Bounds of queries and concurrency; internal/enrich checks the same
+// bounds again (MaxQueries).
+const (
+	maxEnrichQueries     = 30
+	maxEnrichConcurrency = 64
+)
+
+var enrichSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "model", Required: true}, {Name: "queries"}, {Name: "concurrency"}},
+}
+
+func decodeEnrich(block *hcl.Block, ctx *hcl.EvalContext) (*enrichBlock, hcl.Diagnostics) {
+	e := &enrichBlock{DeclRange: block.DefRange}
+	content, diags := block.Body.Content(enrichSchema)
+	if a := content.Attributes["model"]; a != nil {
+		r, d := decodeRef(a.Expr, "model")
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			e.Model = r
+		}
+	}
+	if a := content.Attributes["queries"]; a != nil {
+		n, d := evalInt(a.Expr, ctx, 1, maxEnrichQueries)
+		diags = append(diags, d...)
+		e.Queries = n
+	}
+	if a := content.Attributes["concurrency"]; a != nil {
+		n, d := evalInt(a.Expr, ctx, 1, maxEnrichConcurrency)
+		diags = append(diags, d...)
+		e.Concurrency = n
+	}
+	return e, diags
+}
+
+// resolveEnrich checks the enrich block's model reference.
+func (r *resolver) resolveEnrich() *ir.Enrich {
+	t := r.cfg.toolgen
+	if t == nil || t.Enrich == nil {
+		return nil
+	}
+	e := t.Enrich
+	if e.Model.Name == "" || !r.lookup(e.Model) {
+		return nil
+	}
+	return &ir.Enrich{Model: e.Model.Name, Queries: e.Queries, Concurrency: e.Concurrency, Range: e.DeclRange}
+}

@@ -1,0 +1,109 @@
+package cmd
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/internal/enrich"
+	"github.com/toolgen-dev/toolgen/internal/model"
+	"github.com/toolgen-dev/toolgen/templates"
+)
+
+// runEnrich is `toolgen enrich [--force] [--dry-run] DIR`: ask the model
+// of the spec's toolgen { enrich } block for the search queries of every
+// catalog tool (declared tools and locked server tools) that is new or
+// changed since DIR/toolgen.enrich.json was written, and write that file.
+// `generate` indexes it offline.
+func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("enrich", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	force := fset.Bool("force", false, "ask about every tool again, unchanged ones too")
+	dry := fset.Bool("dry-run", false, "print what would be asked and its estimated cost; ask nothing")
+	fset.Usage = func() {
+		fmt.Fprintln(stderr, "usage: toolgen enrich [--force] [--dry-run] DIR")
+		fset.PrintDefaults()
+	}
+	dir, code := oneDirArg(fset, args)
+	if code >= 0 {
+		return code
+	}
+	spec, files, diags := spechcl.LoadDir(dir)
+	if diags.HasErrors() {
+		writeDiags(stderr, "text", diags, files)
+		return exitDiags
+	}
+	if spec.Enrich == nil {
+		fmt.Fprintf(stderr, "toolgen enrich: %s has no toolgen { enrich { model = model.NAME } } block: declare a model block and name it there\n", dir)
+		return exitDiags
+	}
+	stored, err := enrich.ReadStored(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgen enrich: %v\n", err)
+		return exitDiags
+	}
+	d := templates.RuntimeRegistry(spec, nil).Model(spec.Enrich.Model)
+	opt := enrich.Options{ModelName: d.Provider + " " + d.ModelName, Queries: spec.Enrich.Queries,
+		Concurrency: spec.Enrich.Concurrency, Force: *force, Progress: stderr}
+	tools := catalogTools(spec)
+	if *dry {
+		plan, err := enrich.NewPlan(tools, stored, opt)
+		if err != nil {
+			fmt.Fprintf(stderr, "toolgen enrich: %v\n", err)
+			return exitDiags
+		}
+		fmt.Fprintf(stdout, "enrich: %d to ask (%d changed), %d unchanged, %d dropped; %d requests, about %d tokens in and %d out\n",
+			len(plan.Ask), len(plan.Changed), len(plan.Keep), len(plan.Drop), plan.Requests, plan.EstimatedInputTokens, plan.EstimatedOutputTokens)
+		for _, t := range plan.Ask {
+			fmt.Fprintf(stdout, "  %s\n", t.Name)
+		}
+		return exitOK
+	}
+	cfg, err := model.FromDecl(d, os.LookupEnv)
+	if err == nil {
+		opt.Model, err = model.New(cfg)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgen enrich: %v\n", err)
+		return exitDiags
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	report, err := enrich.Run(ctx, tools, stored, opt)
+	if report != nil {
+		// Everything already answered is paid for: keep it, even when
+		// the run stopped early.
+		if _, werr := enrich.WriteStored(dir, report.File); werr != nil {
+			fmt.Fprintf(stderr, "toolgen enrich: %v\n", werr)
+			return exitDiags
+		}
+		for _, f := range report.Failed {
+			fmt.Fprintf(stderr, "toolgen enrich: %s: left unenriched\n", f)
+		}
+		fmt.Fprintln(stdout, report)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgen enrich: %v\n", err)
+		return exitDiags
+	}
+	if len(report.Failed) > 0 {
+		return exitDiags
+	}
+	return exitOK
+}
+
+// catalogTools is what the model is told of each catalog tool: the same
+// name, description and parameters that the stored hash covers (and that
+// generate checks it against).
+func catalogTools(spec *ir.Spec) []enrich.Tool {
+	out := make([]enrich.Tool, 0, len(spec.Catalog))
+	for _, t := range spec.Catalog {
+		out = append(out, enrich.Tool{Name: t.Name, Description: t.Description, Params: t.Params})
+	}
+	return out
+}
