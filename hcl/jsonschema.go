@@ -120,6 +120,7 @@ type ToolJSON struct {
 	Queue        string           `json:"queue,omitempty" jsonschema_description:"A reference: \"queue.NAME\"."`
 	Timeout      string           `json:"timeout,omitempty" jsonschema_description:"Go duration."`
 	Title        string           `json:"title,omitempty" jsonschema_description:"A display name for hosts."`
+	AlwaysLoad   bool             `json:"always_load,omitempty" jsonschema_description:"Hosts that search tools themselves keep this one loaded (_meta anthropic/alwaysLoad)."`
 	Annotations  *AnnotationsJSON `json:"annotations,omitempty" jsonschema_description:"MCP tool annotations (hints for hosts)."`
 	OutputSchema any              `json:"output_schema,omitempty" jsonschema:"oneof_type=object;string" jsonschema_description:"JSON Schema of structured results, or ${file(\"schema.json\")}; a Go tool's comes from its result type."`
 }

@@ -16,6 +16,9 @@ type toolMeta struct {
 	Annotations       *ir.ToolAnnotations
 	OutputSchema      json.RawMessage
 	OutputSchemaRange hcl.Range
+	// AlwaysLoad asks hosts that search tools themselves to keep the tool
+	// loaded (Claude Code's _meta["anthropic/alwaysLoad"]).
+	AlwaysLoad bool
 }
 
 var annotationsSchema = &hcl.BodySchema{
@@ -59,6 +62,11 @@ func (m *toolMeta) decode(content *hcl.BodyContent, block *hcl.Block, ctx *hcl.E
 				*f.dst = &v
 			}
 		}
+	}
+	if a := content.Attributes["always_load"]; a != nil {
+		v, d := evalBool(a.Expr, ctx)
+		diags = append(diags, d...)
+		m.AlwaysLoad = v
 	}
 	if a := content.Attributes["output_schema"]; a != nil {
 		v, d := decodeOutputSchema(a.Expr, ctx)

@@ -289,6 +289,10 @@ func (p *Pool) rebuild() {
 			}
 			continue
 		}
+		lockedByName := make(map[string]*decl.Tool, len(locked[s]))
+		for _, t := range locked[s] {
+			lockedByName[t.Original] = t
+		}
 		for _, lt := range live {
 			if !serverExposes(srv, lt.Name) {
 				continue
@@ -296,7 +300,7 @@ func (p *Pool) rebuild() {
 			pt := &PoolTool{
 				Name: decl.ExposedName(s, reg.Sep(), lt.Name), Description: lt.Description,
 				InputSchema: pipeline.NormalizeSchema(lt.InputSchema), Kind: decl.KindMCP, Server: s, Original: lt.Name,
-				Untrusted: untrusted, Title: lt.Title, Annotations: lt.Annotations, OutputSchema: lt.OutputSchema, Meta: lt.Meta,
+				Untrusted: untrusted, Title: lt.Title, Annotations: lt.Annotations, OutputSchema: lt.OutputSchema, Meta: withHints(lt.Meta, lockedByName[lt.Name]),
 			}
 			if d := declared[lt.Name]; d != nil {
 				pt.Category, pt.Keywords, pt.Decl = d.Category, d.Keywords, d

@@ -37,3 +37,29 @@ func mcpAnnotations(a *decl.ToolAnnotations) *mcp.ToolAnnotations {
 	}
 	return m
 }
+
+// withHints adds to a live server tool's _meta the host hints toolgen
+// generated for it (anthropic/searchHint from its keywords and stored
+// enrichment), where the server set none of its own.
+func withHints(live mcp.Meta, locked *decl.Tool) mcp.Meta {
+	if locked == nil || len(locked.Meta) == 0 {
+		return live
+	}
+	var gen mcp.Meta
+	if json.Unmarshal(locked.Meta, &gen) != nil {
+		return live
+	}
+	hint, ok := gen["anthropic/searchHint"]
+	if !ok {
+		return live
+	}
+	if _, set := live["anthropic/searchHint"]; set {
+		return live
+	}
+	out := make(mcp.Meta, len(live)+1)
+	for k, v := range live {
+		out[k] = v
+	}
+	out["anthropic/searchHint"] = hint
+	return out
+}

@@ -174,8 +174,14 @@ func policyValue(p *ir.Policy) decl.Policy {
 // exposed name.
 func toolValues(spec *ir.Spec, goTools *GoTools) []decl.Tool {
 	out := make([]decl.Tool, 0, len(spec.Catalog))
+	catalog := make(map[string]*ir.CatalogTool, len(spec.Catalog))
+	for _, c := range spec.Catalog {
+		catalog[c.Name] = c
+	}
 	for _, t := range spec.Tools {
-		out = append(out, declaredTool(t, goTools.Tool(t.Name)))
+		d := declaredTool(t, goTools.Tool(t.Name))
+		d.Meta = hostHints(d.Meta, catalog[t.Name], t.AlwaysLoad)
+		out = append(out, d)
 	}
 	for _, c := range spec.Catalog {
 		if c.Kind != ir.KindMCP {
@@ -195,6 +201,7 @@ func toolValues(spec *ir.Spec, goTools *GoTools) []decl.Tool {
 			t.Title, t.OutputSchema, t.Meta = l.Title, l.OutputSchema, l.Meta
 			t.Annotations = lockedAnnotations(l.Annotations)
 		}
+		t.Meta = hostHints(t.Meta, c, false)
 		out = append(out, t)
 	}
 	slices.SortFunc(out, func(a, b decl.Tool) int { return strings.Compare(a.Name, b.Name) })

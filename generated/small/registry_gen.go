@@ -6,6 +6,7 @@ package small
 
 import (
 	"context"
+	"encoding/json"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"time"
@@ -69,6 +70,7 @@ var _toolgenTools = []decl.Tool{
 		Name:        "read_note",
 		Description: "Read a note (a UTF-8 text file) from the notes directory.",
 		Kind:        decl.KindBuiltin,
+		Meta:        json.RawMessage(`{"anthropic/searchHint":"notes; open, note, text"}`),
 		Category:    "notes",
 		Keywords:    []string{"open", "note", "text"},
 		Policy:      "notes_read",

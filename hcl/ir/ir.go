@@ -218,6 +218,7 @@ type Tool struct {
 	Title        string
 	Annotations  *ToolAnnotations
 	OutputSchema json.RawMessage
+	AlwaysLoad   bool `json:",omitempty"` // hosts that search tools keep it loaded
 }
 
 // ToolAnnotations are the MCP hints declared in a tool's annotations

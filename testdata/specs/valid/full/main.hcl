@@ -116,6 +116,7 @@ tool "read_file" {
   renamed_from = ["fs_read_file", "cat"]
   timeout      = "5s"
   title        = "Read file"
+  always_load  = true
   annotations {
     read_only  = true
     idempotent = true
