@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -10,18 +9,8 @@ import (
 
 // runSchema is `toolgen schema`: print the JSON Schema of the spec format.
 func runSchema(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: toolgen schema") }
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return exitUsage
+	if code, ok := parseNoArgs("schema", args, stderr); !ok {
+		return code
 	}
 	b, err := spechcl.JSONSchema()
 	if err != nil {

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	goruntime "runtime"
@@ -14,18 +13,8 @@ import (
 // from, the version of the generated code it writes (which the runtime
 // checks at compile time) and the Go toolchain that built it.
 func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: toolgen version") }
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return exitUsage
+	if code, ok := parseNoArgs("version", args, stderr); !ok {
+		return code
 	}
 	fmt.Fprintf(stdout, "toolgen %s\n", moduleVersion())
 	fmt.Fprintf(stdout, "generated code version %d (runtime accepts %d to %d)\n", decl.GenVersion, decl.MinVersion, decl.MaxVersion)
