@@ -38,7 +38,7 @@ func LoadDir(dir string) (*ir.Spec, map[string]*hcl.File, hcl.Diagnostics) {
 	if err != nil || !info.IsDir() {
 		detail := fmt.Sprintf("%q is not a directory.", dir)
 		if err != nil {
-			detail = fmt.Sprintf("Cannot read the spec directory: %s.", unwrapPathErr(err))
+			detail = fmt.Sprintf("Cannot read the spec directory %q: %s.", dir, unwrapPathErr(err))
 		}
 		return nil, map[string]*hcl.File{}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Spec directory not found", Detail: detail}}
 	}
@@ -46,7 +46,7 @@ func LoadDir(dir string) (*ir.Spec, map[string]*hcl.File, hcl.Diagnostics) {
 	// let file() or a spec file read from outside it.
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, map[string]*hcl.File{}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Spec directory not found", Detail: fmt.Sprintf("Cannot read the spec directory: %s.", unwrapPathErr(err))}}
+		return nil, map[string]*hcl.File{}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Spec directory not found", Detail: fmt.Sprintf("Cannot read the spec directory %q: %s.", dir, unwrapPathErr(err))}}
 	}
 	defer root.Close()
 	return LoadFS(dir, rootFS{root})

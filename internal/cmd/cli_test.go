@@ -70,6 +70,8 @@ var cliCases = []cliCase{
 	{"explain-route-unknown-bundle", "explain examples/full/spec --step release/planner/plan --route release/planner/plan=fils", nil},
 	{"schema-extra-arg", "schema x", nil},
 	{"version", "version", nil},
+	{"help-command", "help validate", nil},
+	{"help-unknown", "help nope", nil},
 	{"version-extra-arg", "version x", nil},
 	{"init", "init hello", newModule},
 	{"init-twice", "init hello", initialised},

@@ -39,6 +39,17 @@ var commands = []command{
 // Do runs the toolgen command line args (without the program name) and
 // returns the exit code: 0 ok, 1 diagnostics or stale output, 2 usage.
 func Do(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" {
+		// help CMD: the command's own usage and flags
+		for _, c := range commands {
+			if c.name == args[1] {
+				return c.run([]string{"-h"}, stdin, stdout, stderr)
+			}
+		}
+		fmt.Fprintf(stderr, "toolgen: unknown command %q\n", args[1])
+		usage(stderr)
+		return exitUsage
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {
