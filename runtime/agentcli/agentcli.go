@@ -146,7 +146,7 @@ var commands = []command{
 	{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result"},
 	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
 	{"agents", "[--json]", "list the agents in this binary"},
-	{"status", "[--agent A | --addr ADDR] [--json]", "show the agent's MCP servers and their health (--addr: those of the agent running there)"},
+	{"status", "[--agent A | --addr ADDR] [--json]", "show the agent's MCP servers and their health (--addr: those of the agent running there); exit 1 when one is red"},
 	{"login", "[--no-browser] SERVER", "log in to an OAuth-protected MCP server in the browser; the tokens are stored for every command"},
 	{"logout", "SERVER", "forget the stored login of a server"},
 	{"mcp-config", "[--agent A] [--workdir DIR] [--name NAME] claude|claude-code|vscode|cursor", "print the host's configuration entry that starts this agent"},

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -517,4 +518,22 @@ func alive(pids []int) []int {
 		}
 	}
 	return out
+}
+
+// A red server makes status exit 1, so a script or a health check can
+// tell; the table still shows it with its reason.
+func TestStatusExitsOneOnRedServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, agentBin, "status")
+	cmd.Dir = repoRoot
+	cmd.Env = append(slices.Clone(agentEnv), "TESTAGENT_EVERYTHING=/nonexistent/server-everything.js")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("status with a red server: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "red") {
+		t.Errorf("status output:\n%s", out)
+	}
 }

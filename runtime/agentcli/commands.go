@@ -426,6 +426,7 @@ func (c *cli) status(args []string) int {
 	}
 	defer sess.Close()
 	servers := sess.Servers()
+	red := slices.ContainsFunc(servers, func(s runtime.ServerStatus) bool { return s.Health == runtime.HealthRed })
 	if *asJSON {
 		type serverJSON struct {
 			Name   string         `json:"name"`
@@ -437,7 +438,7 @@ func (c *cli) status(args []string) int {
 		for i, s := range servers {
 			out[i] = serverJSON{s.Name, s.Health, s.Tools, s.Error}
 		}
-		return c.printJSON(out)
+		return redExit(c.printJSON(out), red)
 	}
 	fmt.Fprintf(c.stdout, "agent %s: %d tools\n", sess.Agent(), len(sess.Tools()))
 	fmt.Fprintf(c.stdout, "shell_exec containment: %s\n", builtin.Containment())
@@ -451,7 +452,7 @@ func (c *cli) status(args []string) int {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.Name, s.Health, s.Tools, s.Error)
 	}
 	tw.Flush()
-	return exitOK
+	return redExit(exitOK, red)
 }
 
 func (c *cli) printJSON(v any) int {
@@ -470,4 +471,13 @@ func summary(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// redExit is status's exit code: 1 when a server is red (unavailable), so
+// scripts and health checks can tell; code when printing already failed.
+func redExit(code int, red bool) int {
+	if code == exitOK && red {
+		return exitFail
+	}
+	return code
 }

@@ -288,12 +288,13 @@ func TestPageOverHTTP(t *testing.T) {
 		t.Error("the page was reloaded")
 	}
 	o = agent(t, "status", "--addr", s.page, "--json")
-	o.want(t, 0)
+	o.want(t, 1) // a red server: status exits 1
 	var servers []struct{ Name, Health, Error string }
 	if err := json.Unmarshal([]byte(o.stdout), &servers); err != nil || len(servers) != 1 || servers[0].Health != "red" || servers[0].Error == "" {
 		t.Errorf("status --addr --json after the kill: %s (%v)", o.stdout, err)
 	}
 	o = agent(t, "status", "--addr", s.page)
+	o.want(t, 1)
 	if !regexpLine(o.stdout, "alpha", "red") {
 		t.Errorf("status --addr after the kill:\n%s", o.stdout)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -62,6 +63,7 @@ func (c *cli) remoteStatus(addr string, asJSON bool) int {
 	if err := json.Unmarshal(body, &st); err != nil {
 		return c.fail(exitFail, fmt.Errorf("%s is not a toolgen agent's status: %w", u, err))
 	}
+	red := slices.ContainsFunc(st.Servers, func(s statuspage.Server) bool { return s.Health == "red" })
 	if asJSON {
 		type serverJSON struct {
 			Name   string `json:"name"`
@@ -73,7 +75,7 @@ func (c *cli) remoteStatus(addr string, asJSON bool) int {
 		for i, s := range st.Servers {
 			out[i] = serverJSON{s.Name, s.Health, s.Tools, s.Error}
 		}
-		return c.printJSON(out)
+		return redExit(c.printJSON(out), red)
 	}
 	fmt.Fprintf(c.stdout, "agent %s (running at %s): %d tools\n", st.Agent, strings.TrimSuffix(u, "/api/status"), len(st.Tools))
 	if len(st.Servers) == 0 {
@@ -86,5 +88,5 @@ func (c *cli) remoteStatus(addr string, asJSON bool) int {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.Name, s.Health, s.Tools, summary(s.Error, 100))
 	}
 	tw.Flush()
-	return exitOK
+	return redExit(exitOK, red)
 }
