@@ -330,6 +330,8 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 	case loadable && st.agent.Discovery:
 		msg = fmt.Sprintf("tool %q not allowed for agent %q: it is not loaded; call %s first", name, agent, decl.ToolLoad)
 		reason = "not_loaded"
+	case st.unavailable(name, &msg):
+		reason = "server_unavailable"
 	case snap.byName[name] != nil || decl.IsReservedToolName(name) || st.res.aliases[name] != "":
 		msg = fmt.Sprintf("tool %q not allowed for agent %q", name, agent)
 		reason = "not_allowed"
@@ -376,4 +378,18 @@ func quoteList(names []string) string {
 		q[i] = fmt.Sprintf("%q", n)
 	}
 	return strings.Join(q, ", ")
+}
+
+// unavailable reports whether name would be a tool of one of the agent's
+// red servers (<server><separator>…), and sets msg to say so: a call to a
+// tool of a server that did not start, or went down, is told that instead
+// of "not found".
+func (st *agentState) unavailable(name string, msg *string) bool {
+	for _, srv := range st.s.Servers() {
+		if srv.Health == HealthRed && strings.HasPrefix(name, srv.Name+st.s.reg.Sep()) {
+			*msg = fmt.Sprintf("tool %q is not available: server %q is unavailable: %s", name, srv.Name, srv.Error)
+			return true
+		}
+	}
+	return false
 }

@@ -85,6 +85,11 @@ func TestServerFailingFirstStartComesUpLater(t *testing.T) {
 	if hasTool(s, "alpha__echo") {
 		t.Error("alpha__echo offered while alpha is down")
 	}
+	// a call to its tool says why, not "not found"
+	if r := s.Call(context.Background(), "alpha__echo", []byte(`{"text":"early"}`)); r.OK ||
+		!strings.Contains(r.Error, `server "alpha" is unavailable`) || !strings.Contains(r.Error, "no such file") {
+		t.Errorf("call while alpha is down = %+v", r)
+	}
 	var notified atomic.Int32
 	defer s.Subscribe(func() { notified.Add(1) })()
 
