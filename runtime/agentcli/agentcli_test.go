@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -535,5 +536,26 @@ func TestStatusExitsOneOnRedServer(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "red") {
 		t.Errorf("status output:\n%s", out)
+	}
+}
+
+// serve --http binds its port before it starts any MCP server: a port in
+// use fails at once, and nothing was started.
+func TestServeHTTPPortInUseStartsNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cmd := exec.Command(agentBin, "serve", "--http", ln.Addr().String())
+	cmd.Dir = repoRoot
+	cmd.Env = append(slices.Clone(agentEnv), "TOOLGEN_LOG=info")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "address already in use") {
+		t.Fatalf("serve on a used port: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "server.start") {
+		t.Errorf("a server was started before the bind failed:\n%s", out)
 	}
 }

@@ -105,6 +105,16 @@ func (c *cli) serve(args []string) int {
 	if err != nil {
 		return c.fail(exitFail, err)
 	}
+	// The port is bound before any server starts: a port in use fails at
+	// once, with nothing started.
+	var ln net.Listener
+	if *addr != "" {
+		if ln, err = serve.Listen(*addr, authFlags.set()); err != nil {
+			w.stop(c.opts.Session.Logger)
+			return c.fail(exitFail, err)
+		}
+		defer ln.Close()
+	}
 	// Opened up front even for HTTP: a bad agent or environment fails
 	// now, not at the first client, and its MCP connections stay up for
 	// the clients' sessions to share.
@@ -135,10 +145,10 @@ func (c *cli) serve(args []string) int {
 			}
 			return s, nil
 		}, serve.Options{Name: sess.Agent(), Logger: so.Logger, Beside: c.page(w, sess, followers), Auth: authn})
-		err = clients.ListenAndServe(c.ctx, *addr, func(a net.Addr) {
-			// A plain line scripts can wait for (the port, when 0 was asked).
-			fmt.Fprintf(c.stderr, "serving agent %s on http://%s/mcp\nstatus page on http://%s/ui/\n", sess.Agent(), a, a)
-		})
+		// A plain line scripts can wait for (the port, when 0 was asked).
+		a := ln.Addr()
+		fmt.Fprintf(c.stderr, "serving agent %s on http://%s/mcp\nstatus page on http://%s/ui/\n", sess.Agent(), a, a)
+		err = clients.Serve(c.ctx, ln)
 	} else {
 		srv := serve.New(sess, serve.Options{Logger: so.Logger})
 		defer srv.Close()

@@ -77,22 +77,34 @@ func (s *Server) closeSessions() {
 }
 
 func listen(addr string, ready func(net.Addr), a *serveauth.Auth) (net.Listener, error) {
+	ln, err := Listen(addr, a != nil)
+	if err != nil {
+		return nil, err
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	return ln, nil
+}
+
+// Listen binds addr for HTTP serving, refusing an address other machines
+// can reach unless the server will authenticate. A caller that binds
+// before it starts its MCP servers fails at once on a port in use, with
+// nothing started (Clients.Serve then serves on it).
+func Listen(addr string, authenticated bool) (net.Listener, error) {
 	// Refused before listening (and again on the bound address, which
 	// ":0" does not show): anyone who can reach the port could call the
 	// agent's tools.
-	if err := serveauth.CheckExposure(addr, a != nil); err != nil {
+	if err := serveauth.CheckExposure(addr, authenticated); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("serve http: %w", err)
 	}
-	if err := serveauth.CheckExposure(ln.Addr().String(), a != nil); err != nil {
+	if err := serveauth.CheckExposure(ln.Addr().String(), authenticated); err != nil {
 		ln.Close()
 		return nil, err
-	}
-	if ready != nil {
-		ready(ln.Addr())
 	}
 	return ln, nil
 }
