@@ -67,7 +67,7 @@ func LoadFiles(dir string, files map[string][]byte) (*ir.Spec, map[string]*hcl.F
 // nothing outside fsys is read.
 func LoadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnostics) {
 	spec, files, diags := loadFS(dir, fsys)
-	envHints(diags, files)
+	addHints(diags, files)
 	sortDiags(diags)
 	return spec, files, diags
 }
