@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 
-	spechcl "github.com/toolgen-dev/toolgen/hcl"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
 	"github.com/toolgen-dev/toolgen/internal/enrich"
 	"github.com/toolgen-dev/toolgen/internal/model"
@@ -29,14 +28,9 @@ func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: toolgen enrich [--force] [--dry-run] DIR")
 		fset.PrintDefaults()
 	}
-	dir, code := oneDirArg(fset, args)
+	dir, spec, code := loadDirArg(fset, args, stderr)
 	if code >= 0 {
 		return code
-	}
-	spec, files, diags := spechcl.LoadDir(dir)
-	if diags.HasErrors() {
-		writeDiags(stderr, "text", diags, files)
-		return exitDiags
 	}
 	if spec.Enrich == nil {
 		fmt.Fprintf(stderr, "toolgen enrich: %s has no toolgen { enrich { model = model.NAME } } block: declare a model block and name it there\n", dir)

@@ -35,14 +35,9 @@ func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: toolgen lock [-v] [--login] DIR")
 		fset.PrintDefaults()
 	}
-	dir, code := oneDirArg(fset, args)
+	dir, spec, code := loadDirArg(fset, args, stderr)
 	if code >= 0 {
 		return code
-	}
-	spec, files, diags := spechcl.LoadDir(dir)
-	if diags.HasErrors() {
-		writeDiags(stderr, "text", diags, files)
-		return exitDiags
 	}
 
 	path := filepath.Join(dir, spechcl.LockFileName)

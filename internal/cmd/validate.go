@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	spechcl "github.com/toolgen-dev/toolgen/hcl"
+	"github.com/toolgen-dev/toolgen/hcl/ir"
 )
 
 // runValidate is `toolgen validate [--format=text|short|json] DIR`: load the
@@ -68,4 +69,20 @@ func oneDirArg(fs *flag.FlagSet, args []string) (string, int) {
 		return "", exitUsage
 	}
 	return pos[0], -1
+}
+
+// loadDirArg is oneDirArg, then the spec in that directory: a command that
+// needs a valid spec stops (code ≥ 0) on a usage error or on the spec's
+// errors, which it has printed.
+func loadDirArg(fs *flag.FlagSet, args []string, stderr io.Writer) (string, *ir.Spec, int) {
+	dir, code := oneDirArg(fs, args)
+	if code >= 0 {
+		return "", nil, code
+	}
+	spec, files, diags := spechcl.LoadDir(dir)
+	if diags.HasErrors() {
+		writeDiags(stderr, "text", diags, files)
+		return "", nil, exitDiags
+	}
+	return dir, spec, -1
 }
