@@ -39,6 +39,7 @@ type EnrichJSON struct {
 	Model       string `json:"model" jsonschema:"required" jsonschema_description:"\"model.NAME\": the declared model to ask."`
 	Queries     int    `json:"queries,omitempty" jsonschema_description:"Requests per tool, 1 to 30; default 6."`
 	Concurrency int    `json:"concurrency,omitempty" jsonschema_description:"Requests in flight, 1 to 64; default 4."`
+	AtRunTime   bool   `json:"at_run_time,omitempty" jsonschema_description:"Also enrich, in the agent binary and in the background, the tools of servers without a lock entry; answers are cached on disk."`
 }
 
 type DefaultsJSON struct {

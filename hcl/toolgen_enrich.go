@@ -12,6 +12,7 @@ type enrichBlock struct {
 	Model       ref
 	Queries     int // 0: the enrich package's default
 	Concurrency int // 0: the enrich package's default
+	AtRunTime   bool
 	DeclRange   hcl.Range
 }
 
@@ -23,7 +24,7 @@ const (
 )
 
 var enrichSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "model", Required: true}, {Name: "queries"}, {Name: "concurrency"}},
+	Attributes: []hcl.AttributeSchema{{Name: "model", Required: true}, {Name: "queries"}, {Name: "concurrency"}, {Name: "at_run_time"}},
 }
 
 func decodeEnrich(block *hcl.Block, ctx *hcl.EvalContext) (*enrichBlock, hcl.Diagnostics) {
@@ -46,6 +47,11 @@ func decodeEnrich(block *hcl.Block, ctx *hcl.EvalContext) (*enrichBlock, hcl.Dia
 		diags = append(diags, d...)
 		e.Concurrency = n
 	}
+	if a := content.Attributes["at_run_time"]; a != nil {
+		b, d := evalBool(a.Expr, ctx)
+		diags = append(diags, d...)
+		e.AtRunTime = b
+	}
 	return e, diags
 }
 
@@ -59,5 +65,5 @@ func (r *resolver) resolveEnrich() *ir.Enrich {
 	if e.Model.Name == "" || !r.lookup(e.Model) {
 		return nil
 	}
-	return &ir.Enrich{Model: e.Model.Name, Queries: e.Queries, Concurrency: e.Concurrency, Range: e.DeclRange}
+	return &ir.Enrich{Model: e.Model.Name, Queries: e.Queries, Concurrency: e.Concurrency, AtRunTime: e.AtRunTime, Range: e.DeclRange}
 }

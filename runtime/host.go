@@ -101,7 +101,11 @@ func (h *Host) Close() error {
 		return nil
 	}
 	h.closed = true
-	clear(h.pools)
+	pools := h.pools
+	h.pools = map[*Registry]*Pool{}
 	h.mu.Unlock()
+	for _, p := range pools {
+		p.close()
+	}
 	return h.mgr.Close()
 }

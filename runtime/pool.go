@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,7 +13,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgen-dev/toolgen/internal/enrich"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/event"
+	"github.com/toolgen-dev/toolgen/runtime/internal/finder"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 	"github.com/toolgen-dev/toolgen/runtime/search"
 )
@@ -57,13 +61,18 @@ type Pool struct {
 	live     map[string][]UpstreamTool // server → its current tools/list
 	snap     atomic.Pointer[poolSnapshot]
 	reported map[collision]bool // collisions already logged
+
+	// enrichment writes search queries for tools found at run time when
+	// the spec opts in (Registry.Enrich); nil otherwise (enrich.go).
+	enrichment *finder.Enrichment
+	closed     bool
 }
 
 type poolSnapshot struct {
 	tools      []*PoolTool // sorted by name
 	byName     map[string]*PoolTool
 	renamed    map[string]string // old name → current name
-	finder     *finder
+	finder     *finder.Finder
 	collisions []collision // names two tools wanted; see rebuild
 }
 
@@ -309,11 +318,11 @@ func (p *Pool) rebuild() {
 		}
 	}
 	slices.SortFunc(snap.tools, func(a, b *PoolTool) int { return strings.Compare(a.Name, b.Name) })
-	var prevFinder *finder
+	var prevFinder *finder.Finder
 	if prev != nil {
 		prevFinder = prev.finder
 	}
-	snap.finder = newFinder(reg, snap.tools, prevFinder)
+	snap.finder = p.newFinder(snap.tools, prevFinder)
 	p.snap.Store(snap)
 }
 
@@ -348,37 +357,127 @@ func samePoolTool(a, b *PoolTool) bool {
 		reflect.DeepEqual(a.Annotations, b.Annotations) && reflect.DeepEqual(a.Meta, b.Meta)
 }
 
-// finder is the pool's search index: the precompiled Registry.Index (or one
-// built at start-up) plus the tools servers reported at run time, added
-// incrementally as tiers of the index.
-type finder struct {
-	idx *search.Index
-}
-
-func newFinder(reg *Registry, tools []*PoolTool, prev *finder) *finder {
-	var base *search.Index
+// newFinder is the search over tools: prev (or, for the first snapshot,
+// the precompiled Registry.Index) plus the tools it lacks, added as a tier
+// with the queries run-time enrichment wrote for them; without an index,
+// one built at start-up. The run-time tools it adds are handed to the
+// enrichment to ask about.
+func (p *Pool) newFinder(tools []*PoolTool, prev *finder.Finder) *finder.Finder {
+	base := prev
 	switch {
-	case prev != nil:
-		base = prev.idx
-	case reg.Index != nil:
-		base = reg.Index
+	case base != nil:
+	case p.reg.Index != nil:
+		base = finder.Open(p.reg.Index)
 	default:
 		docs := make([]search.Doc, len(tools))
 		for i, t := range tools {
-			docs[i] = toolDoc(t)
+			docs[i] = p.toolDoc(t)
 		}
-		return &finder{idx: search.Build(docs)}
+		p.wantQueries(tools, docs)
+		return finder.Open(search.Build(docs))
 	}
 	var missing []search.Doc
+	var missingTools []*PoolTool
 	for _, t := range tools {
 		if !base.Has(t.Name, t.Description) {
-			missing = append(missing, toolDoc(t))
+			missing = append(missing, p.toolDoc(t))
+			missingTools = append(missingTools, t)
 		}
 	}
-	if len(missing) > 0 {
-		base = base.With(missing...)
+	p.wantQueries(missingTools, missing)
+	return base.Add(missing...)
+}
+
+// startEnrichment turns on run-time enrichment when the spec opts in:
+// once per pool, with the model and environment of the first session.
+// Without a usable model (a key not set) the cache still answers.
+func (p *Pool) startEnrichment(models *models, logger *slog.Logger) {
+	e := p.reg.Enrich
+	if e == nil {
+		return
 	}
-	return &finder{idx: base}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.enrichment != nil || p.closed {
+		return
+	}
+	en := &enrich.Enricher{Queries: e.Queries, Concurrency: e.Concurrency}
+	if d := p.reg.Model(e.Model); d != nil {
+		en.ModelName = d.Provider + " " + d.ModelName
+	}
+	m, err := models.get(e.Model)
+	if err != nil {
+		event.Emit(logger, slog.LevelWarn, event.ToolsEnriched, slog.String("error", "model "+e.Model+": "+err.Error()+"; answering from the cache only"))
+	} else {
+		en.Model = m
+	}
+	p.enrichment = finder.NewEnrichment(en, logger, p.addQueries)
+	// Tools found before this session opened.
+	var tools []*PoolTool
+	var docs []search.Doc
+	for _, t := range p.snap.Load().tools {
+		if t.Kind == decl.KindMCP && t.Decl == nil {
+			tools, docs = append(tools, t), append(docs, p.toolDoc(t))
+		}
+	}
+	p.wantQueries(tools, docs)
+}
+
+// wantQueries hands the run-time enrichment the server tools among tools
+// (docs are theirs) that are not behind an untrusted server: their text is
+// not ours to send to the model.
+func (p *Pool) wantQueries(tools []*PoolTool, docs []search.Doc) {
+	if p.enrichment == nil {
+		return
+	}
+	var want []search.Doc
+	for i, t := range tools {
+		if t.Kind == decl.KindMCP && !t.Untrusted {
+			want = append(want, docs[i])
+		}
+	}
+	if len(want) > 0 {
+		p.enrichment.Want(want)
+	}
+}
+
+// addQueries indexes again, with their queries, the enriched docs whose
+// tools are still in the pool as they were asked about.
+func (p *Pool) addQueries(docs []search.Doc) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	snap := p.snap.Load()
+	var keep []search.Doc
+	for _, d := range docs {
+		if t := snap.byName[d.Name]; t != nil && t.Description == d.Description {
+			keep = append(keep, d)
+		}
+	}
+	if len(keep) == 0 {
+		return
+	}
+	next := *snap
+	next.finder = snap.finder.Add(keep...)
+	p.snap.Store(&next)
+}
+
+// close stops the run-time enrichment.
+func (p *Pool) close() {
+	p.mu.Lock()
+	p.closed = true
+	en := p.enrichment
+	p.mu.Unlock()
+	if en != nil {
+		en.Close()
+	}
+}
+
+func (p *Pool) toolDoc(t *PoolTool) search.Doc {
+	d := toolDoc(t)
+	if p.enrichment != nil && t.Kind == decl.KindMCP {
+		d = p.enrichment.Doc(d)
+	}
+	return d
 }
 
 func toolDoc(t *PoolTool) search.Doc {
@@ -386,121 +485,6 @@ func toolDoc(t *PoolTool) search.Doc {
 		Name: t.Name, Description: t.Description, Category: t.Category,
 		Keywords: t.Keywords, Params: search.SchemaParams(t.InputSchema),
 	}
-}
-
-// find ranks the tools keep lets through for query. It never answers with
-// nothing while there are such tools: when no tool matches a word of the
-// query it ranks tools that match part of one (search.Index.Related), and
-// when none does either it returns an overview of the tools, spread over
-// servers and categories. Both fallbacks come with a hint for the caller;
-// tools lists the tools keep lets through, in name order, and is called
-// only for the overview.
-func (f *finder) find(query string, limit int, keep func(string) bool, tools func() []*PoolTool) ([]search.Hit, string) {
-	if hits := f.idx.SearchFunc(query, limit, keep); len(hits) > 0 {
-		return hits, ""
-	}
-	if related := f.idx.Related(query); len(related) > 0 {
-		if hits := f.idx.SearchFunc(strings.Join(related, " "), limit, keep); len(hits) > 0 {
-			return hits, fmt.Sprintf("No tool matched the words of %q; these match words close to them (%s). %s", query, strings.Join(related[:min(len(related), 5)], ", "), plainWords)
-		}
-	}
-	all := tools()
-	if len(all) == 0 {
-		return nil, ""
-	}
-	picked, about := overview(all, limit)
-	hits := make([]search.Hit, len(picked))
-	for i, t := range picked {
-		hits[i] = search.Hit{Name: t.Name}
-	}
-	example := strings.Join(nameWords(picked[0]), " ")
-	return hits, fmt.Sprintf("No tool matched %q; the tools here are about: %s. %s, such as %q.", query, strings.Join(about, ", "), strings.TrimSuffix(plainWords, "."), example)
-}
-
-// plainWords is the advice of every fallback hint; tool_find's description
-// gives the same.
-const plainWords = "Describe the action and the object in plain words."
-
-// overview picks up to limit tools, taking one from each server (and from
-// each category of declared tools) in turn, and names what the tools are
-// about: their servers and categories, then the words most of their names
-// share, leaving out common verbs.
-func overview(tools []*PoolTool, limit int) (picked []*PoolTool, about []string) {
-	var groups []string
-	byGroup := map[string][]*PoolTool{}
-	for _, t := range tools {
-		g := t.Server
-		switch {
-		case g != "":
-			g += " (server)"
-		case t.Category != "":
-			g = t.Category + " (category)"
-		}
-		if byGroup[g] == nil {
-			groups = append(groups, g)
-		}
-		byGroup[g] = append(byGroup[g], t)
-	}
-	slices.Sort(groups)
-	for round := 0; len(picked) < limit; round++ {
-		added := false
-		for _, g := range groups {
-			if round < len(byGroup[g]) && len(picked) < limit {
-				picked = append(picked, byGroup[g][round])
-				added = true
-			}
-		}
-		if !added {
-			break
-		}
-	}
-
-	for _, g := range groups {
-		if g != "" {
-			about = append(about, g)
-		}
-	}
-	count := map[string]int{}
-	for _, t := range tools {
-		for _, w := range nameWords(t) {
-			if !slices.Contains(commonVerbs, w) {
-				count[w]++
-			}
-		}
-	}
-	words := make([]string, 0, len(count))
-	for w := range count {
-		words = append(words, w)
-	}
-	slices.SortFunc(words, func(a, b string) int {
-		if count[a] != count[b] {
-			return count[b] - count[a]
-		}
-		return strings.Compare(a, b)
-	})
-	return picked, append(about, words[:min(len(words), 8)]...)
-}
-
-// nameWords are the words of a tool's own name (an MCP tool's name on its
-// server, without the namespace).
-func nameWords(t *PoolTool) []string {
-	name := t.Name
-	if t.Original != "" {
-		name = t.Original
-	}
-	var out []string
-	for _, w := range search.Terms(name) {
-		if !strings.HasPrefix(w, "~") {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// commonVerbs say what a tool does to its object, not what it is about.
-var commonVerbs = []string{
-	"add", "check", "create", "delete", "edit", "fetch", "find", "get", "list", "make", "new",
-	"open", "read", "remove", "run", "search", "set", "show", "update", "write",
 }
 
 // declaredMeta sets a pool tool's title, annotations, output schema and

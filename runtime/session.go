@@ -46,6 +46,7 @@ func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent str
 	if opts.models == nil {
 		opts.models = newModels(reg, opts.Getenv)
 	}
+	p.startEnrichment(opts.models, opts.Logger)
 	s := &Session{host: h, reg: reg, pool: p, opts: opts, subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
 	s.tel = telemetry.New(opts.MeterProvider, opts.TracerProvider)

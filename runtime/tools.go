@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/finder"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
@@ -133,7 +134,7 @@ func (s *Session) Find(query string, limit int) []FindHit {
 }
 
 // FindWithHint is Find with the hint tool_find adds when no tool matched
-// the query's words and the hits are a fallback (see finder.find).
+// the query's words and the hits are a fallback (see finder.Finder.Find).
 func (s *Session) FindWithHint(query string, limit int) ([]FindHit, string) {
 	st := s.st.Load()
 	if st == nil {
@@ -154,11 +155,11 @@ func (c *catalog) Find(query string, limit int) ([]FindHit, string) {
 	snap := st.s.pool.snap.Load()
 	loadableSet := st.surf.Load().loadable
 	loadable := func(name string) bool { return loadableSet[name] && snap.byName[name] != nil }
-	hits, hint := snap.finder.find(query, limit, loadable, func() []*PoolTool {
-		var out []*PoolTool
+	hits, hint := snap.finder.Find(query, limit, loadable, func() []finder.Tool {
+		var out []finder.Tool
 		for _, t := range snap.tools {
 			if loadableSet[t.Name] {
-				out = append(out, t)
+				out = append(out, finder.Tool{Name: t.Name, Original: t.Original, Server: t.Server, Category: t.Category})
 			}
 		}
 		return out

@@ -68,6 +68,9 @@ func registryValue(spec *ir.Spec, goTools *GoTools) *decl.Registry {
 		reg.Models = append(reg.Models, modelValue(m))
 	}
 	reg.Prompts, reg.Resources = featureValues(spec)
+	if e := spec.Enrich; e != nil && e.AtRunTime {
+		reg.Enrich = &decl.Enrich{Model: e.Model, Queries: e.Queries, Concurrency: e.Concurrency}
+	}
 	return reg
 }
 

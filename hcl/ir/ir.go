@@ -400,5 +400,8 @@ type Enrich struct {
 	Model       string // a declared model's name
 	Queries     int    `json:",omitempty"`
 	Concurrency int    `json:",omitempty"`
-	Range       hcl.Range
+	// AtRunTime also enriches, in the agent binary, the tools of servers
+	// without a lock entry.
+	AtRunTime bool `json:",omitempty"`
+	Range     hcl.Range
 }

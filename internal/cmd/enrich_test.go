@@ -2,16 +2,13 @@ package cmd
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/toolgen-dev/toolgen/internal/enrich"
+	"github.com/toolgen-dev/toolgen/internal/enrich/enrichtest"
 	"github.com/toolgen-dev/toolgen/internal/model/modeltest"
 )
 
@@ -53,59 +50,6 @@ agent "a" {
 
 const enrichTestKey = "sk-enrich-test-0123456789abcdef"
 
-// scripted answers every tool of a request with queries made from its
-// name, the counts the system prompt asks for, and "remember a person"
-// for people_create: words its description lacks. broken, when it names
-// a tool, gets an answer with no requests.
-type scripted struct {
-	mu     sync.Mutex
-	asked  map[string]int
-	broken string
-}
-
-var styleCount = regexp.MustCompile(`"(own_words|everyday|situations)": (\d+ requests?|no requests)`)
-
-func (s *scripted) respond(r *modeltest.Request) modeltest.Turn {
-	counts := map[string]int{}
-	for _, m := range styleCount.FindAllStringSubmatch(r.System, -1) {
-		n, _ := strconv.Atoi(strings.Fields(m[2])[0])
-		counts[m[1]] = n
-	}
-	var msg struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
-	json.Unmarshal([]byte(r.Messages[0].Text), &msg)
-	var tools []map[string]any
-	for _, t := range msg.Tools {
-		s.mu.Lock()
-		s.asked[t.Name]++
-		s.mu.Unlock()
-		phrase := map[string]string{"people_create": "remember a person called Ada", "weather": "will it rain in Oslo"}[t.Name]
-		styles := map[string]any{"name": t.Name}
-		for _, st := range []string{"own_words", "everyday", "situations"} {
-			var qs []string
-			for i := range counts[st] {
-				qs = append(qs, phrase+" "+st+" "+strconv.Itoa(i))
-			}
-			if t.Name == s.broken {
-				qs = []string{}
-			}
-			styles[st] = qs
-		}
-		tools = append(tools, styles)
-	}
-	b, _ := json.Marshal(map[string]any{"tools": tools})
-	return modeltest.Turn{JSON: string(b), Usage: modeltest.Usage{Input: 300, Output: 60}}
-}
-
-func (s *scripted) times(name string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.asked[name]
-}
-
 // toolgen enrich against the scripted server in each wire format, through
 // the official SDKs: the stored file, no request for unchanged tools, a
 // changed tool asked again, a broken answer reported, and generate's
@@ -114,8 +58,8 @@ func TestEnrichCommand(t *testing.T) {
 	for _, provider := range []string{"openai", "anthropic"} {
 		t.Run(provider, func(t *testing.T) {
 			srv := modeltest.NewServer(t)
-			sc := &scripted{asked: map[string]int{}}
-			srv.Respond(sc.respond)
+			sc := enrichtest.NewScribe(t)
+			srv.Respond(sc.Respond)
 			base := srv.OpenAIBaseURL()
 			if provider == "anthropic" {
 				base = srv.AnthropicBaseURL()
@@ -173,15 +117,20 @@ func TestEnrichCommand(t *testing.T) {
 			// a changed tool is asked again; a broken answer is reported
 			// and leaves the tool with its old queries
 			write("Forecast for a city, by day.")
-			sc.broken = "weather"
+			sc.Break = func(tool enrichtest.Tool, _ int, _ string) (map[string]any, string) {
+				if tool.Name != "weather" {
+					return nil, ""
+				}
+				return map[string]any{"name": tool.Name, "own_words": []string{}, "everyday": []string{}, "situations": []string{}}, ""
+			}
 			out = enrichRun(exitDiags)
 			if !strings.Contains(out, "weather") || !strings.Contains(out, "left unenriched") {
 				t.Errorf("broken answer not reported: %s", out)
 			}
-			if sc.times("people_create") != 1 || sc.times("weather") < 2 {
-				t.Errorf("asked people_create %d, weather %d times", sc.times("people_create"), sc.times("weather"))
+			if n := sc.Times(); n["people_create"] != 1 || n["weather"] < 2 {
+				t.Errorf("asked people_create %d, weather %d times", n["people_create"], n["weather"])
 			}
-			sc.broken = ""
+			sc.Break = nil
 			enrichRun(exitOK)
 			stored, _ = enrich.ReadStored(dir)
 			if h := stored.Tools["weather"].Hash; h != (enrich.Tool{Name: "weather", Description: "Forecast for a city, by day.", Params: []string{"city"}}).Hash() {

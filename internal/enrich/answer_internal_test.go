@@ -127,7 +127,7 @@ var promptHashes = map[string]string{
 func TestPromptVersion(t *testing.T) {
 	h := sha256.New()
 	h.Write([]byte(promptFile))
-	h.Write([]byte(answerSchema + answerName))
+	h.Write([]byte(answerSchema + AnswerName))
 	h.Write([]byte(userMessage([]Tool{{Name: "n", Description: "d", Params: []string{"p"}}}, "r")))
 	got := hex.EncodeToString(h.Sum(nil))
 	want, ok := promptHashes[PromptVersion]

@@ -151,7 +151,7 @@ func (a *asker) ask(ctx context.Context, tools []Tool, rejected string) (got map
 		System:     a.system,
 		Messages:   []model.Message{model.NewUserMessage(userMessage(tools, rejected))},
 		JSONSchema: json.RawMessage(answerSchema),
-		JSONName:   answerName,
+		JSONName:   AnswerName,
 	})
 	a.mu.Lock()
 	a.requests++

@@ -18,7 +18,7 @@ import (
 func newEnricher(t *testing.T, provider string, s *scribe, dir string) (*enrich.Enricher, *modeltest.Server) {
 	srv := modeltest.NewServer(t)
 	srv.RequireKey(testKey)
-	srv.Respond(s.respond)
+	srv.Respond(s.Respond)
 	return &enrich.Enricher{Model: newModel(t, provider, srv), ModelName: provider + " test-model", Dir: dir}, srv
 }
 
@@ -98,7 +98,7 @@ func ptr[T any](v T) *T { return &v }
 func TestEnricherRemembersUnusable(t *testing.T) {
 	dir := t.TempDir()
 	s := newScribe(t)
-	s.break_ = func(tool sentTool, attempt int, rejected string) (map[string]any, string) {
+	s.Break = func(tool sentTool, attempt int, rejected string) (map[string]any, string) {
 		if tool.Name == "memory__read_graph" {
 			return nil, "not json"
 		}
@@ -109,7 +109,7 @@ func TestEnricherRemembersUnusable(t *testing.T) {
 		if tools, _ := sent(t, r); tools[0].Name == "memory__open_nodes" {
 			return modeltest.Turn{Status: 503, Message: "overloaded"}
 		}
-		return s.respond(r)
+		return s.Respond(r)
 	})
 	e := &enrich.Enricher{Model: newModel(t, "openai", srv), Dir: dir}
 	found, err := e.EnrichMissing(ctxFor(t), memoryTools)
@@ -197,13 +197,13 @@ func TestEnricherConcurrentCalls(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	for name, n := range s.times() {
+	for name, n := range s.Times() {
 		if n != 1 {
 			t.Errorf("%s asked %d times", name, n)
 		}
 	}
-	if len(s.times()) != len(memoryTools) {
-		t.Errorf("%d tools asked, want %d", len(s.times()), len(memoryTools))
+	if len(s.Times()) != len(memoryTools) {
+		t.Errorf("%d tools asked, want %d", len(s.Times()), len(memoryTools))
 	}
 	found, _ := e.EnrichMissing(ctxFor(t), memoryTools)
 	if found.Cached != len(memoryTools) {

@@ -27,7 +27,7 @@ func run(t *testing.T, provider string, s *scribe, tools []enrich.Tool, stored *
 	t.Helper()
 	srv := modeltest.NewServer(t)
 	srv.RequireKey(testKey)
-	srv.Respond(s.respond)
+	srv.Respond(s.Respond)
 	opt := enrich.Options{Model: newModel(t, provider, srv), ModelName: provider + " test-model"}
 	if edit != nil {
 		edit(&opt)
@@ -75,7 +75,7 @@ func TestRunWritesFile(t *testing.T) {
 			if params == nil {
 				params = []string{}
 			}
-			want = append(want, sentTool{tool.Name, tool.Description, params})
+			want = append(want, sentTool{Name: tool.Name, Description: tool.Description, Parameters: params})
 		}
 		slices.SortFunc(want, func(a, b sentTool) int { return strings.Compare(a.Name, b.Name) })
 		if diff := cmp.Diff(want, asked); diff != "" {
@@ -91,7 +91,7 @@ func TestRunWritesFile(t *testing.T) {
 			if et == nil || et.Hash != search.EnrichmentHash(tool.Name, tool.Description, tool.Params) {
 				t.Fatalf("%s: entry %+v", tool.Name, et)
 			}
-			w := write(sentTool{tool.Name, tool.Description, tool.Params}, map[string]int{"own_words": 2, "everyday": 2, "situations": 2})
+			w := write(sentTool{Name: tool.Name, Description: tool.Description, Parameters: tool.Params}, map[string]int{"own_words": 2, "everyday": 2, "situations": 2})
 			wantQ := slices.Concat(w["own_words"].([]string), w["everyday"].([]string), w["situations"].([]string))
 			if diff := cmp.Diff(wantQ, et.Queries); diff != "" {
 				t.Errorf("%s queries (-want +got):\n%s", tool.Name, diff)
@@ -163,7 +163,7 @@ func TestChangedToolIsAsked(t *testing.T) {
 
 		s := newScribe(t)
 		second, srv := run(t, provider, s, tools, first.File, nil)
-		if diff := cmp.Diff(map[string]int{changed: 1, "weather__forecast": 1}, s.times()); diff != "" {
+		if diff := cmp.Diff(map[string]int{changed: 1, "weather__forecast": 1}, s.Times()); diff != "" {
 			t.Errorf("asked (-want +got):\n%s", diff)
 		}
 		if len(srv.Requests()) != 2 {
@@ -203,7 +203,7 @@ func TestBrokenAnswers(t *testing.T) {
 		var mu sync.Mutex
 		rejections := map[string][]string{}
 		s := newScribe(t)
-		s.break_ = func(tool sentTool, attempt int, rejected string) (map[string]any, string) {
+		s.Break = func(tool sentTool, attempt int, rejected string) (map[string]any, string) {
 			mu.Lock()
 			rejections[tool.Name] = append(rejections[tool.Name], rejected)
 			mu.Unlock()
@@ -277,8 +277,8 @@ func TestBrokenAnswers(t *testing.T) {
 			if _, bad := wantFailed[tool.Name]; bad || tool.Name == "fixed_later" {
 				want = 2
 			}
-			if s.times()[tool.Name] != want {
-				t.Errorf("%s asked %d times, want %d", tool.Name, s.times()[tool.Name], want)
+			if s.Times()[tool.Name] != want {
+				t.Errorf("%s asked %d times, want %d", tool.Name, s.Times()[tool.Name], want)
 			}
 		}
 		if rj := rejections["fixed_later"]; len(rj) != 2 || rj[0] != "" || !strings.Contains(rj[1], "fixed_later: \"own_words\" has 1 usable requests, 2 are needed (request 2 is longer than 160 characters)") {
@@ -301,7 +301,7 @@ func TestFailedChangedToolKeepsOldQueries(t *testing.T) {
 	tools := slices.Clone(memoryTools[:2])
 	tools[0].Description += " (now with types)"
 	s := newScribe(t)
-	s.break_ = func(tool sentTool, attempt int, rejected string) (map[string]any, string) {
+	s.Break = func(tool sentTool, attempt int, rejected string) (map[string]any, string) {
 		return map[string]any{"name": tool.Name, "own_words": []string{}, "everyday": []string{}, "situations": []string{}}, ""
 	}
 	r, _ := run(t, "openai", s, tools, first.File, nil)
@@ -320,7 +320,7 @@ func TestFatalErrorStopsRun(t *testing.T) {
 	eachProvider(t, func(t *testing.T, provider string) {
 		srv := modeltest.NewServer(t)
 		srv.RequireKey("another-key")
-		srv.Respond(newScribe(t).respond)
+		srv.Respond(newScribe(t).Respond)
 		tools := append(slices.Clone(memoryTools), memoryTools...)
 		for i := range tools[len(memoryTools):] {
 			tools[len(memoryTools)+i].Name += "_copy"
@@ -360,7 +360,7 @@ func TestConcurrencyIsBounded(t *testing.T) {
 		case <-full:
 		case <-time.After(10 * time.Second):
 		}
-		return s.respond(r)
+		return s.Respond(r)
 	})
 	_, err := enrich.Run(ctxFor(t), memoryTools, nil, enrich.Options{Model: newModel(t, "openai", srv), Concurrency: limit})
 	if err != nil {
@@ -376,7 +376,7 @@ func TestConcurrencyIsBounded(t *testing.T) {
 func TestBatch(t *testing.T) {
 	eachProvider(t, func(t *testing.T, provider string) {
 		s := newScribe(t)
-		s.break_ = func(tool sentTool, attempt int, rejected string) (map[string]any, string) {
+		s.Break = func(tool sentTool, attempt int, rejected string) (map[string]any, string) {
 			if tool.Name == "memory__open_nodes" && attempt == 1 {
 				return map[string]any{"name": "something_else", "own_words": []string{}, "everyday": []string{}, "situations": []string{}}, ""
 			}
@@ -492,7 +492,7 @@ func TestCancelKeepsWhatWasPaidFor(t *testing.T) {
 			cancel()
 			return modeltest.Turn{Delay: 10 * time.Second}
 		}
-		return s.respond(r)
+		return s.Respond(r)
 	})
 	r, err := enrich.Run(ctx, memoryTools, nil, enrich.Options{Model: newModel(t, "openai", srv), Concurrency: 1})
 	if !errors.Is(err, context.Canceled) {

@@ -14,4 +14,4 @@ func DrawProgressTo(w io.Writer) (restore func()) {
 func SystemPrompt(s Styles) string                     { return systemPrompt(s) }
 func UserMessage(tools []Tool, rejected string) string { return userMessage(tools, rejected) }
 
-const AnswerSchema, AnswerName = answerSchema, answerName
+const AnswerSchema = answerSchema

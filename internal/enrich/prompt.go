@@ -99,8 +99,8 @@ const answerSchema = `{
   "additionalProperties": false
 }`
 
-// answerName names the structured answer for the model.
-const answerName = "search_requests"
+// AnswerName names the structured answer for the model.
+const AnswerName = "search_requests"
 
 // Caps on what one tool sends, so that a server reporting a huge
 // description at run time cannot run up the bill. The whole description

@@ -115,7 +115,7 @@ func NewPlan(tools []Tool, stored *search.Enrichment, opt Options) (*Plan, error
 
 	var schema bytes.Buffer
 	json.Compact(&schema, []byte(answerSchema)) // as the model package sends it
-	system := len(systemPrompt(Spread(n))) + schema.Len() + len(answerName)
+	system := len(systemPrompt(Spread(n))) + schema.Len() + len(AnswerName)
 	for _, b := range batches(p.Ask, opt.batch()) {
 		p.Requests++
 		p.InputBytes += system + len(userMessage(b, ""))

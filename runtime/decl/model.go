@@ -29,3 +29,13 @@ func (r *Registry) Model(name string) *Model {
 	}
 	return nil
 }
+
+// Enrich is toolgen { enrich { at_run_time = true } }: the agent binary
+// asks Model, in the background, for the search queries of the tools its
+// servers report without a lock entry, and caches the answers on disk.
+// Queries and Concurrency are as in the spec; 0 means the defaults.
+type Enrich struct {
+	Model       string // a model block's name
+	Queries     int
+	Concurrency int
+}

@@ -28,6 +28,9 @@ type Registry struct {
 	// Index is the precompiled search index over Tools; nil means build it
 	// at start-up.
 	Index *search.Index
+	// Enrich, when set, enriches the tools found at run time (model.go);
+	// nil: they are indexed with their own words only.
+	Enrich *Enrich
 
 	// Route returns the bundles of a workflow step; generated as a switch,
 	// deny by default (nil for an unknown address).

@@ -39,3 +39,7 @@ func Emit(l *slog.Logger, level slog.Level, name string, attrs ...slog.Attr) {
 	}
 	l.LogAttrs(ctx, level, name, attrs...)
 }
+
+// ToolsEnriched ends a background enrichment of tools found at run time:
+// tools, cached, asked, failed, tokens_in/out, and error when one stopped it.
+const ToolsEnriched = "tools.enriched"

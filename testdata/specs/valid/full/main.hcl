@@ -6,6 +6,7 @@ toolgen {
     model       = model.fast
     queries     = 6
     concurrency = 2
+    at_run_time = true
   }
 }
 
