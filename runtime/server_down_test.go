@@ -57,7 +57,8 @@ func TestServerDeathReachesSessionLogger(t *testing.T) {
 
 // A server that fails its first start leaves the session open with the
 // server red and the reason; it is retried in the background, and when it
-// comes up the session offers its (locked) tools and tells its subscribers.
+// comes up every session already open offers its (locked) tools and tells
+// its subscribers.
 func TestServerFailingFirstStartComesUpLater(t *testing.T) {
 	bin := buildAcceptanceFixture(t)
 	late := filepath.Join(t.TempDir(), "late") // not there yet: every start fails
@@ -72,12 +73,19 @@ func TestServerFailingFirstStartComesUpLater(t *testing.T) {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}},
 		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "alpha"}}}},
 	}
-	s, err := Open(context.Background(), reg, "a", Options{Logger: slog.New(rec), Connector: mcpConnector{m: m}})
+	h := NewHost(slog.New(slog.DiscardHandler))
+	defer h.Close()
+	s, err := h.Open(context.Background(), reg, "a", Options{Logger: slog.New(rec), Connector: mcpConnector{m: m}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	rec.wait(t, EventServerFail, "server", "alpha", "agent", "a")
+	other, err := h.Open(context.Background(), reg, "a", Options{Connector: mcpConnector{m: m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
 	requireHealth(t, s, map[string]Health{"alpha": HealthRed})
 	if st := s.Servers(); len(st) != 1 || !strings.Contains(st[0].Error, "no such file") {
 		t.Errorf("Servers() = %+v, want alpha red with the reason", st)
@@ -90,20 +98,24 @@ func TestServerFailingFirstStartComesUpLater(t *testing.T) {
 		!strings.Contains(r.Error, `server "alpha" is unavailable`) || !strings.Contains(r.Error, "no such file") {
 		t.Errorf("call while alpha is down = %+v", r)
 	}
-	var notified atomic.Int32
+	var notified, otherNotified atomic.Int32
 	defer s.Subscribe(func() { notified.Add(1) })()
+	defer other.Subscribe(func() { otherNotified.Add(1) })()
 
 	copyExecutable(t, bin, late)
 	rec.wait(t, EventServerStart, "server", "alpha", "agent", "a")
 	deadline := time.Now().Add(time.Minute)
-	for !hasTool(s, "alpha__echo") || notified.Load() == 0 {
+	for !hasTool(s, "alpha__echo") || notified.Load() == 0 || !hasTool(other, "alpha__echo") || otherNotified.Load() == 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("alpha came up but the session did not follow: tools %v, notified %d", s.Tools(), notified.Load())
+			t.Fatalf("alpha came up but the sessions did not follow: tools %v and %v, notified %d and %d",
+				s.Tools(), other.Tools(), notified.Load(), otherNotified.Load())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if r := s.Call(context.Background(), "alpha__echo", []byte(`{"text":"late"}`)); !r.OK || r.Result != "late" {
-		t.Errorf("alpha__echo = %+v", r)
+	for _, sess := range []*Session{s, other} {
+		if r := sess.Call(context.Background(), "alpha__echo", []byte(`{"text":"late"}`)); !r.OK || r.Result != "late" {
+			t.Errorf("alpha__echo = %+v", r)
+		}
 	}
 	requireHealth(t, s, map[string]Health{"alpha": HealthGreen})
 	if st := s.Servers(); st[0].Error != "" || st[0].Tools == 0 {
