@@ -78,22 +78,3 @@ func applyEnrichment(spec *ir.Spec, e *enrichment) {
 		}
 	}
 }
-
-// EnrichmentDrift warns about every catalog tool whose name, description
-// or parameters changed since its enrichment was written: its queries are
-// still searched, but may describe the tool as it was.
-func EnrichmentDrift(spec *ir.Spec) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	for _, t := range spec.Catalog {
-		if t.EnrichHash == "" || t.EnrichHash == search.EnrichmentHash(t.Name, t.Description, t.Params) {
-			continue
-		}
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagWarning,
-			Summary:  "Tool changed since enrichment",
-			Detail:   fmt.Sprintf("Tool %q has another description or other parameters than when its search queries were written (the hash in %s differs). The stored queries are still indexed; enrich the spec again to refresh them.", t.Name, t.EnrichRange.Filename),
-			Subject:  t.EnrichRange.Ptr(),
-		})
-	}
-	return diags
-}

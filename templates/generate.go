@@ -65,6 +65,7 @@ func Generate(spec *ir.Spec) (map[string][]byte, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	diags = append(diags, enrichmentDrift(spec, goTools)...)
 	source := Source(spec.Dir)
 	files := make(map[string][]byte, 3)
 	emitters := []struct {

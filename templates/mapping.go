@@ -314,16 +314,12 @@ func workflowValue(w *ir.Workflow) decl.Workflow {
 func searchDocs(spec *ir.Spec, goTools *GoTools) []search.Doc {
 	docs := make([]search.Doc, len(spec.Catalog))
 	for i, c := range spec.Catalog {
-		params := c.Params
-		if g := goTools.Tool(c.Name); g != nil {
-			params = g.Params
-		}
 		docs[i] = search.Doc{
 			Name:        c.Name,
 			Description: c.Description,
 			Category:    c.Category,
 			Keywords:    c.Keywords,
-			Params:      params,
+			Params:      goTools.CatalogParams(c),
 			Queries:     c.Queries,
 		}
 	}

@@ -41,10 +41,16 @@ func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolgen enrich: %v\n", err)
 		return exitDiags
 	}
-	d := templates.RuntimeRegistry(spec, nil).Model(spec.Enrich.Model)
+	// A Go tool's parameters come from its type-checked argument type.
+	goTools, diags := templates.LoadGoTools(spec)
+	if diags.HasErrors() {
+		writeDiags(stderr, "text", diags, nil)
+		return exitDiags
+	}
+	d := templates.RuntimeRegistry(spec, goTools).Model(spec.Enrich.Model)
 	opt := enrich.Options{ModelName: d.Provider + " " + d.ModelName, Queries: spec.Enrich.Queries,
 		Concurrency: spec.Enrich.Concurrency, Force: *force, Progress: stderr}
-	tools := catalogTools(spec)
+	tools := catalogTools(spec, goTools)
 	if *dry {
 		plan, err := enrich.NewPlan(tools, stored, opt)
 		if err != nil {
@@ -94,10 +100,10 @@ func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // catalogTools is what the model is told of each catalog tool: the same
 // name, description and parameters that the stored hash covers (and that
 // generate checks it against).
-func catalogTools(spec *ir.Spec) []enrich.Tool {
+func catalogTools(spec *ir.Spec, goTools *templates.GoTools) []enrich.Tool {
 	out := make([]enrich.Tool, 0, len(spec.Catalog))
 	for _, t := range spec.Catalog {
-		out = append(out, enrich.Tool{Name: t.Name, Description: t.Description, Params: t.Params})
+		out = append(out, enrich.Tool{Name: t.Name, Description: t.Description, Params: goTools.CatalogParams(t)})
 	}
 	return out
 }

@@ -49,7 +49,6 @@ func runGenerate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	spec, files, diags := spechcl.LoadDir(dir)
 	var gen map[string][]byte
 	if !diags.HasErrors() {
-		diags = append(diags, spechcl.EnrichmentDrift(spec)...)
 		spec.OutDir = outDir // Go tools must be importable from where the code goes
 		if spec.PackageDefaulted && outDir != dir {
 			spec.Package = spechcl.OutPackage(outDir)
