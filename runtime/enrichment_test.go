@@ -141,3 +141,46 @@ func waitEnriched(t *testing.T, ev *events) record {
 	t.Fatal("no enrichment ended within a minute")
 	return record{}
 }
+
+// An untrusted server's tool text is not the spec author's: it is never
+// sent to the model, while a trusted server's tools are.
+func TestRunTimeEnrichmentSkipsUntrusted(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	srv := modeltest.NewServer(t)
+	scribe := enrichtest.NewScribe(t)
+	srv.Respond(scribe.Respond)
+	conn := newMemConnector()
+	conn.add("memory", memoryServer())
+	conn.add("web", mcpServer("", "page_fetch"))
+	reg := &Registry{
+		Package: "mem", Separator: "__",
+		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 10 * time.Second, MaxDepth: 2, InitConcurrency: 4},
+		Servers: []decl.Server{
+			{Name: "memory", Transport: "stdio", Command: "memory-server", Trusted: true},
+			{Name: "web", Transport: "stdio", Command: "web-server", AllowTools: []string{"page_fetch"}},
+		},
+		Bundles: []decl.Bundle{{Name: "web_meta", Mode: "meta", Server: "web"}},
+		Agents:  []decl.Agent{{Name: "m", Discovery: true, Use: []decl.Use{{Kind: decl.UseServer, Name: "memory"}, {Kind: decl.UseBundle, Name: "web_meta"}}}},
+		Models:  []decl.Model{{Name: "fast", Provider: "openai", ModelName: "test-model", BaseURL: decl.Value{{Lit: srv.OpenAIBaseURL()}}, APIKey: decl.Value{{Lit: "sk-test-0123456789"}}}},
+		Enrich:  &decl.Enrich{Model: "fast"},
+		Index:   search.Build(nil),
+	}
+	ev := &events{}
+	s := open(t, reg, "m", Options{Connector: conn, Logger: ev.logger()})
+	var pooled []string
+	for _, pt := range s.pool.Tools() {
+		pooled = append(pooled, pt.Name)
+	}
+	if !slices.Contains(pooled, "web__page_fetch") {
+		t.Fatalf("the untrusted tool is not in the pool: %v", pooled)
+	}
+	waitEnriched(t, ev)
+	for name := range scribe.Times() {
+		if !strings.HasPrefix(name, "memory__") {
+			t.Errorf("%s was sent to the model", name)
+		}
+	}
+	if n := len(scribe.Times()); n != len(memoryTools) {
+		t.Errorf("%d tools asked about, want the %d memory tools", n, len(memoryTools))
+	}
+}
