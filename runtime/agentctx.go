@@ -74,7 +74,7 @@ func (st *agentState) exit() {
 func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	a := s.pool.agents[name]
 	if a == nil {
-		return nil, s.unknownAgent(name)
+		return nil, unknownAgent(s.reg, name)
 	}
 	start := time.Now()
 	st := &agentState{

@@ -90,7 +90,7 @@ func Explain(r *Registry, o ExplainOptions) (*Explanation, error) {
 	var a *decl.Agent
 	if o.Agent != "" {
 		if a = pool.agents[o.Agent]; a == nil {
-			return nil, (&Session{reg: r}).unknownAgent(o.Agent)
+			return nil, unknownAgent(r, o.Agent)
 		}
 	}
 	var ss *stepSurface
@@ -159,8 +159,8 @@ func Explain(r *Registry, o ExplainOptions) (*Explanation, error) {
 				}
 			}
 		}
-		st := &agentState{s: &Session{reg: r, pool: pool}, agent: a, res: res, maxBytes: r.Defaults.ResponseMaxBytes}
-		st.addRuntimeTools(meta, func(e *entry, _ bool) {
+		// The tools are listed, never run: they close over no parts.
+		runtimeTools(a, res, pool.agents, meta, r.Defaults.ResponseMaxBytes, runtimeParts{}, func(e *entry, _ bool) {
 			put(e.info.Name, e.info.Kind, StatusCallable, runtimeReason(e, a, tr, metaTr)...)
 		})
 		for n, reasons := range tr.reasons {

@@ -159,7 +159,7 @@ var errClosed = errors.New("session closed")
 // still runs. A failed build leaves the session on its current agent.
 func (s *Session) Switch(ctx context.Context, agent string) error {
 	if s.pool.agents[agent] == nil {
-		return s.unknownAgent(agent)
+		return unknownAgent(s.reg, agent)
 	}
 	s.swMu.Lock()
 	defer s.swMu.Unlock()
@@ -368,9 +368,9 @@ func (s *Session) LeaveStep() {
 
 }
 
-func (s *Session) unknownAgent(name string) error {
+func unknownAgent(reg *Registry, name string) error {
 	var names []string
-	for _, a := range s.reg.Agents {
+	for _, a := range reg.Agents {
 		names = append(names, a.Name)
 	}
 	msg := fmt.Sprintf("unknown agent %q", name)

@@ -15,58 +15,74 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
-// addRuntimeTools adds the tools the agent gets from its declaration
-// rather than from tools.use, with the meta tools for the scopes in force.
-// Each family holds only its component of this agent context (memory,
-// catalog, meta scope, spill, spawner). st.mu is held.
+// addRuntimeTools offers the agent context's runtime tools (runtimeTools),
+// each closed over the one part of the context it needs. st.mu is held.
 func (st *agentState) addRuntimeTools(meta metaScopes, add func(*entry, bool)) {
-	a := st.agent
+	parts := runtimeParts{memory: st.memory, caller: (*batchCaller)(st), spawner: (*spawner)(st),
+		catalog: (*catalog)(st), servers: (*metaServers)(st), spill: st.spill}
+	runtimeTools(st.agent, st.res, st.s.pool.agents, meta, st.maxBytes, parts, add)
+}
+
+// runtimeParts are what the runtime tools close over. Explain lists the
+// tools with none of them: it runs nothing.
+type runtimeParts struct {
+	memory  tools.Memory
+	caller  tools.Caller
+	spawner tools.Spawner
+	catalog tools.Catalog
+	servers tools.Servers
+	spill   tools.Spill
+}
+
+// runtimeTools gives add the runtime tools agent a gets with resolution
+// res (agents describes its sub-agents; meta is its meta bundles' scope).
+func runtimeTools(a *decl.Agent, res *resolution, agents map[string]*decl.Agent, meta metaScopes, maxBytes int, parts runtimeParts, add func(*entry, bool)) {
 	put := func(t tools.Tool) {
-		if st.res.offersRuntime(t.Name) {
+		if res.offersRuntime(t.Name) {
 			add(runtimeEntry(t), true)
 		}
 	}
 	// The internal tools and output_read are offered only when tools.use
 	// names them (runtime.NAME): the surface is what the spec says.
-	if st.res.optIn[decl.ToolFinalReport] {
-		put(tools.FinalReport(st.memory))
+	if res.optIn[decl.ToolFinalReport] {
+		put(tools.FinalReport(parts.memory))
 	}
-	if st.res.optIn[decl.ToolTaskStatus] {
-		put(tools.TaskStatus(st.memory))
+	if res.optIn[decl.ToolTaskStatus] {
+		put(tools.TaskStatus(parts.memory))
 	}
-	if st.res.optIn[decl.ToolBatch] {
-		put(tools.Batch((*batchCaller)(st)))
+	if res.optIn[decl.ToolBatch] {
+		put(tools.Batch(parts.caller))
 	}
-	for _, sub := range st.res.subagents {
+	for _, sub := range res.subagents {
 		desc := ""
-		if sa := st.s.pool.agents[sub]; sa != nil {
+		if sa := agents[sub]; sa != nil {
 			desc = sa.Description
 		}
-		put(tools.Subagent(sub, desc, (*spawner)(st)))
+		put(tools.Subagent(sub, desc, parts.spawner))
 	}
 	if len(a.Router) > 0 {
 		put(tools.Handoff(a.Name, a.Router))
 	}
-	if st.res.spawn {
-		put(tools.SpawnAgents((*spawner)(st)))
-		put(tools.ListAgents((*spawner)(st)))
+	if res.spawn {
+		put(tools.SpawnAgents(parts.spawner))
+		put(tools.ListAgents(parts.spawner))
 	}
 	if a.Discovery {
-		for _, t := range tools.Discovery((*catalog)(st)) {
+		for _, t := range tools.Discovery(parts.catalog) {
 			put(t)
 		}
 	}
 	servers := sortedKeys(meta)
 	if len(servers) > 0 {
-		for _, t := range tools.MetaBrowse((*metaServers)(st), servers) {
+		for _, t := range tools.MetaBrowse(parts.servers, servers) {
 			put(t)
 		}
 	}
 	if len(servers) > 0 || a.Discovery {
-		put(tools.MetaCall((*metaServers)(st)))
+		put(tools.MetaCall(parts.servers))
 	}
-	if st.maxBytes > 0 && st.res.optIn[decl.ToolOutputRead] {
-		put(tools.OutputRead(st.spill, st.maxBytes))
+	if maxBytes > 0 && res.optIn[decl.ToolOutputRead] {
+		put(tools.OutputRead(parts.spill, maxBytes))
 	}
 }
 
