@@ -76,7 +76,10 @@ policy "p" {
   builtin       = "fs_read"
   allowed_paths = ["."]
 }
-tool "read_file" { policy = policy.p }
+tool "read_file" {
+  description = "Read a file."
+  policy      = policy.p
+}
 agent "helper" {
   tools { use = [tool.read_file] }
 }

@@ -178,6 +178,11 @@ func evalStrings(expr hcl.Expression, ctx *hcl.EvalContext) ([]str, hcl.Diagnost
 		if vdiags.HasErrors() {
 			return nil, diags
 		}
+		if !v.IsNull() && v.IsKnown() && v.Type() == cty.String {
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Incorrect attribute value type",
+				Detail:  fmt.Sprintf("A list of strings is required here, not one string. Put it in brackets: [%q].", v.AsString()),
+				Subject: expr.Range().Ptr()}}
+		}
 		lv, err := convert.Convert(v, cty.List(cty.String))
 		if err != nil || lv.IsNull() {
 			return nil, diags

@@ -117,7 +117,10 @@ func loadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnos
 	cfg, d := decode(files, evalContext(fsys))
 	diags = append(diags, d...)
 	if diags.HasErrors() {
-		return nil, parser.Files(), diags
+		// Still resolve what decoded, for the errors of the blocks that
+		// decoded cleanly: one run shows every independent mistake.
+		_, rd := resolve(cfg)
+		return nil, parser.Files(), append(diags, independentErrors(rd, d, cfg.blockStarts)...)
 	}
 	cfg.lock, cfg.lockFile, cfg.lockSrc, d = readLock(dir, fsys)
 	diags = append(diags, d...)
@@ -226,6 +229,9 @@ type config struct {
 	lockFile     string // display name of the lock file
 	lockSrc      []byte
 	enrich       *enrichment // toolgen.enrich.json, if any
+	// blockStarts are the byte offsets of each file's top-level blocks, in
+	// order, to tell which block a diagnostic is in (independent.go).
+	blockStarts map[string][]int
 }
 
 var rootSchema = &hcl.BodySchema{
@@ -262,9 +268,13 @@ func decode(files []*hcl.File, ctx *hcl.EvalContext) (*config, hcl.Diagnostics) 
 		}
 	}
 	decoded := decodeTools(tools, ctx)
+	cfg.blockStarts = map[string][]int{}
 	for i := range files {
 		content := contents[i]
 		diags = append(diags, contentDiags[i]...)
+		for _, b := range content.Blocks {
+			cfg.blockStarts[b.DefRange.Filename] = append(cfg.blockStarts[b.DefRange.Filename], b.DefRange.Start.Byte)
+		}
 		for _, b := range content.Blocks {
 			switch b.Type {
 			case "toolgen":

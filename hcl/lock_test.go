@@ -80,7 +80,7 @@ func TestToolHash(t *testing.T) {
 }
 
 func TestLockErrors(t *testing.T) {
-	spec := []byte("tool \"t\" {\n  go = \"example.com/t.T\"\n}\n")
+	spec := []byte("tool \"t\" {\n  description = \"T.\"\n  go = \"example.com/t.T\"\n}\nagent \"a\" {\n  tools { use = [tool.t] }\n}\n")
 	for _, tc := range []struct {
 		name, lock, want string
 		line             int

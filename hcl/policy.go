@@ -41,9 +41,12 @@ func decodePolicy(block *hcl.Block, ctx *hcl.EvalContext) (*policyBlock, hcl.Dia
 		diags = append(diags, d...)
 		p.Builtin = v
 	}
+	// An attribute reported invalid is not reported missing as well.
+	invalid := map[string]bool{}
 	if a := attrs["allowed_paths"]; a != nil {
 		v, d := evalStrings(a.Expr, ctx)
 		diags = append(diags, d...)
+		invalid["allowed_paths"] = d.HasErrors()
 		p.AllowedPaths = strVals(v)
 		for _, s := range v {
 			if strings.TrimSpace(s.Val) == "" || strings.ContainsRune(s.Val, 0) {
@@ -54,6 +57,7 @@ func decodePolicy(block *hcl.Block, ctx *hcl.EvalContext) (*policyBlock, hcl.Dia
 	if a := attrs["allowed_commands"]; a != nil {
 		v, d := evalStrings(a.Expr, ctx)
 		diags = append(diags, d...)
+		invalid["allowed_commands"] = d.HasErrors()
 		p.AllowedCommands = strVals(v)
 		for _, s := range v {
 			if strings.TrimSpace(s.Val) == "" || strings.ContainsAny(s.Val, " \t\n;|&$`") {
@@ -78,7 +82,7 @@ func decodePolicy(block *hcl.Block, ctx *hcl.EvalContext) (*policyBlock, hcl.Dia
 	}
 	switch p.Builtin {
 	case ir.BuiltinFSRead, ir.BuiltinFSWrite:
-		if len(p.AllowedPaths) == 0 {
+		if len(p.AllowedPaths) == 0 && !invalid["allowed_paths"] {
 			rng := block.DefRange
 			if a := attrs["allowed_paths"]; a != nil {
 				rng = a.Expr.Range()
@@ -89,7 +93,7 @@ func decodePolicy(block *hcl.Block, ctx *hcl.EvalContext) (*policyBlock, hcl.Dia
 			errAt(a.NameRange, "Attribute not used by builtin", fmt.Sprintf("%s does not run commands; allowed_commands belongs to shell_exec policies.", p.Builtin))
 		}
 	case ir.BuiltinShellExec:
-		if len(p.AllowedCommands) == 0 {
+		if len(p.AllowedCommands) == 0 && !invalid["allowed_commands"] {
 			rng := block.DefRange
 			if a := attrs["allowed_commands"]; a != nil {
 				rng = a.Expr.Range()

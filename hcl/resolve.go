@@ -93,7 +93,34 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	spec.Prompts = r.resolvePrompts()
 	spec.Resources = r.resolveResources()
 	r.checkSubagentCycles()
+	r.warnUnexplained()
 	return spec, r.diags
+}
+
+// warnUnexplained warns about what passes validation but serves nobody
+// well: a tool a model cannot choose (no description) and a spec with
+// nothing to serve (no agent). A spec with errors gets only those.
+func (r *resolver) warnUnexplained() {
+	if r.diags.HasErrors() {
+		return
+	}
+	for _, t := range r.cfg.tools {
+		if strings.TrimSpace(t.Description) == "" {
+			r.warnf(t.NameRange, t.DeclRange, "Tool without a description",
+				"A model chooses tools by their descriptions, and tool_find searches them: tool %q has none. Say what it does and when to use it, e.g. description = \"Read a UTF-8 text file from the notes directory.\"", t.Name)
+		}
+	}
+	if len(r.cfg.agents) == 0 && len(r.cfg.tools)+len(r.cfg.servers) > 0 {
+		first := hcl.Range{}
+		switch {
+		case len(r.cfg.tools) > 0:
+			first = r.cfg.tools[0].DeclRange
+		default:
+			first = r.cfg.servers[0].DeclRange
+		}
+		r.warnf(first, first, "No agent",
+			"The spec declares tools but no agent, so the generated code serves nothing. Add one that uses them, e.g. agent \"assistant\" { tools { use = [tool.NAME] } }.")
+	}
 }
 
 func (r *resolver) add(d *hcl.Diagnostic) { r.diags = append(r.diags, d) }

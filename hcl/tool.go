@@ -58,6 +58,7 @@ func decodeTool(block *hcl.Block, ctx *hcl.EvalContext) (*toolBlock, hcl.Diagnos
 	diags := checkName("tool", t.Name, t.NameRange)
 	content, d := block.Body.Content(toolSchema)
 	diags = append(diags, d...)
+	unknownArgs := d.HasErrors() // e.g. "polcy": not also "without implementation"
 	attrs := content.Attributes
 	errAt := func(rng hcl.Range, summary, detail string) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng.Ptr(), Context: block.DefRange.Ptr()})
@@ -151,6 +152,9 @@ func decodeTool(block *hcl.Block, ctx *hcl.EvalContext) (*toolBlock, hcl.Diagnos
 	}
 	switch len(kinds) {
 	case 0:
+		if unknownArgs {
+			break // a misspelt policy/go is reported as such, once
+		}
 		errAt(t.NameRange, "Tool without implementation", fmt.Sprintf("Tool %q needs exactly one of: policy = policy.NAME (a builtin), a rest block, or go = \"import/path.Func\". Tools provided by MCP servers are not declared; use the server in a bundle or agent.", t.Name))
 	case 1:
 	default:

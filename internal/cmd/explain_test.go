@@ -106,7 +106,7 @@ func TestExplainErrorsCLI(t *testing.T) {
 	}
 	bad := t.TempDir()
 	os.WriteFile(filepath.Join(bad, "main.hcl"), []byte(`agent "a" { tools { use = [tool.nope] } }`), 0o644)
-	if code, _, stderr := explainRun(t, bad, "--agent", "a"); code != exitDiags || !strings.Contains(stderr, "main.hcl line 1") {
+	if code, _, stderr := explainRun(t, bad, "--agent", "a"); code != exitDiags || !strings.Contains(stderr, "main.hcl:1:") {
 		t.Errorf("bad spec: exit %d, %s", code, stderr)
 	}
 	// every agent when neither flag is given

@@ -157,7 +157,7 @@ tool "list_dir" {
 		t.Fatal(err)
 	}
 	code, _, errs = findRun(t, "", "--spec", dir, "x")
-	if code != exitDiags || !strings.Contains(errs, "toolgen.hcl line 2") {
+	if code != exitDiags || !strings.Contains(errs, "toolgen.hcl:2:") {
 		t.Errorf("broken spec: exit %d, stderr %q", code, errs)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
@@ -156,14 +157,14 @@ func (sw *snippetWriter) snippet(buf []byte, d *hcl.Diagnostic) []byte {
 	}
 	f := sw.files[subject.Filename]
 	if f == nil || f.Bytes == nil {
-		return fmt.Appendf(buf, "  on %s line %d:\n  (source code not available)\n\n", subject.Filename, subject.Start.Line)
+		return fmt.Appendf(buf, "  on %s:%d:%d:\n  (source code not available)\n\n", subject.Filename, subject.Start.Line, subject.Start.Column)
 	}
 	ix := sw.index(subject.Filename, f)
 	in := ix.context(f, subject.Start.Byte)
 	if in != "" {
 		in = ", in " + in
 	}
-	buf = fmt.Appendf(buf, "  on %s line %d%s:\n", subject.Filename, subject.Start.Line, in)
+	buf = fmt.Appendf(buf, "  on %s:%d:%d%s:\n", subject.Filename, subject.Start.Line, subject.Start.Column, in)
 	src := f.Bytes
 	first := sort.SearchInts(ix.ends, snip.Start.Byte)
 	for i := first; i < len(ix.starts) && ix.starts[i] <= snip.End.Byte; i++ {
@@ -175,18 +176,46 @@ func (sw *snippetWriter) snippet(buf []byte, d *hcl.Diagnostic) []byte {
 		if !line.Overlaps(snip) {
 			continue
 		}
-		text := src[ix.starts[i]:ix.ends[i]]
+		text, shown := src[ix.starts[i]:ix.ends[i]], ix.starts[i]
+		lead := 0 // bytes of "…" before the shown source
 		if len(text) > maxSnippetLine {
-			text = lineWindow(src, line, highlight)
+			text, shown = lineWindow(src, line, highlight)
+			if shown > ix.starts[i] {
+				lead = len("…")
+			}
 		}
 		buf = fmt.Appendf(buf, "%4d: %s\n", ix.lines[i], text)
+		// Underline the highlight on its first line (to the line's end
+		// when it goes on).
+		if highlight.Start.Byte >= ix.starts[i] && highlight.Start.Byte <= ix.ends[i] {
+			from, to := highlight.Start.Byte-shown+lead, min(highlight.End.Byte, ix.ends[i])-shown+lead
+			buf = underline(buf, text, max(from, lead), min(max(to, from), len(text)))
+		}
 	}
 	return append(buf, '\n')
 }
 
+// underline writes a line of ^ under text[from:to], one a character and at
+// least one, indented like the source line: tabs stay tabs, so the marks
+// line up in a terminal and an editor alike.
+func underline(buf, text []byte, from, to int) []byte {
+	buf = append(buf, "      "...)
+	for _, r := range string(text[:max(from, 0)]) {
+		if r == '\t' {
+			buf = append(buf, '\t')
+		} else {
+			buf = append(buf, ' ')
+		}
+	}
+	n := max(utf8.RuneCount(text[max(from, 0):max(to, from, 0)]), 1)
+	buf = append(buf, strings.Repeat("^", n)...)
+	return append(buf, '\n')
+}
+
 // lineWindow is the part of a long line around where the highlight meets
-// it, cut at characters and marked with "…" where text is left out.
-func lineWindow(src []byte, line, highlight hcl.Range) []byte {
+// it, cut at characters and marked with "…" where text is left out, and
+// the offset in src of the first byte shown.
+func lineWindow(src []byte, line, highlight hcl.Range) ([]byte, int) {
 	at := line.Start.Byte
 	if _, over, _ := line.PartitionAround(highlight); !over.Empty() {
 		at = over.Start.Byte
@@ -206,5 +235,5 @@ func lineWindow(src []byte, line, highlight hcl.Range) []byte {
 	if end < line.End.Byte {
 		out = append(out, "…"...)
 	}
-	return out
+	return out, start
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,14 +20,24 @@ func hclText(files map[string]*hcl.File, diags hcl.Diagnostics) string {
 	return b.String()
 }
 
+// ourText renders diagnostics with the snippet writer, undoing its two
+// additions to HCL's format for comparison: the column in "on FILE:L:C"
+// and the line of ^ under the subject.
 func ourText(files map[string]*hcl.File, diags hcl.Diagnostics) string {
 	var b bytes.Buffer
 	newSnippetWriter(&b, files, 100).WriteDiagnostics(diags)
-	return b.String()
+	s := underlineLine.ReplaceAllString(b.String(), "")
+	return onPosition.ReplaceAllString(s, "  on $1 line $2")
 }
 
+var (
+	underlineLine = regexp.MustCompile(`(?m)^      [ \t]*\^+\n`)
+	onPosition    = regexp.MustCompile(`(?m)^  on (.+?):(\d+):\d+`)
+)
+
 // TestSnippetWriterMatchesHCL: the snippet writer prints what HCL's writer
-// prints, for every fixture's diagnostics.
+// prints, with the column and the underline added, for every fixture's
+// diagnostics.
 func TestSnippetWriterMatchesHCL(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join(repoRoot, "testdata/specs/*/*"))
 	for _, dir := range dirs {
@@ -126,3 +137,27 @@ func TestSnippetWriterLinear(t *testing.T) {
 type nopWriter struct{}
 
 func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestSnippetUnderline: the position is FILE:LINE:COL and the subject is
+// underlined character by character, tabs kept, on its first line.
+func TestSnippetUnderline(t *testing.T) {
+	src := "tool \"é\" {\n\tdescription = \"naïve\"\n  policy = policy.x\n}\n"
+	_, files, _ := spechcl.LoadFiles(".", map[string][]byte{"a.hcl": []byte(src)})
+	at := func(line, col, byteOff, endCol, endByte int) *hcl.Range {
+		return &hcl.Range{Filename: "a.hcl", Start: hcl.Pos{Line: line, Column: col, Byte: byteOff}, End: hcl.Pos{Line: line, Column: endCol, Byte: endByte}}
+	}
+	for _, tc := range []struct {
+		subject *hcl.Range
+		want    string
+	}{
+		{at(1, 6, 5, 9, 9), "  on a.hcl:1:6, in tool \"é\":\n   1: tool \"é\" {\n           ^^^\n"},
+		{at(2, 16, 27, 23, 35), "  on a.hcl:2:16, in tool \"é\":\n   2: \tdescription = \"naïve\"\n      \t              ^^^^^^^\n"},
+		{at(3, 3, 38, 3, 38), "  on a.hcl:3:3, in tool \"é\":\n   3:   policy = policy.x\n        ^\n"},
+	} {
+		var b bytes.Buffer
+		newSnippetWriter(&b, files, 100).WriteDiagnostics(hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "S", Subject: tc.subject}})
+		if got := b.String(); !strings.Contains(got, tc.want) {
+			t.Errorf("got\n%s\nwant it to hold\n%s", got, tc.want)
+		}
+	}
+}

@@ -4,7 +4,8 @@ policy "p" {
 }
 
 tool "entities_get" {
-  policy = policy.p
+  description = "Get entities."
+  policy      = policy.p
 }
 
 server "github" {

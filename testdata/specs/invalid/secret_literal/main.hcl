@@ -17,9 +17,14 @@ server "gh" {
 }
 
 tool "weather" {
+  description = "Current weather for a city."
   rest {
     url     = "https://api.weather.example/v1/{city}"
     headers = { Authorization = "Basic dXNlcjpwYXNz" } # WARNING: Literal secret
   }
   input_schema = { type = "object", properties = { city = { type = "string" } } }
+}
+
+agent "a" {
+  tools { use = [tool.weather] }
 }

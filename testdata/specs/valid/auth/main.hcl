@@ -37,3 +37,9 @@ server "jira" {
     redirect_uri  = "http://127.0.0.1:8765/callback"
   }
 }
+
+agent "work" {
+  tools {
+    use = [server.github, server.linear, server.reports, server.jira]
+  }
+}

@@ -1,3 +1,10 @@
 tool "hello" {
-  go = "example.com/hello.Hello"
+  description = "Say hello to someone by name."
+  go          = "example.com/hello.Hello"
+}
+
+agent "greeter" {
+  tools {
+    use = [tool.hello]
+  }
 }
