@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	sdkschema "github.com/google/jsonschema-go/jsonschema"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/invopop/jsonschema"
 
@@ -186,4 +187,26 @@ func normalize(t *testing.T, raw []byte, strip bool) map[string]any {
 		return v
 	}
 	return walk(v).(map[string]any)
+}
+
+// TestGoToolSDKTags: go-sdk's convention (a jsonschema tag that is not
+// WORD=… is the description, whole) is accepted beside invopop's, and
+// gives what go-sdk's own schema package (google/jsonschema-go) gives.
+func TestGoToolSDKTags(t *testing.T) {
+	spec := goSpec("SDKTagged")
+	goTools, diags := LoadGoTools(spec)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	props := normalize(t, goTools.Tool("sdktagged").InputSchema, false)["properties"].(map[string]any)
+	sdk, err := sdkschema.For[gotools.SDKArgs](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"path", "limit"} {
+		got := props[name].(map[string]any)["description"]
+		if want := sdk.Properties[name].Description; got != want || want == "" {
+			t.Errorf("%s description = %q, go-sdk says %q", name, got, want)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,10 +34,17 @@ import (
 //   - jsonschema tag keywords: title, description, format, pattern,
 //     minLength, maxLength, minimum, maximum, exclusiveMinimum,
 //     exclusiveMaximum, multipleOf, minItems, maxItems, uniqueItems, enum,
-//     default, example; and the jsonschema_description tag.
+//     default, example; and the jsonschema_description tag;
+//   - go-sdk's convention (google/jsonschema-go) as well: a jsonschema tag
+//     that is not in that keyword form is the description, whole.
 //
 // Anything else (channels, funcs, complex numbers, recursive types,
 // unknown tag keywords) is reported, never silently dropped.
+
+// keywordTag is a jsonschema tag in invopop's keyword form ("-",
+// "required", "key=value,…"); any other tag is go-sdk's form, a
+// description.
+var keywordTag = regexp.MustCompile(`^(-|required)(,|$)|^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // schemaBuilder builds schemas for one package's types; docs maps the
 // position of a struct field's name to its doc comment.
@@ -184,6 +192,12 @@ func (b *schemaBuilder) fields(st *types.Struct, where string, props *object, re
 		tag := reflect.StructTag(st.Tag(i))
 		jsonTags := strings.Split(tag.Get("json"), ",")
 		schemaTags := splitUnescaped(tag.Get("jsonschema"))
+		sdkDescription := ""
+		if raw := tag.Get("jsonschema"); raw != "" && !keywordTag.MatchString(raw) {
+			// go-sdk's convention (google/jsonschema-go): the whole tag is
+			// the description when it does not start with WORD=.
+			sdkDescription, schemaTags = raw, []string{""}
+		}
 		if jsonTags[0] == "-" && len(jsonTags) == 1 || schemaTags[0] == "-" {
 			continue
 		}
@@ -210,6 +224,9 @@ func (b *schemaBuilder) fields(st *types.Struct, where string, props *object, re
 			if t, _ := p.get("type"); t == "integer" || t == "number" || t == "boolean" {
 				p.set("type", "string")
 			}
+		}
+		if sdkDescription != "" {
+			p.set("description", sdkDescription)
 		}
 		if d := tag.Get("jsonschema_description"); d != "" {
 			p.set("description", d)

@@ -81,3 +81,13 @@ func WithBadTag(ctx context.Context, a BadTag) (int, error) { return 0, nil }
 func Generic[T any](ctx context.Context, a T) (int, error) { return 0, nil }
 
 var NotAFunc = 3
+
+// SDKArgs uses go-sdk's tag convention: the whole jsonschema tag is the
+// description.
+type SDKArgs struct {
+	Path  string `json:"path" jsonschema:"the path to read, relative to the workspace"`
+	Limit int    `json:"limit,omitempty" jsonschema:"at most this many lines"`
+}
+
+// SDKTagged takes go-sdk-style arguments.
+func SDKTagged(ctx context.Context, a SDKArgs) (string, error) { return "", nil }
