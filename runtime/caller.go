@@ -3,10 +3,12 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/internal/model"
 )
 
 // What a Go tool can ask of the host that made its call (an MCP host
@@ -58,4 +60,63 @@ func Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 // (then Rebuild picks up the tools servers list only to such clients).
 func (s *Session) HostCapabilities(caps *mcp.ClientCapabilities) <-chan bool {
 	return s.host.mgr.SetHostCapabilities(caps)
+}
+
+// agentModelCaller is the Caller of a call to a server whose sampling the
+// agent's own model answers (server { sampling = "model" }): its
+// sampling/createMessage goes to that model, and the rest (progress, log
+// messages, elicitation) to the host of the call, when there is one.
+type agentModelCaller struct {
+	host  mcpconn.Caller // nil: no host made the call
+	agent string
+	model func() (model.Model, string, error)
+}
+
+func (c agentModelCaller) WantsProgress() bool { return c.host != nil && c.host.WantsProgress() }
+
+func (c agentModelCaller) Progress(ctx context.Context, progress, total float64, message string) {
+	if c.host != nil {
+		c.host.Progress(ctx, progress, total, message)
+	}
+}
+
+func (c agentModelCaller) Log(ctx context.Context, p *mcp.LoggingMessageParams) {
+	if c.host != nil {
+		c.host.Log(ctx, p)
+	}
+}
+
+func (c agentModelCaller) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	m, name, err := c.model()
+	if err != nil {
+		return nil, fmt.Errorf("sampling: the server's sampling is answered by the model of agent %q: %w", c.agent, err)
+	}
+	return model.AnswerSampling(ctx, m, name, p)
+}
+
+func (c agentModelCaller) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if c.host == nil {
+		return mcpconn.Decline("elicitation: " + ErrNoHost.Error()), nil
+	}
+	return c.host.Elicit(ctx, p)
+}
+
+// ownModel is the agent's own model (its model, else defaults.model) and
+// the provider's name for it; an agent with neither has none to answer.
+func (st *agentState) ownModel() (model.Model, string, error) {
+	name := st.agent.Model
+	if name == "" {
+		name = st.s.reg.Defaults.Model
+	}
+	if name == "" {
+		return nil, "", errors.New("the agent has no model (model = model.NAME or defaults { model = … })")
+	}
+	m, err := st.s.opts.models.get(name)
+	if err != nil {
+		return nil, "", err
+	}
+	if d := st.s.reg.Model(name); d != nil {
+		name = d.ModelName
+	}
+	return m, name, nil
 }

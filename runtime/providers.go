@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
@@ -77,10 +78,17 @@ func failing(err error) provider {
 // server's result passes on whole: every block, structured content and
 // _meta; a result with isError is the call's error, its text the result's.
 func (st *agentState) upstreamCall(server, tool string) richProvider {
+	byModel := false
+	if srv := st.s.pool.servers[server]; srv != nil && srv.Sampling == mcpconn.AnswerModel {
+		byModel = true
+	}
 	return func(ctx context.Context, args json.RawMessage) (pipeline.Output, error) {
 		up, err := st.upstream(ctx, server)
 		if err != nil {
 			return pipeline.Output{}, err
+		}
+		if byModel {
+			ctx = mcpconn.WithCaller(ctx, agentModelCaller{host: mcpconn.CallerFrom(ctx), agent: st.agent.Name, model: st.ownModel})
 		}
 		ctx, span := st.s.tel.StartUpstream(ctx, server, tool)
 		res, err := up.Call(ctx, tool, args)

@@ -43,7 +43,7 @@ func CallerFrom(ctx context.Context) Caller {
 // (Config.Sampling, Config.Elicitation).
 const (
 	AnswerHost  = "host"  // the host that made the call (the default)
-	AnswerModel = "model" // sampling only: the agent's own model (Config.SampleModel)
+	AnswerModel = "model" // sampling only: the agent's own model, which the caller of each call stands for
 	AnswerDeny  = "deny"  // refused; the capability is not declared
 )
 
@@ -143,10 +143,10 @@ func (s *server) clientOptions() *mcp.ClientOptions {
 	switch sampling := s.cfg.Sampling; {
 	case sampling == AnswerDeny:
 	case sampling == AnswerModel:
-		if s.cfg.SampleModel != nil { // else no model to answer: not declared
-			caps.Sampling = &mcp.SamplingCapabilities{}
-			opts.CreateMessageHandler = s.onCreateMessage
-		}
+		// The runtime gives each call a Caller whose CreateMessage asks
+		// the calling agent's model (or says it has none).
+		caps.Sampling = &mcp.SamplingCapabilities{}
+		opts.CreateMessageHandler = s.onCreateMessage
 	case host != nil && host.Sampling != nil:
 		caps.Sampling = &mcp.SamplingCapabilities{}
 		opts.CreateMessageHandler = s.onCreateMessage
@@ -187,12 +187,6 @@ func (s *server) onLog(ctx context.Context, req *mcp.LoggingMessageRequest) {
 }
 
 func (s *server) onCreateMessage(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	if s.cfg.Sampling == AnswerModel {
-		if s.cfg.SampleModel == nil {
-			return nil, fmt.Errorf("sampling/createMessage from server %q: its sampling is answered by the agent's model, and the agent has none", s.cfg.Name)
-		}
-		return s.cfg.SampleModel(ctx, req.Params)
-	}
 	c := s.calls.latest()
 	if c == nil {
 		return nil, fmt.Errorf("sampling/createMessage from server %q: %w", s.cfg.Name, ErrNoHost)

@@ -19,7 +19,6 @@
 package mcpconn
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -29,7 +28,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Transports.
@@ -83,11 +81,11 @@ type Config struct {
 
 	// Sampling and Elicitation say who answers the server's
 	// sampling/createMessage and elicitation/create: AnswerHost (""), the
-	// host that made the call; AnswerModel (sampling), SampleModel; or
-	// AnswerDeny. A capability nobody can answer is not declared.
+	// host that made the call; AnswerModel (sampling), the calling agent's
+	// model through the call's Caller; or AnswerDeny. A capability nobody
+	// can answer is not declared.
 	Sampling    string
 	Elicitation string
-	SampleModel func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 }
 
 // key is the identity two Acquires must share to share a connection:
