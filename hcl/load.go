@@ -295,50 +295,43 @@ func decode(files []*hcl.File, ctx *hcl.EvalContext) (*config, hcl.Diagnostics) 
 				v, m, d := decodeDefaults(b, ctx)
 				diags = append(diags, d...)
 				cfg.defaults, cfg.defaultModel = v, m
-			case "queue":
-				v, d := decodeQueue(b, ctx)
-				diags = append(diags, d...)
-				cfg.queues = append(cfg.queues, v)
-			case "server":
-				v, d := decodeServer(b, ctx)
-				diags = append(diags, d...)
-				cfg.servers = append(cfg.servers, v)
-			case "policy":
-				v, d := decodePolicy(b, ctx)
-				diags = append(diags, d...)
-				cfg.policies = append(cfg.policies, v)
 			case "tool":
 				t := decoded[b]
 				diags = append(diags, t.diags...)
 				cfg.tools = append(cfg.tools, t.tool)
-			case "bundle":
-				v, d := decodeBundle(b, ctx)
-				diags = append(diags, d...)
-				cfg.bundles = append(cfg.bundles, v)
-			case "agent":
-				v, d := decodeAgent(b, ctx)
-				diags = append(diags, d...)
-				cfg.agents = append(cfg.agents, v)
-			case "workflow":
-				v, d := decodeWorkflow(b, ctx)
-				diags = append(diags, d...)
-				cfg.workflows = append(cfg.workflows, v)
-			case "model":
-				v, d := decodeModel(b, ctx)
-				diags = append(diags, d...)
-				cfg.models = append(cfg.models, v)
-			case "prompt":
-				v, d := decodePrompt(b, ctx)
-				diags = append(diags, d...)
-				cfg.prompts = append(cfg.prompts, v)
-			case "resource":
-				v, d := decodeResource(b, ctx)
-				diags = append(diags, d...)
-				cfg.resources = append(cfg.resources, v)
+			default:
+				if decode := listDecoders[b.Type]; decode != nil {
+					diags = append(diags, decode(cfg, b, ctx)...)
+				}
 			}
 		}
 	}
 	return cfg, diags
+}
+
+// listDecoders decode the blocks of which a spec may have many, each
+// into its list of the config (tools are decoded ahead, in parallel).
+var listDecoders = map[string]func(*config, *hcl.Block, *hcl.EvalContext) hcl.Diagnostics{
+	"queue":    into(decodeQueue, func(c *config) *[]*queueBlock { return &c.queues }),
+	"server":   into(decodeServer, func(c *config) *[]*serverBlock { return &c.servers }),
+	"policy":   into(decodePolicy, func(c *config) *[]*policyBlock { return &c.policies }),
+	"bundle":   into(decodeBundle, func(c *config) *[]*bundleBlock { return &c.bundles }),
+	"agent":    into(decodeAgent, func(c *config) *[]*agentBlock { return &c.agents }),
+	"workflow": into(decodeWorkflow, func(c *config) *[]*workflowBlock { return &c.workflows }),
+	"model":    into(decodeModel, func(c *config) *[]*modelBlock { return &c.models }),
+	"prompt":   into(decodePrompt, func(c *config) *[]*promptBlock { return &c.prompts }),
+	"resource": into(decodeResource, func(c *config) *[]*resourceBlock { return &c.resources }),
+}
+
+// into decodes a block with decode and appends it to the list of the
+// config that list returns.
+func into[T any](decode func(*hcl.Block, *hcl.EvalContext) (T, hcl.Diagnostics), list func(*config) *[]T) func(*config, *hcl.Block, *hcl.EvalContext) hcl.Diagnostics {
+	return func(c *config, b *hcl.Block, ctx *hcl.EvalContext) hcl.Diagnostics {
+		v, d := decode(b, ctx)
+		l := list(c)
+		*l = append(*l, v)
+		return d
+	}
 }
 
 // toolsPerWorker is the fewest tool blocks worth a goroutine of their own

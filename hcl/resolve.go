@@ -193,57 +193,60 @@ func (r *resolver) kindNamed(name string, kinds []string, not string) string {
 
 // declared reports whether a kind has a declaration of that name.
 func (r *resolver) declared(kind, name string) bool {
-	var ok bool
-	switch kind {
-	case "queue":
-		_, ok = r.queues[name]
-	case "server":
-		_, ok = r.servers[name]
-	case "policy":
-		_, ok = r.policies[name]
-	case "tool":
-		_, ok = r.tools[name]
-	case "bundle":
-		_, ok = r.bundles[name]
-	case "agent":
-		_, ok = r.agents[name]
-	case "model":
-		_, ok = r.models[name]
-	case "prompt":
-		_, ok = r.prompts[name]
-	case "resource":
-		_, ok = r.resources[name]
-	case "runtime":
-		ok = slices.Contains(decl.OptInTools, name)
-	}
-	return ok
+	ns := r.kind(kind)
+	return ns.has != nil && ns.has(name)
 }
 
 // names lists a kind's declared names, sorted; only needed for suggestions.
 func (r *resolver) names(kind string) []string {
-	switch kind {
-	case "queue":
-		return keys(r.queues)
-	case "server":
-		return keys(r.servers)
-	case "policy":
-		return keys(r.policies)
-	case "tool":
-		return keys(r.tools)
-	case "bundle":
-		return keys(r.bundles)
-	case "agent":
-		return keys(r.agents)
-	case "model":
-		return keys(r.models)
-	case "prompt":
-		return keys(r.prompts)
-	case "resource":
-		return keys(r.resources)
-	case "runtime":
-		return slices.Sorted(slices.Values(decl.OptInTools))
+	if ns := r.kind(kind); ns.list != nil {
+		return ns.list()
 	}
 	return nil
+}
+
+// nameSet is one kind's declared names.
+type nameSet struct {
+	has  func(string) bool
+	list func() []string // sorted
+}
+
+func setOf[T any](m map[string]T) nameSet {
+	return nameSet{
+		has:  func(n string) bool { _, ok := m[n]; return ok },
+		list: func() []string { return keys(m) },
+	}
+}
+
+// kind is the set of names of a reference kind (the zero set for a kind
+// that does not exist).
+func (r *resolver) kind(kind string) nameSet {
+	switch kind {
+	case "queue":
+		return setOf(r.queues)
+	case "server":
+		return setOf(r.servers)
+	case "policy":
+		return setOf(r.policies)
+	case "tool":
+		return setOf(r.tools)
+	case "bundle":
+		return setOf(r.bundles)
+	case "agent":
+		return setOf(r.agents)
+	case "model":
+		return setOf(r.models)
+	case "prompt":
+		return setOf(r.prompts)
+	case "resource":
+		return setOf(r.resources)
+	case "runtime":
+		return nameSet{
+			has:  func(n string) bool { return slices.Contains(decl.OptInTools, n) },
+			list: func() []string { return slices.Sorted(slices.Values(decl.OptInTools)) },
+		}
+	}
+	return nameSet{}
 }
 
 func keys[T any](m map[string]T) []string {

@@ -34,18 +34,7 @@ func newAnthropic(cfg Config) *anthropicModel {
 		option.WithMaxRetries(cfg.maxRetries()),
 		option.WithMiddleware(boundRetryAfter),
 	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	if cfg.Timeout > 0 {
-		opts = append(opts, option.WithRequestTimeout(cfg.Timeout))
-	}
-	for _, k := range sortedKeys(cfg.Headers) {
-		opts = append(opts, option.WithHeader(k, cfg.Headers[k]))
-	}
+	opts = append(opts, specOptions(&cfg, option.WithBaseURL, option.WithAPIKey, option.WithRequestTimeout, option.WithHeader)...)
 	m := &anthropicModel{cfg: cfg, messages: anthropic.NewClient(opts...).Messages}
 	m.maxTokens = int64(cfg.MaxTokens)
 	if m.maxTokens == 0 {

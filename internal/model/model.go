@@ -107,6 +107,25 @@ func (c *Config) describe() string {
 	return b.String()
 }
 
+// specOptions are the request options the spec sets (base URL, key,
+// timeout, headers), made with one SDK's own option constructors.
+func specOptions[O any](c *Config, baseURL, apiKey func(string) O, timeout func(time.Duration) O, header func(k, v string) O) []O {
+	var opts []O
+	if c.BaseURL != "" {
+		opts = append(opts, baseURL(c.BaseURL))
+	}
+	if c.APIKey != "" {
+		opts = append(opts, apiKey(c.APIKey))
+	}
+	if c.Timeout > 0 {
+		opts = append(opts, timeout(c.Timeout))
+	}
+	for _, k := range sortedKeys(c.Headers) {
+		opts = append(opts, header(k, c.Headers[k]))
+	}
+	return opts
+}
+
 func (c *Config) maxRetries() int {
 	if c.MaxRetries == nil {
 		return DefaultMaxRetries

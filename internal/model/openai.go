@@ -30,18 +30,7 @@ func newOpenAI(cfg Config) *openAIModel {
 		option.WithMaxRetries(cfg.maxRetries()),
 		option.WithMaxRetryDelay(MaxRetryAfter),
 	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	if cfg.Timeout > 0 {
-		opts = append(opts, option.WithRequestTimeout(cfg.Timeout))
-	}
-	for _, k := range sortedKeys(cfg.Headers) {
-		opts = append(opts, option.WithHeader(k, cfg.Headers[k]))
-	}
+	opts = append(opts, specOptions(&cfg, option.WithBaseURL, option.WithAPIKey, option.WithRequestTimeout, option.WithHeader)...)
 	return &openAIModel{cfg: cfg, chat: openai.NewChatCompletionService(opts...)}
 }
 

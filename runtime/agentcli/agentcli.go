@@ -102,30 +102,14 @@ func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options
 		return exitUsage
 	}
 	name, rest := args[0], args[1:]
-	switch name {
-	case "serve":
-		return c.serve(rest)
-	case "run":
-		return c.run(rest)
-	case "tools":
-		return c.tools(rest)
-	case "call":
-		return c.call(rest)
-	case "find":
-		return c.find(rest)
-	case "agents":
-		return c.agents(rest)
-	case "status":
-		return c.status(rest)
-	case "login":
-		return c.login(rest)
-	case "logout":
-		return c.logout(rest)
-	case "mcp-config":
-		return c.mcpConfig(rest)
-	case "help", "-h", "-help", "--help":
+	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
 		c.usage(opts.Stdout)
 		return exitOK
+	}
+	for _, cmd := range commands {
+		if cmd.name == name {
+			return cmd.run(c, rest)
+		}
 	}
 	names := make([]string, len(commands))
 	for i, cmd := range commands {
@@ -136,20 +120,29 @@ func Run(ctx context.Context, reg *runtime.Registry, args []string, opts Options
 	return exitUsage
 }
 
-type command struct{ name, args, help string }
+type command struct {
+	name, args, help string
+	run              func(*cli, []string) int
+}
 
 // commands in the order usage lists them; Run dispatches on the names.
-var commands = []command{
-	{"serve", "[--stdio [--ui ADDR] | --http ADDR] [--agent A] [--workdir DIR]", "run as an MCP server (stdio by default); --http and --ui serve the status page"},
-	{"run", "[--agent A] [--json] [--max-turns N] [--stream] PROMPT", "answer PROMPT (or stdin) with the agent's model, tools and sub-agents"},
-	{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent exposes (while a workflow step is active)"},
-	{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result"},
-	{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools"},
-	{"agents", "[--json]", "list the agents in this binary"},
-	{"status", "[--agent A | --addr ADDR] [--json]", "show the agent's MCP servers and their health (--addr: those of the agent running there); exit 1 when one is red"},
-	{"login", "[--no-browser] SERVER", "log in to an OAuth-protected MCP server in the browser; the tokens are stored for every command"},
-	{"logout", "SERVER", "forget the stored login of a server"},
-	{"mcp-config", "[--agent A] [--workdir DIR] [--name NAME] claude|claude-code|vscode|cursor", "print the host's configuration entry that starts this agent"},
+var commands []command
+
+// The table is set in init: the handlers' flag sets read it for their
+// usage lines, which a package-level initializer cannot refer back to.
+func init() {
+	commands = []command{
+		{"serve", "[--stdio [--ui ADDR] | --http ADDR] [--agent A] [--workdir DIR]", "run as an MCP server (stdio by default); --http and --ui serve the status page", (*cli).serve},
+		{"run", "[--agent A] [--json] [--max-turns N] [--stream] PROMPT", "answer PROMPT (or stdin) with the agent's model, tools and sub-agents", (*cli).run},
+		{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent exposes (while a workflow step is active)", (*cli).tools},
+		{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result", (*cli).call},
+		{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools", (*cli).find},
+		{"agents", "[--json]", "list the agents in this binary", (*cli).agents},
+		{"status", "[--agent A | --addr ADDR] [--json]", "show the agent's MCP servers and their health (--addr: those of the agent running there); exit 1 when one is red", (*cli).status},
+		{"login", "[--no-browser] SERVER", "log in to an OAuth-protected MCP server in the browser; the tokens are stored for every command", (*cli).login},
+		{"logout", "SERVER", "forget the stored login of a server", (*cli).logout},
+		{"mcp-config", "[--agent A] [--workdir DIR] [--name NAME] claude|claude-code|vscode|cursor", "print the host's configuration entry that starts this agent", (*cli).mcpConfig},
+	}
 }
 
 type cli struct {
