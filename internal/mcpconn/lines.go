@@ -31,7 +31,7 @@ func newJSONLines(src io.ReadCloser, max int, onGarbage func(string)) *jsonLines
 
 func (j *jsonLines) Read(p []byte) (int, error) {
 	if len(j.pending) == 0 {
-		line, err := j.next()
+		line, err := j.Next()
 		if err != nil {
 			return 0, err
 		}
@@ -43,9 +43,9 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// next returns the next line that is one JSON object or array, valid
+// Next returns the next line that is one JSON object or array, valid
 // until the following call.
-func (j *jsonLines) next() ([]byte, error) {
+func (j *jsonLines) Next() ([]byte, error) {
 	for {
 		if !j.sc.Scan() {
 			err := j.sc.Err()

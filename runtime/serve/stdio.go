@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgen-dev/toolgen/internal/jsonrpcline"
 )
 
 // Limits on one message from a client.
@@ -46,10 +47,12 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		answered := b.hasID && out.answer(b.id, b.code, b.msg) == nil
 		t.logger.Warn("serve.bad_message", "reason", b.msg, "bytes", b.size, "answered", answered)
 	})
-	conn, err := (&mcp.IOTransport{Reader: frames, Writer: out, MaxLineLength: -1}).Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// jsonrpcline, not go-sdk's IOTransport: the frames are checked here
+	// already, and its decoder's per-message cost was most of the served
+	// path's (scripts/servedbench).
+	conn := jsonrpcline.New(frames, out, func(err error) {
+		t.logger.Warn("serve.bad_message", "reason", err.Error(), "answered", false)
+	})
 	return &forgivingConn{Connection: conn, frames: frames, logger: t.logger}, nil
 }
 
@@ -115,8 +118,7 @@ type frameReader struct {
 	max   int
 	bad   func(badFrame)
 	line  []byte // the line being read (its first max bytes)
-	out   []byte // what go-sdk has yet to read
-	err   error  // the input's end or failure, returned once out is empty
+	err   error  // the input's end or failure, returned after the last frame
 	ended atomic.Bool
 }
 
@@ -129,21 +131,20 @@ func newFrameReader(in io.ReadCloser, max int, bad func(badFrame)) *frameReader 
 
 func (r *frameReader) Close() error { return r.in.Close() }
 
-func (r *frameReader) Read(p []byte) (int, error) {
-	for len(r.out) == 0 {
+// Next returns the next checked frame, for jsonrpcline; valid until the
+// following call.
+func (r *frameReader) Next() ([]byte, error) {
+	for {
 		if r.err != nil {
 			r.ended.Store(true)
-			return 0, r.err
+			return nil, r.err
 		}
 		line, size, err := r.next()
 		r.err = err
 		if frame := r.check(line, size); frame != nil {
-			r.out = append(frame, '\n')
+			return frame, nil
 		}
 	}
-	n := copy(p, r.out)
-	r.out = r.out[n:]
-	return n, nil
 }
 
 // next reads one line. It keeps at most max+1 bytes of it (so a line over

@@ -1,4 +1,4 @@
-package mcpconn
+package jsonrpcline
 
 import (
 	"reflect"
