@@ -25,7 +25,14 @@ type Explanation struct {
 	Servers   []string // servers a session would connect
 	Aliases   []decl.Alias
 	Tools     []ExplainedTool // sorted by name
-	Notes     []string        // entries that matched nothing and similar
+	// Model is the agent's model and loop bound, as `run` would use them.
+	Model *ExplainedModel `json:",omitempty"`
+	// Prompts and Resources are what the agent offers besides tools:
+	// declared ones by name, and per server the policy its proxied ones
+	// pass (their names are known only once the server is connected).
+	Prompts   []ExplainedFeature `json:",omitempty"`
+	Resources []ExplainedFeature `json:",omitempty"`
+	Notes     []string           // entries that matched nothing and similar
 	Warnings  []string        // what a session would log as warning events
 }
 
@@ -43,6 +50,22 @@ type ExplainedTool struct {
 	Kind    ToolKind
 	Status  ToolStatus
 	Reasons []string
+}
+
+// ExplainedModel is where an agent's turns go.
+type ExplainedModel struct {
+	Block    string // the model block ("" when the agent has none)
+	Provider string
+	Name     string // the provider's model name
+	MaxTurns int
+}
+
+// ExplainedFeature is a declared prompt or resource the agent offers, or a
+// server whose prompts or resources it passes on.
+type ExplainedFeature struct {
+	Name   string // exposed name, or "server.NAME" for a server's
+	URI    string `json:",omitempty"` // a declared resource's
+	Reason string
 }
 
 // ExplainOptions say what to explain: an agent, a step ("WF/ROLE/STEP"),
@@ -189,6 +212,8 @@ func Explain(r *Registry, o ExplainOptions) (*Explanation, error) {
 	}
 	if a != nil {
 		listUnderAliases(tools, a.Aliases)
+		x.Model = explainModel(r, a)
+		x.Prompts, x.Resources = explainFeatures(r, pool, a, x.Bundles, ss != nil)
 	}
 	slices.Sort(x.Servers)
 	for _, n := range sortedKeys(tools) {
@@ -197,6 +222,76 @@ func Explain(r *Registry, o ExplainOptions) (*Explanation, error) {
 		x.Tools = append(x.Tools, *t)
 	}
 	return x, nil
+}
+
+// explainModel is the agent's model block, or none: such an agent runs
+// only where an MCP host answers sampling.
+func explainModel(r *Registry, a *decl.Agent) *ExplainedModel {
+	m := &ExplainedModel{Block: a.Model, MaxTurns: a.MaxTurns}
+	if m.MaxTurns == 0 {
+		m.MaxTurns = decl.DefaultMaxTurns
+	}
+	if d := r.Model(a.Model); d != nil {
+		m.Provider, m.Name = d.Provider, d.ModelName
+	}
+	return m
+}
+
+// explainFeatures lists the prompts and resources a session would offer:
+// the declared ones in use that tools.allowed admits, and the trusted
+// servers whose own pass through (inside a step, only its bundles').
+func explainFeatures(r *Registry, p *Pool, a *decl.Agent, bundles []string, inStep bool) (ps, rs []ExplainedFeature) {
+	uses := a.Use
+	if inStep {
+		uses = nil
+		for _, b := range bundles {
+			uses = append(uses, decl.Use{Kind: decl.UseBundle, Name: b})
+		}
+	}
+	for i, u := range uses {
+		switch u.Kind {
+		case decl.UsePrompt:
+			if agentAdmits(a, decl.Match, u.Name) {
+				ps = append(ps, ExplainedFeature{Name: u.Name, Reason: fmt.Sprintf("tools.use[%d] prompt.%s", i, u.Name)})
+			}
+		case decl.UseResource:
+			for _, res := range r.Resources {
+				if res.Name == u.Name && agentAdmits(a, decl.MatchURI, res.Name, res.URI) {
+					rs = append(rs, ExplainedFeature{Name: res.Name, URI: res.URI, Reason: fmt.Sprintf("tools.use[%d] resource.%s", i, u.Name)})
+				}
+			}
+		}
+	}
+	for _, name := range p.featureServers(uses) {
+		srv := p.servers[name]
+		ps = append(ps, ExplainedFeature{Name: "server." + name, Reason: "its prompts, as " + name + r.Sep() + "NAME" + policyText("allow_prompts", srv.AllowPrompts, "deny_prompts", srv.DenyPrompts)})
+		rs = append(rs, ExplainedFeature{Name: "server." + name, Reason: "its resources and templates, URIs unchanged" + policyText("allow_resources", srv.AllowResources, "deny_resources", srv.DenyResources)})
+	}
+	if a.Allowed != nil {
+		for i := range ps {
+			if strings.HasPrefix(ps[i].Name, "server.") {
+				ps[i].Reason += "; cut to tools.allowed"
+			}
+		}
+		for i := range rs {
+			if strings.HasPrefix(rs[i].Name, "server.") {
+				rs[i].Reason += "; cut to tools.allowed"
+			}
+		}
+	}
+	return ps, rs
+}
+
+// policyText is a server's allow/deny lists for one feature, when set.
+func policyText(allowAttr string, allow []string, denyAttr string, deny []string) string {
+	var b strings.Builder
+	if allow != nil {
+		fmt.Fprintf(&b, ", %s = [%s]", allowAttr, strings.Join(allow, ", "))
+	}
+	if len(deny) > 0 {
+		fmt.Fprintf(&b, ", %s = [%s]", denyAttr, strings.Join(deny, ", "))
+	}
+	return b.String()
 }
 
 // listUnderAliases renames a callable or loadable tool with an alias to
@@ -286,6 +381,13 @@ func (x *Explanation) WriteTo(w io.Writer) (int64, error) {
 		}
 	}
 	fmt.Fprintf(&b, "  servers: %s\n", orNone(x.Servers))
+	if m := x.Model; m != nil {
+		if m.Block == "" {
+			fmt.Fprintf(&b, "  model: (none) runs only under an MCP host that answers sampling\n")
+		} else {
+			fmt.Fprintf(&b, "  model: %s (%s %s), max_turns %d\n", m.Block, m.Provider, m.Name, m.MaxTurns)
+		}
+	}
 	for _, al := range x.Aliases {
 		fmt.Fprintf(&b, "  alias %s -> %s\n", al.Name, al.Target)
 	}
@@ -306,6 +408,22 @@ func (x *Explanation) WriteTo(w io.Writer) (int64, error) {
 				kind = "?"
 			}
 			fmt.Fprintf(&b, "  %-36s %-9s %s\n", t.Name, kind, strings.Join(t.Reasons, "; "))
+		}
+	}
+	for _, f := range []struct {
+		title string
+		rows  []ExplainedFeature
+	}{{"prompts", x.Prompts}, {"resources", x.Resources}} {
+		if len(f.rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s (%d):\n", f.title, len(f.rows))
+		for _, r := range f.rows {
+			name := r.Name
+			if r.URI != "" {
+				name += " " + r.URI
+			}
+			fmt.Fprintf(&b, "  %-46s %s\n", name, r.Reason)
 		}
 	}
 	if len(x.Notes) > 0 {

@@ -388,6 +388,9 @@ func (r *resolution) applyAllowed(snap *poolSnapshot) {
 		if _, alias := r.aliases[p]; alias || decl.IsReservedToolName(p) {
 			continue // runtime tools are not in the pool; offersRuntime checks them
 		}
+		if usesFeature(a, p) {
+			continue // tools.allowed admits prompts and resources too
+		}
 		if snap.byName[p] == nil {
 			r.warn(EventToolUnknown, "tools.allowed names a tool not in the pool; ignored", slog.String("agent", a.Name), slog.String("tool", p))
 			r.tr.note("", "tools.allowed[%d] %q: not in the pool", i, p)
@@ -395,6 +398,17 @@ func (r *resolution) applyAllowed(snap *poolSnapshot) {
 			r.tr.exclude(p, "tools.allowed[%d] names it, but it is not in tools.use", i)
 		}
 	}
+}
+
+// usesFeature reports whether p names a prompt or resource the agent uses,
+// or is a resource URI (no tool name holds "://").
+func usesFeature(a *decl.Agent, p string) bool {
+	if strings.Contains(p, "://") {
+		return true
+	}
+	return slices.ContainsFunc(a.Use, func(u decl.Use) bool {
+		return (u.Kind == decl.UsePrompt || u.Kind == decl.UseResource) && u.Name == p
+	})
 }
 
 // offersRuntime reports whether the agent offers one of the runtime's own

@@ -67,6 +67,8 @@ var cliCases = []cliCase{
 	{"explain-agent-at-step", "explain examples/full/spec --agent coder --step release/planner/review", nil},
 	{"explain-step-route", "explain examples/full/spec --agent researcher --step release/writer/draft --route release/writer/draft=files,web --route release/planner/plan=", nil},
 	{"explain-subagent-depth", "explain examples/full/spec --agent coder --depth 2", nil},
+	{"explain-prompts-resources", "explain testdata/specs/valid/prompts --agent coder", nil},
+	{"explain-model", "explain examples/team/spec --agent lead", nil},
 	{"explain-route-unknown-bundle", "explain examples/full/spec --step release/planner/plan --route release/planner/plan=fils", nil},
 	{"schema-extra-arg", "schema x", nil},
 	{"version", "version", nil},
