@@ -33,7 +33,7 @@ type Explanation struct {
 	Prompts   []ExplainedFeature `json:",omitempty"`
 	Resources []ExplainedFeature `json:",omitempty"`
 	Notes     []string           // entries that matched nothing and similar
-	Warnings  []string        // what a session would log as warning events
+	Warnings  []string           // what a session would log as warning events
 }
 
 // ToolStatus says where a tool ends up.
