@@ -146,10 +146,13 @@ func BenchmarkSessionCallSecrets(b *testing.B) {
 
 // BenchmarkArgCheck is the argument check alone, the part of the
 // pipeline that the input schema adds: a schema that asks for an object
-// only, and the typical schema of BenchmarkSessionCallSchema.
+// only, a flat one (server-everything's echo: scalar properties, checked
+// on the bytes), and the typical schema of BenchmarkSessionCallSchema.
 func BenchmarkArgCheck(b *testing.B) {
 	for _, c := range []struct{ name, schema, args string }{
 		{"schema=object", ``, `{}`},
+		{"schema=flat", `{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`,
+			`{"message":"hello from servedbench"}`},
 		{"schema=typical", `{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1},"unit":{"type":"string","enum":["c","f"]}},"required":["city"]}`,
 			`{"city":"Oslo","days":3,"unit":"c"}`},
 	} {

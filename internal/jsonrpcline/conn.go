@@ -7,6 +7,14 @@
 // runtime's client connections to stdio servers (internal/mcpconn) and an
 // agent's own stdio server (runtime/serve) use it, each with its own
 // checks of the framing (Lines).
+//
+// Beside the messages it hands go-sdk, a connection carries messages of
+// its own user's (NewConn): Options.Take sees each line before it is
+// decoded and may answer it itself, and Call sends a request and gets its
+// response straight from the reading goroutine. On an agent's served
+// path, tools/call takes these ways on both connections (runtime/serve,
+// internal/mcpconn), without go-sdk's per-message decoding, dispatch and
+// goroutine hops.
 package jsonrpcline
 
 import (
@@ -16,7 +24,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,7 +43,24 @@ type Lines interface {
 // w. bad, when set, is told of a line that does not decode, and reading
 // goes on; without it such a line ends the connection, as go-sdk's does.
 func New(lines Lines, w io.WriteCloser, bad func(error)) mcp.Connection {
-	c := &Conn{lines: lines, w: w, bad: bad, incoming: make(chan message, 16), closed: make(chan struct{})}
+	return NewConn(lines, w, Options{Bad: bad})
+}
+
+// Options of a connection (NewConn).
+type Options struct {
+	// Bad, when set, is told of a line that does not decode, and reading
+	// goes on; without it such a line ends the connection, as go-sdk's
+	// does.
+	Bad func(error)
+	// Take, when set, is offered each line before it is decoded, on the
+	// reading goroutine: a line it takes (true) is not passed on. It must
+	// not block, and the line is valid only during the call.
+	Take func(line []byte) bool
+}
+
+// NewConn is New with options.
+func NewConn(lines Lines, w io.WriteCloser, o Options) *Conn {
+	c := &Conn{lines: lines, w: w, bad: o.Bad, take: o.Take, incoming: make(chan message, 16), closed: make(chan struct{})}
 	go c.readLoop()
 	return c
 }
@@ -47,20 +74,41 @@ type message struct {
 type Conn struct {
 	lines    Lines
 	bad      func(error)
+	take     func([]byte) bool
 	w        io.WriteCloser
 	incoming chan message
 	queue    []jsonrpc.Message // the rest of a batch
 	closed   chan struct{}
 	once     sync.Once
 	writeMu  sync.Mutex
+
+	// calls of the connection's user in flight (Call), by id
+	callMu  sync.Mutex
+	calls   map[int64]chan reply
+	ncalls  atomic.Int32
+	readErr error // why reading ended; then Call fails at once
+}
+
+type reply struct {
+	line []byte
+	err  error
 }
 
 // readLoop reads on its own goroutine so that Close unblocks Read.
 func (c *Conn) readLoop() {
+	err := io.EOF // closed
+	defer func() { c.endCalls(err) }()
 	for {
-		line, err := c.lines.Next()
+		var line []byte
+		line, err = c.lines.Next()
 		var msgs []jsonrpc.Message
 		if err == nil {
+			if c.ncalls.Load() > 0 && c.reply(line) {
+				continue
+			}
+			if c.take != nil && c.take(line) {
+				continue
+			}
 			msgs, err = DecodeLine(line)
 			if err != nil && c.bad != nil {
 				c.bad(err) // one bad message; the rest go on
@@ -78,10 +126,115 @@ func (c *Conn) readLoop() {
 			select {
 			case c.incoming <- message{msg: m}:
 			case <-c.closed:
+				err = io.EOF
 				return
 			}
 		}
 	}
+}
+
+// Call writes line, one request whose id is the integer id (newline
+// included), in one write, and waits for the response with that id. The
+// reading goroutine hands the response line over as it came (a copy),
+// neither decoded nor passed on to go-sdk. Ids must not be ones go-sdk
+// uses on the connection (it counts up from 1). When ctx ends first, Call
+// forgets the request and returns ctx.Err(); when reading ends first, the
+// reason (io.EOF at the end of the input or after Close).
+func (c *Conn) Call(ctx context.Context, id int64, line []byte) ([]byte, error) {
+	ch := make(chan reply, 1)
+	c.callMu.Lock()
+	if err := c.readErr; err != nil {
+		c.callMu.Unlock()
+		return nil, err
+	}
+	if c.calls == nil {
+		c.calls = map[int64]chan reply{}
+	}
+	c.calls[id] = ch
+	c.ncalls.Add(1)
+	c.callMu.Unlock()
+	if err := c.WriteLine(line); err != nil {
+		c.forget(id)
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		return r.line, r.err
+	case <-ctx.Done():
+		c.forget(id)
+		return nil, ctx.Err()
+	}
+}
+
+func (c *Conn) forget(id int64) {
+	c.callMu.Lock()
+	if _, ok := c.calls[id]; ok {
+		delete(c.calls, id)
+		c.ncalls.Add(-1)
+	}
+	c.callMu.Unlock()
+}
+
+// reply hands line to its Call if it is the response to one.
+func (c *Conn) reply(line []byte) bool {
+	if line[0] != '{' {
+		return false
+	}
+	var id []byte
+	answer, request := false, false
+	Members(line, func(k, v []byte) {
+		switch {
+		case KeyIs(k, "id"):
+			id = v
+		case KeyIs(k, "method"):
+			request = true
+		case KeyIs(k, "result"), KeyIs(k, "error"):
+			answer = true
+		}
+	})
+	if request || !answer || id == nil {
+		return false
+	}
+	n, ok := Int(id)
+	if !ok {
+		f, err := strconv.ParseFloat(string(id), 64)
+		if err != nil || f != float64(int64(f)) {
+			return false
+		}
+		n = int64(f)
+	}
+	c.callMu.Lock()
+	ch, ok := c.calls[n]
+	if ok {
+		delete(c.calls, n)
+		c.ncalls.Add(-1)
+	}
+	c.callMu.Unlock()
+	if ok {
+		ch <- reply{line: bytes.Clone(line)}
+	}
+	return ok
+}
+
+// endCalls fails the calls waiting when reading ends, and those to come.
+func (c *Conn) endCalls(err error) {
+	c.callMu.Lock()
+	defer c.callMu.Unlock()
+	c.readErr = err
+	for id, ch := range c.calls {
+		ch <- reply{err: err}
+		delete(c.calls, id)
+	}
+	c.ncalls.Store(0)
+}
+
+// WriteLine writes one whole message line (newline included) in one
+// write, between go-sdk's.
+func (c *Conn) WriteLine(line []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := c.w.Write(line)
+	return err
 }
 
 func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {

@@ -120,11 +120,20 @@ func (c *Conn) CallMeta(ctx context.Context, name string, args json.RawMessage, 
 			defer time.Sleep(progressSettle)
 		}
 	}
-	res, err := l.cs.CallTool(ctx, params)
+	var res Result
+	var err error
+	if l.lean != nil {
+		res, err = l.lean.call(ctx, name, args, params.Meta)
+	} else {
+		var r *mcp.CallToolResult
+		if r, err = l.cs.CallTool(ctx, params); err == nil {
+			res = toResult(r)
+		}
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("server %q: tool %q: %s", s.cfg.Name, name, s.redact(err.Error()))
 	}
-	return toResult(res), nil
+	return res, nil
 }
 
 // OnToolsChanged runs fn (on a connection goroutine) after the tool list

@@ -15,8 +15,10 @@ import (
 type lineTransport struct {
 	lines *jsonLines
 	w     io.WriteCloser
+	conn  *jsonrpcline.Conn // once connected: tools/call goes over it directly (leanCall)
 }
 
 func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
-	return jsonrpcline.New(t.lines, t.w, nil), nil
+	t.conn = jsonrpcline.NewConn(t.lines, t.w, jsonrpcline.Options{})
+	return t.conn, nil
 }

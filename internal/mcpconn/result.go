@@ -3,8 +3,11 @@ package mcpconn
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/internal/jsonrpcline"
 )
 
 // Result of tools/call as the server sent it: every content block (text,
@@ -121,4 +124,120 @@ func toResult(res *mcp.CallToolResult) Result {
 		r.Structured, _ = json.Marshal(res.StructuredContent)
 	}
 	return r
+}
+
+// decodeResult reads a tools/call result (valid JSON) as go-sdk's client
+// does. The common result, text blocks and the plain members, is read
+// here without go-sdk's decoder (which allocates tens of KiB per message);
+// any other (images, resources, annotations, members this does not know)
+// is decoded by go-sdk's own CallToolResult, so nothing is read
+// differently.
+func decodeResult(raw []byte) (Result, error) {
+	if r, ok := decodeTextResult(raw); ok {
+		return r, nil
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return Result{}, err
+	}
+	return toResult(&res), nil
+}
+
+// decodeTextResult reads a result whose members are content (text blocks
+// of type and text only), structuredContent, isError and _meta, with the
+// same outcome as go-sdk's decoding and toResult; ok is false for any
+// other result.
+func decodeTextResult(raw []byte) (r Result, ok bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return Result{}, false
+	}
+	ok = true
+	var content, structured, meta []byte
+	jsonrpcline.Members(raw, func(k, v []byte) {
+		switch {
+		case !ok:
+		case jsonrpcline.KeyIs(k, "content"):
+			content = v
+		case jsonrpcline.KeyIs(k, "structuredContent"):
+			structured = v
+		case jsonrpcline.KeyIs(k, "_meta"):
+			meta = v
+		case jsonrpcline.KeyIs(k, "isError"):
+			switch string(v) {
+			case "true":
+				r.IsError = true
+			case "false", "null":
+				r.IsError = false
+			default:
+				ok = false
+			}
+		default:
+			ok = false
+		}
+	})
+	if !ok {
+		return Result{}, false
+	}
+	r.Content = []mcp.Content{} // go-sdk's is never nil either
+	if !jsonrpcline.IsNull(content) {
+		if content[0] != '[' {
+			return Result{}, false
+		}
+		jsonrpcline.Elements(content, func(v []byte) {
+			if !ok {
+				return
+			}
+			var t *mcp.TextContent
+			if t, ok = textBlock(v); ok {
+				r.Content = append(r.Content, t)
+			}
+		})
+		if !ok {
+			return Result{}, false
+		}
+	}
+	if !jsonrpcline.IsNull(meta) {
+		if meta[0] != '{' || json.Unmarshal(meta, &r.Meta) != nil {
+			return Result{}, false
+		}
+	}
+	if !jsonrpcline.IsNull(structured) {
+		// go-sdk holds it as any, and toResult encodes that again
+		var v any
+		if json.Unmarshal(structured, &v) != nil {
+			return Result{}, false
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return Result{}, false
+		}
+		r.Structured = b
+	}
+	return r, true
+}
+
+// textBlock reads a content block of "type":"text" and "text" only.
+func textBlock(v []byte) (*mcp.TextContent, bool) {
+	if v[0] != '{' {
+		return nil, false
+	}
+	ok, typed := true, false
+	t := &mcp.TextContent{}
+	jsonrpcline.Members(v, func(k, v []byte) {
+		switch {
+		case !ok:
+		case jsonrpcline.KeyIs(k, "type"):
+			typed = string(v) == `"text"`
+			ok = typed
+		case jsonrpcline.KeyIs(k, "text"):
+			if v[0] != '"' || !utf8.Valid(v) {
+				ok = false
+				return
+			}
+			t.Text = jsonrpcline.Unquote(v)
+		default:
+			ok = false
+		}
+	})
+	return t, ok && typed
 }

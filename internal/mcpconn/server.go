@@ -73,6 +73,7 @@ type liveSession struct {
 	tools        []Tool
 	instructions string
 	inflight     *atomic.Int64 // calls running on cs (the attempt's)
+	lean         *leanLine     // the attempt's; nil: tools/call goes through cs
 }
 
 func newServer(m *Manager, key string, cfg Config) *server {
@@ -125,6 +126,7 @@ type attempt struct {
 	tools    []Tool
 	declared string       // the capabilities it declared (caller.go)
 	inflight atomic.Int64 // calls running on it
+	lean     *leanLine    // tools/call without go-sdk (lean.go), when it can
 }
 
 func (a *attempt) close() {
@@ -274,7 +276,7 @@ func (s *server) connect(n int) (*attempt, error) {
 	}
 	s.log.Info("server.start", "transport", s.cfg.transport(), "tools", len(tools),
 		"protocol", cs.InitializeResult().ProtocolVersion, "latency_ms", time.Since(start).Milliseconds(), "attempt", n)
-	return &attempt{cs: cs, link: l, stop: stop, tools: tools, declared: declared(opts)}, nil
+	return &attempt{cs: cs, link: l, stop: stop, tools: tools, declared: declared(opts), lean: newLeanLine(l, cs)}, nil
 }
 
 // failStart turns a failed attempt into its reason: how the process ended
@@ -483,7 +485,7 @@ func (s *server) publish(a *attempt, tools []Tool) {
 	s.tools = tools
 	s.err = nil
 	s.mu.Unlock()
-	s.live.Store(&liveSession{cs: a.cs, tools: tools, instructions: instr, inflight: &a.inflight})
+	s.live.Store(&liveSession{cs: a.cs, tools: tools, instructions: instr, inflight: &a.inflight, lean: a.lean})
 }
 
 // down marks the connection unavailable; event says whether it is news

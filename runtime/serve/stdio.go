@@ -39,6 +39,8 @@ type stdioTransport struct {
 	out    io.WriteCloser
 	max    int
 	logger *slog.Logger
+	server *Server
+	lean   *leanCalls // once connected
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -49,11 +51,17 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	})
 	// jsonrpcline, not go-sdk's IOTransport: the frames are checked here
 	// already, and its decoder's per-message cost was most of the served
-	// path's (scripts/servedbench).
-	conn := jsonrpcline.New(frames, out, func(err error) {
-		t.logger.Warn("serve.bad_message", "reason", err.Error(), "answered", false)
+	// path's (scripts/servedbench); tools/call does not reach go-sdk at
+	// all (leanCalls).
+	lean := newLeanCalls(ctx, t.server, out)
+	t.lean = lean
+	conn := jsonrpcline.NewConn(frames, out, jsonrpcline.Options{
+		Bad: func(err error) {
+			t.logger.Warn("serve.bad_message", "reason", err.Error(), "answered", false)
+		},
+		Take: lean.take,
 	})
-	return &forgivingConn{Connection: conn, frames: frames, logger: t.logger}, nil
+	return &forgivingConn{Connection: conn, frames: frames, logger: t.logger, lean: lean}, nil
 }
 
 // forgivingConn keeps reading after go-sdk refuses one message (a batch
@@ -63,6 +71,21 @@ type forgivingConn struct {
 	mcp.Connection
 	frames *frameReader
 	logger *slog.Logger
+	lean   *leanCalls
+}
+
+func (c *forgivingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Response); ok && r.ID.IsValid() {
+		c.lean.answered(r.ID)
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// Close ends the calls answered here first (as go-sdk ends its own), so
+// that their responses are written before the connection closes.
+func (c *forgivingConn) Close() error {
+	c.lean.close()
+	return c.Connection.Close()
 }
 
 func (c *forgivingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -239,7 +262,7 @@ func deeperThan(b []byte, max int) bool {
 // be cut short or broken elsewhere, so that a refused request can still be
 // answered. Only a string or an integer is an id worth answering.
 func requestID(b []byte) (jsonrpc.ID, bool) {
-	i := skipSpace(b, 0)
+	i := jsonrpcline.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return jsonrpc.ID{}, false
 	}
@@ -249,15 +272,15 @@ func requestID(b []byte) (jsonrpc.ID, bool) {
 		c := b[i]
 		switch {
 		case c == '"':
-			end := stringEnd(b, i)
+			end := jsonrpcline.StringEnd(b, i)
 			if end < 0 {
 				return jsonrpc.ID{}, false
 			}
 			if depth == 1 && expectKey {
 				expectKey = false
 				if string(b[i:end]) == `"id"` {
-					if j := skipSpace(b, end); j < len(b) && b[j] == ':' {
-						return idValue(b, skipSpace(b, j+1))
+					if j := jsonrpcline.SkipSpace(b, end); j < len(b) && b[j] == ':' {
+						return idValue(b, jsonrpcline.SkipSpace(b, j+1))
 					}
 				}
 			}
@@ -276,27 +299,6 @@ func requestID(b []byte) (jsonrpc.ID, bool) {
 	return jsonrpc.ID{}, false
 }
 
-// stringEnd returns the index just past the string starting at b[i], or -1
-// if it does not end.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
 // idValue reads a string or number id at b[i:].
 func idValue(b []byte, i int) (jsonrpc.ID, bool) {
 	if i >= len(b) {
@@ -304,7 +306,7 @@ func idValue(b []byte, i int) (jsonrpc.ID, bool) {
 	}
 	end := i
 	if b[i] == '"' {
-		if end = stringEnd(b, i); end < 0 {
+		if end = jsonrpcline.StringEnd(b, i); end < 0 {
 			return jsonrpc.ID{}, false
 		}
 	} else {
@@ -336,15 +338,15 @@ func idValue(b []byte, i int) (jsonrpc.ID, bool) {
 // DecodeMessage itself.
 func checkEnvelope(b []byte) error {
 	var version, id, method, errMember []byte
-	members(b, func(key, value []byte) {
+	jsonrpcline.Members(b, func(key, value []byte) {
 		switch {
-		case keyIs(key, "jsonrpc"):
+		case jsonrpcline.KeyIs(key, "jsonrpc"):
 			version = value
-		case keyIs(key, "id"):
+		case jsonrpcline.KeyIs(key, "id"):
 			id = value
-		case keyIs(key, "method"):
+		case jsonrpcline.KeyIs(key, "method"):
 			method = value
-		case keyIs(key, "error"):
+		case jsonrpcline.KeyIs(key, "error"):
 			errMember = value
 		}
 	})
@@ -352,7 +354,7 @@ func checkEnvelope(b []byte) error {
 		_, err := jsonrpc.DecodeMessage(b)
 		return err
 	}
-	if version == nil || unquote(version) != "2.0" || version[0] != '"' {
+	if version == nil || jsonrpcline.Unquote(version) != "2.0" || version[0] != '"' {
 		return errors.New(`"jsonrpc" is not "2.0"`)
 	}
 	hasID := false
@@ -377,75 +379,4 @@ func checkEnvelope(b []byte) error {
 		return errors.New(`"method" is not a string`)
 	}
 	return nil
-}
-
-// members calls fn with each member of the JSON object b (valid JSON),
-// the key still quoted.
-func members(b []byte, fn func(key, value []byte)) {
-	i := skipSpace(b, 0) + 1 // past '{'
-	for {
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] == '}' {
-			return
-		}
-		if b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
-		end := stringEnd(b, i)
-		key := b[i:end]
-		i = skipSpace(b, skipSpace(b, end)+1) // past ':'
-		vend := valueEnd(b, i)
-		fn(key, b[i:vend])
-		i = vend
-	}
-}
-
-// valueEnd returns the index just past the JSON value at b[i] (valid JSON).
-func valueEnd(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = stringEnd(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	j := i
-	for j < len(b) && bytes.IndexByte([]byte(",}] \t\r\n"), b[j]) < 0 {
-		j++
-	}
-	return j
-}
-
-// keyIs reports whether the quoted key is name.
-func keyIs(key []byte, name string) bool {
-	if bytes.IndexByte(key, '\\') >= 0 {
-		return unquote(key) == name
-	}
-	return len(key) == len(name)+2 && string(key[1:len(key)-1]) == name
-}
-
-// unquote is the text of a JSON string token (escapes decoded only when
-// there are any), or "" for anything else.
-func unquote(tok []byte) string {
-	if len(tok) < 2 || tok[0] != '"' {
-		return ""
-	}
-	if bytes.IndexByte(tok, '\\') < 0 {
-		return string(tok[1 : len(tok)-1])
-	}
-	var s string
-	json.Unmarshal(tok, &s)
-	return s
 }

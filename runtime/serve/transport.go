@@ -28,11 +28,31 @@ func (s *Server) ServeIO(ctx context.Context, in io.ReadCloser, out io.WriteClos
 	if max <= 0 {
 		max = DefaultMaxStdioBytes
 	}
-	err := s.mcp.Run(ctx, &stdioTransport{in: in, out: out, max: max, logger: s.logger})
+	err := s.run(ctx, &stdioTransport{in: in, out: out, max: max, logger: s.logger, server: s})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+// run is go-sdk's Server.Run, which also hands the session to the
+// connection's leanCalls.
+func (s *Server) run(ctx context.Context, t *stdioTransport) error {
+	ss, err := s.mcp.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	t.lean.ss.Store(ss)
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		return ctx.Err()
+	case err := <-ended:
+		return err
+	}
 }
 
 // shutdownGrace bounds how long in-flight HTTP requests may finish after

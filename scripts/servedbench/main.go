@@ -4,11 +4,12 @@
 // upstream over stdio), in alternating rounds, and prints the medians and
 // their ratio. `make bench` runs it.
 //
-//	go run ./scripts/servedbench [-rounds 3] [-calls 300] [-cpuprofile agent.prof]
+//	go run ./scripts/servedbench [-rounds 3] [-calls 300] [-cpuprofile agent.prof] [-memprofile agent.mprof]
 //
 // It is its own agent: run with "agent" as its first argument it is an
 // agent binary (runtime/agentcli) whose one agent uses server-everything
-// whole. -cpuprofile writes the agent's CPU profile for `go tool pprof`.
+// whole. -cpuprofile and -memprofile write the agent's CPU and allocation
+// profiles for `go tool pprof`.
 package main
 
 import (
@@ -36,8 +37,9 @@ func main() {
 	rounds := flag.Int("rounds", 3, "alternating rounds")
 	calls := flag.Int("calls", 300, "calls per side per round")
 	profile := flag.String("cpuprofile", "", "write the agent's CPU profile to `FILE`")
+	memprofile := flag.String("memprofile", "", "write the agent's allocation profile to `FILE`")
 	flag.Parse()
-	if err := run(*rounds, *calls, *profile); err != nil {
+	if err := run(*rounds, *calls, *profile, *memprofile); err != nil {
 		fmt.Fprintln(os.Stderr, "servedbench:", err)
 		os.Exit(1)
 	}
@@ -61,7 +63,7 @@ func upstream() (node, everything string, err error) {
 	}
 }
 
-func run(rounds, calls int, profile string) error {
+func run(rounds, calls int, profile, memprofile string) error {
 	node, everything, err := upstream()
 	if err != nil {
 		return err
@@ -84,6 +86,9 @@ func run(rounds, calls int, profile string) error {
 	agentCmd.Env = append(os.Environ(), "SERVEDBENCH_NODE="+node, "SERVEDBENCH_EVERYTHING="+everything, "TOOLGEN_LOG=error")
 	if profile != "" {
 		agentCmd.Env = append(agentCmd.Env, "SERVEDBENCH_CPUPROFILE="+profile)
+	}
+	if memprofile != "" {
+		agentCmd.Env = append(agentCmd.Env, "SERVEDBENCH_MEMPROFILE="+memprofile)
 	}
 	served, err := connect(agentCmd)
 	if err != nil {
@@ -151,6 +156,14 @@ func agent(args []string) int {
 				f.Close()
 			}()
 		}
+	}
+	if p := os.Getenv("SERVEDBENCH_MEMPROFILE"); p != "" {
+		defer func() {
+			if f, err := os.Create(p); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	reg := &runtime.Registry{
 		Package: "servedbench", Separator: "__",

@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/toolgen-dev/toolgen/internal/jsonrpcline"
 )
 
 // ArgSchema checks a tool's arguments against its input schema before any
@@ -22,6 +24,7 @@ type ArgSchema struct {
 	once sync.Once
 	mode argCheck
 	rs   *jsonschema.Resolved
+	flat *flatSchema // checkFlat
 }
 
 type argCheck uint8
@@ -30,6 +33,7 @@ const (
 	checkObject argCheck = iota // the schema asks for an object and nothing more
 	checkFull                   // validate against the compiled schema
 	checkNone                   // the schema cannot be used: only "is an object" is checked
+	checkFlat                   // flatSchema on the bytes; the validator only when it refuses
 )
 
 // NewArgSchema returns the check of an input schema, compiled on first use.
@@ -55,7 +59,10 @@ func NormalizeSchema(s json.RawMessage) json.RawMessage {
 // call.
 func (a *ArgSchema) Check(tool string, args json.RawMessage) (err, unusable error) {
 	a.once.Do(func() { unusable = a.compile() })
-	if a.mode != checkFull {
+	if a.mode == checkFlat && a.flat.accepts(args) {
+		return nil, unusable
+	}
+	if a.mode == checkObject || a.mode == checkNone {
 		// the fast path of trivial schemas: no decoding
 		if c := firstByte(args); c != '{' {
 			return fmt.Errorf("invalid arguments for tool %q: expected a JSON object, got %s", tool, jsonKind(c)), unusable
@@ -124,7 +131,113 @@ func (a *ArgSchema) resolve() (err error) {
 		return err
 	}
 	a.mode, a.rs = checkFull, rs
+	if f := flatOf(&s); f != nil {
+		a.mode, a.flat = checkFlat, f
+	}
 	return nil
+}
+
+// flatSchema is the common input schema of a few scalar arguments: an
+// object whose properties each ask for one JSON type (string, boolean,
+// number, integer) and nothing else, some required, others perhaps
+// refused (additionalProperties: false). Such a schema is checked on the
+// arguments' bytes, without decoding them; arguments it does not accept
+// plainly go to the validator, for its verdict and its message, so it
+// never accepts what the validator would refuse.
+type flatSchema struct {
+	props    map[string]byte // name → 's' string, 'b' boolean, 'n' number, 'i' integer
+	required []string        // at most 64
+	closed   bool            // additionalProperties: false
+}
+
+// flatOf returns the flat form of a root schema, or nil if it is not one.
+func flatOf(s *jsonschema.Schema) *flatSchema {
+	c := *s
+	if c.Type != "object" && !(c.Type == "" && len(c.Types) == 1 && c.Types[0] == "object") {
+		return nil
+	}
+	f := &flatSchema{props: make(map[string]byte, len(c.Properties)), required: c.Required}
+	if len(f.required) > 64 {
+		return nil
+	}
+	for name, p := range c.Properties {
+		if p == nil {
+			return nil
+		}
+		pc := *p
+		kinds := map[string]byte{"string": 's', "boolean": 'b', "number": 'n', "integer": 'i'}
+		kind, ok := kinds[pc.Type]
+		if !ok || pc.Types != nil {
+			return nil
+		}
+		pc.Type = ""
+		if !unconstrained(&pc) {
+			return nil
+		}
+		f.props[name] = kind
+	}
+	if ap := c.AdditionalProperties; ap != nil {
+		b, err := json.Marshal(ap)
+		if err != nil || string(b) != "false" {
+			return nil
+		}
+		f.closed = true
+	}
+	c.Type, c.Types, c.Properties, c.Required, c.AdditionalProperties = "", nil, nil, nil, nil
+	if !unconstrained(&c) {
+		return nil
+	}
+	return f
+}
+
+// accepts reports whether args (any bytes) are a JSON object the schema
+// plainly accepts; false means "ask the validator".
+func (f *flatSchema) accepts(args []byte) bool {
+	if firstByte(args) != '{' || !json.Valid(args) {
+		return false
+	}
+	ok := true
+	var seen uint64
+	jsonrpcline.Members(args, func(k, v []byte) {
+		if !ok {
+			return
+		}
+		if bytes.IndexByte(k, '\\') >= 0 {
+			ok = false
+			return
+		}
+		name := k[1 : len(k)-1]
+		kind, declared := f.props[string(name)]
+		if !declared {
+			ok = !f.closed
+			return
+		}
+		if ok = kindOf(v, kind); !ok {
+			return
+		}
+		for i, r := range f.required {
+			if r == string(name) {
+				seen |= 1 << i
+			}
+		}
+	})
+	return ok && seen == 1<<len(f.required)-1
+}
+
+// kindOf reports whether the JSON value v (valid) is plainly of the kind;
+// an integer written with a fraction or exponent is left to the validator.
+func kindOf(v []byte, kind byte) bool {
+	switch kind {
+	case 's':
+		return v[0] == '"'
+	case 'b':
+		return v[0] == 't' || v[0] == 'f'
+	case 'n':
+		return v[0] == '-' || v[0] >= '0' && v[0] <= '9'
+	case 'i':
+		return (v[0] == '-' || v[0] >= '0' && v[0] <= '9') && bytes.IndexAny(v, ".eE") < 0
+	}
+	return false
 }
 
 // objectOnly reports whether a root schema asks for nothing but an object:

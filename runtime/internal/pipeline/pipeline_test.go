@@ -16,9 +16,9 @@ func TestArgsObjectOnly(t *testing.T) {
 		`{"type":"object"}`: checkObject,
 		`{"type":"object","properties":{},"additionalProperties":true,"$schema":"http://json-schema.org/draft-07/schema#"}`: checkObject,
 		`{"type":"object","description":"x","properties":{"q":{"description":"free text"}}}`:                                checkObject,
-		`{"type":"object","properties":{"q":{"type":"string"}}}`:                                                            checkFull,
-		`{"type":"object","required":["q"]}`:                                                                                checkFull,
-		`{"type":"object","additionalProperties":false}`:                                                                    checkFull,
+		`{"type":"object","properties":{"q":{"type":"string"}}}`:                                                            checkFlat,
+		`{"type":"object","required":["q"]}`:                                                                                checkFlat,
+		`{"type":"object","additionalProperties":false}`:                                                                    checkFlat,
 		`{"properties":{"q":{"type":"string"}}}`:                                                                            checkFull,
 		`{"type":"string"}`:                                                                                                 checkNone,
 		`{"type":["object","null"],"properties":{"q":{"type":"string"}}}`:                                                   checkFull,
@@ -42,7 +42,8 @@ func TestArgsObjectOnly(t *testing.T) {
 // validate in parallel (run with -race).
 func TestArgSchemaCompiledOnce(t *testing.T) {
 	for schema, wantMode := range map[string]argCheck{
-		`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`: checkFull,
+		`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`:              checkFlat,
+		`{"type":"object","properties":{"days":{"type":"integer","minimum":1}},"required":["city"]}`: checkFull,
 		`{"type":"string"}`: checkNone,
 	} {
 		a := NewArgSchema(json.RawMessage(schema))
@@ -100,5 +101,54 @@ func TestErrorText(t *testing.T) {
 	}
 	if ErrorText(nil, errors.New("short").Error()) != "short" {
 		t.Error("a short error changed")
+	}
+}
+
+// A flat schema accepts on the bytes only what the validator accepts, and
+// leaves the rest (with its message) to the validator.
+func TestFlatSchemaAgreesWithValidator(t *testing.T) {
+	schemas := []string{
+		`{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`,
+		`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"number","title":"B"},"c":{"type":"boolean","default":true}},"required":["a","c"]}`,
+		`{"type":"object","properties":{"s":{"type":"string"}}}`,
+	}
+	args := []string{
+		`{"message":"hi"}`, `{"message":"hi","x":1}`, `{}`, `{"message":3}`, `{"message":null}`,
+		`{"message":"a","message":"b"}`, `{"message":1,"message":"b"}`, `{"mess\u0061ge":"hi"}`,
+		`{"a":1,"c":false}`, `{"a":1.0,"c":true}`, `{"a":1e2,"c":true}`, `{"a":-3,"b":2.5,"c":true}`,
+		`{"a":"1","c":true}`, `{"a":1}`, `{"a":1,"c":"true"}`, `{"a":1,"b":"x","c":true}`, `{"s":"x","t":[1]}`,
+		`{"s":{}}`, `[]`, `"x"`, `{"s":"x"`, ` {"s" : "x" } `, `{"a":12345678901234567890,"c":true}`,
+	}
+	for _, schema := range schemas {
+		flat := NewArgSchema(json.RawMessage(schema))
+		full := NewArgSchema(json.RawMessage(schema))
+		flat.Check("t", json.RawMessage(`{}`))
+		if flat.mode != checkFlat {
+			t.Fatalf("%s: not flat (mode %d)", schema, flat.mode)
+		}
+		full.Check("t", json.RawMessage(`{}`))
+		full.mode = checkFull
+		for _, a := range args {
+			got, _ := flat.Check("t", json.RawMessage(a))
+			want, _ := full.Check("t", json.RawMessage(a))
+			// (the validator lists unexpected properties in map order)
+			if (got == nil) != (want == nil) {
+				t.Errorf("%s\n%s: flat %v, validator %v", schema, a, got, want)
+			}
+		}
+	}
+	for _, notFlat := range []string{
+		`{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`,
+		`{"type":"object","properties":{"u":{"type":"string","enum":["c","f"]}}}`,
+		`{"type":"object","properties":{"o":{"type":"object"}}}`,
+		`{"type":"object","properties":{"s":{"type":["string","null"]}}}`,
+		`{"type":"object","properties":{"s":{"type":"string"}},"additionalProperties":{"type":"string"}}`,
+		`{"type":"object","properties":{"s":{"type":"string"}},"minProperties":1}`,
+	} {
+		a := NewArgSchema(json.RawMessage(notFlat))
+		a.Check("t", json.RawMessage(`{}`))
+		if a.mode != checkFull {
+			t.Errorf("%s: mode %d, want the validator", notFlat, a.mode)
+		}
 	}
 }

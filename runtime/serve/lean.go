@@ -1,0 +1,341 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/internal/jsonrpcline"
+)
+
+// leanCalls answers a stdio host's tools/call without go-sdk's
+// per-message machinery: the line is read where it arrives (on the
+// reading goroutine, jsonrpcline's Take), run on a goroutine of its own
+// through the same handler as go-sdk's path (Server.handle), and its
+// response written at once. go-sdk decoded the params with a decoder that
+// allocates tens of KiB per message, dispatched through its middleware
+// and handler queue, and encoded the response twice; with the client
+// side's own (internal/mcpconn), that was most of an agent's served path.
+//
+// Everything else stays go-sdk's: initialize and every other method,
+// batches, and any tools/call this does not read exactly as go-sdk would
+// (before initialize, an id other than a plain integer or string, params
+// other than name, arguments and _meta, a request of the 2026-07-28
+// protocol). What go-sdk does per request, this does too: the call runs
+// on its own goroutine and context, which notifications/cancelled and the
+// end of the connection cancel; the response always comes, with the
+// result encoded as go-sdk encodes it; an id already in flight is refused
+// the way go-sdk refuses it.
+type leanCalls struct {
+	s      *Server
+	out    *lockedWriter
+	ctx    context.Context // the connection's; ended by close
+	cancel context.CancelCauseFunc
+	ss     atomic.Pointer[mcp.ServerSession] // set once connected
+
+	mu   sync.Mutex
+	ours map[idKey]context.CancelFunc // tools/call in flight here
+	sdk  map[idKey]int                // requests in flight in go-sdk
+	wg   sync.WaitGroup               // calls and workers
+
+	work chan func()  // to an idle worker
+	idle atomic.Int32 // workers waiting for work
+}
+
+// maxIdle bounds the workers kept waiting for calls between bursts.
+const maxIdle = 4
+
+// idKey is a request id as go-sdk tells ids apart: an integer or a string.
+type idKey struct {
+	n   int64
+	s   string
+	str bool
+}
+
+func newLeanCalls(ctx context.Context, s *Server, out *lockedWriter) *leanCalls {
+	ctx, cancel := context.WithCancelCause(ctx)
+	return &leanCalls{s: s, out: out, ctx: ctx, cancel: cancel, ours: map[idKey]context.CancelFunc{}, sdk: map[idKey]int{},
+		work: make(chan func())}
+}
+
+// run runs fn on an idle worker, or a new one. A worker keeps the stack
+// its calls grew: a goroutine per call would grow (copy) its stack again
+// on every call, which was a tenth of the agent's time per call.
+func (lc *leanCalls) run(fn func()) {
+	select {
+	case lc.work <- fn:
+	default:
+		lc.wg.Add(1)
+		go lc.worker(fn)
+	}
+}
+
+func (lc *leanCalls) worker(fn func()) {
+	defer lc.wg.Done()
+	for {
+		fn()
+		if lc.idle.Add(1) > maxIdle {
+			lc.idle.Add(-1)
+			return
+		}
+		select {
+		case fn = <-lc.work:
+			lc.idle.Add(-1)
+		case <-lc.ctx.Done():
+			lc.idle.Add(-1)
+			return
+		}
+	}
+}
+
+// take is jsonrpcline's Take: a checked line (one JSON value, a
+// well-formed envelope if an object) that it answers itself, or lets go
+// to go-sdk.
+func (lc *leanCalls) take(line []byte) bool {
+	if line[0] != '{' {
+		return false
+	}
+	var id, method, params []byte
+	jsonrpcline.Members(line, func(k, v []byte) {
+		switch {
+		case jsonrpcline.KeyIs(k, "id"):
+			id = v
+		case jsonrpcline.KeyIs(k, "method"):
+			method = v
+		case jsonrpcline.KeyIs(k, "params"):
+			params = v
+		}
+	})
+	if method == nil || jsonrpcline.IsNull(method) {
+		return false // a response to the server's own request: go-sdk's
+	}
+	if jsonrpcline.IsNull(id) {
+		if string(method) == `"notifications/cancelled"` {
+			return lc.cancelled(params)
+		}
+		return false
+	}
+	key, exact := leanID(id)
+	if string(method) == `"tools/call"` && exact {
+		if req := lc.request(params); req != nil {
+			return lc.start(key, id, req)
+		}
+	}
+	return lc.toSDK(line, id)
+}
+
+// leanID reads an id that go-sdk would answer with the same bytes: an
+// integer within float64's exact range (go-sdk reads ids as float64), or a
+// string of printable ASCII without escapes.
+func leanID(tok []byte) (idKey, bool) {
+	if tok[0] == '"' {
+		for _, c := range tok[1 : len(tok)-1] {
+			if c < 0x20 || c > 0x7e || c == '\\' || c == '"' {
+				return idKey{}, false
+			}
+		}
+		return idKey{s: string(tok[1 : len(tok)-1]), str: true}, true
+	}
+	n, ok := jsonrpcline.Int(tok)
+	return idKey{n: n}, ok
+}
+
+// request reads the params of a tools/call as go-sdk reads them, or nil
+// when this does not read them exactly as go-sdk would.
+func (lc *leanCalls) request(params []byte) *mcp.CallToolRequest {
+	ss := lc.ss.Load()
+	if ss == nil || ss.InitializeParams() == nil || len(params) == 0 || params[0] != '{' {
+		return nil // not initialized yet: go-sdk refuses it
+	}
+	ok := true
+	p := &mcp.CallToolParamsRaw{}
+	jsonrpcline.Members(params, func(k, v []byte) {
+		switch {
+		case !ok:
+		case jsonrpcline.KeyIs(k, "name"):
+			if ok = v[0] == '"' && utf8.Valid(v); ok {
+				p.Name = jsonrpcline.Unquote(v)
+			}
+		case jsonrpcline.KeyIs(k, "arguments"):
+			p.Arguments = bytes.Clone(v)
+		case jsonrpcline.KeyIs(k, "_meta"):
+			p.Meta = nil
+			if !jsonrpcline.IsNull(v) {
+				ok = v[0] == '{' && json.Unmarshal(v, &p.Meta) == nil
+			}
+		default:
+			ok = false // inputResponses, requestState, …: go-sdk's
+		}
+	})
+	if !ok {
+		return nil
+	}
+	if _, v := p.Meta[mcp.MetaKeyProtocolVersion]; v {
+		return nil // a request of the per-request protocol (SEP-2575)
+	}
+	return &mcp.CallToolRequest{Session: ss, Params: p}
+}
+
+// start runs the call on its own goroutine.
+func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) bool {
+	lc.mu.Lock()
+	if _, busy := lc.ours[key]; busy {
+		lc.mu.Unlock()
+		lc.refuseDuplicate(key)
+		return true
+	}
+	if lc.sdk[key] > 0 {
+		lc.mu.Unlock()
+		return false // go-sdk refuses it
+	}
+	if lc.ctx.Err() != nil { // closing: go-sdk refuses new calls then
+		lc.mu.Unlock()
+		return false
+	}
+	ctx, cancel := context.WithCancel(lc.ctx)
+	lc.ours[key] = cancel
+	lc.mu.Unlock()
+	head := make([]byte, 0, 48+len(idTok))
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	if key.str {
+		head = append(head, idTok...) // printable ASCII, no escapes: as go-sdk writes it
+	} else {
+		head = strconv.AppendInt(head, key.n, 10)
+	}
+	head = append(head, `,"result":`...)
+	lc.run(func() {
+		res, _ := lc.s.handle(ctx, req) // never an error: failures are error results
+		lc.mu.Lock()
+		delete(lc.ours, key) // before the response: the host may reuse the id then
+		lc.mu.Unlock()
+		cancel()
+		lc.respond(head, res)
+	})
+	return true
+}
+
+// respond writes the response as go-sdk would: the result encoded without
+// HTML escaping, in one write.
+func (lc *leanCalls) respond(head []byte, res *mcp.CallToolResult) {
+	b := bytes.NewBuffer(head)
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		lc.s.logger.Error("serve.encode", "error", err.Error())
+		b.Truncate(len(head))
+		b.WriteString(`{"content":[{"type":"text","text":"internal error: result not encodable"}],"isError":true}`)
+	} else {
+		b.Truncate(b.Len() - 1) // Encode's newline
+	}
+	b.WriteString("}\n")
+	lc.out.Write(b.Bytes())
+}
+
+// cancelled cancels a call of ours that notifications/cancelled names;
+// other ids are go-sdk's to cancel.
+func (lc *leanCalls) cancelled(params []byte) bool {
+	if len(params) == 0 || params[0] != '{' {
+		return false
+	}
+	var rid []byte
+	jsonrpcline.Members(params, func(k, v []byte) {
+		if jsonrpcline.KeyIs(k, "requestId") {
+			rid = v
+		}
+	})
+	if jsonrpcline.IsNull(rid) {
+		return false
+	}
+	key, ok := leanID(rid)
+	if !ok {
+		return false
+	}
+	lc.mu.Lock()
+	cancel := lc.ours[key]
+	lc.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	return true
+}
+
+// toSDK notes a request go-sdk will answer, so that a tools/call reusing
+// its id is refused as go-sdk would; one reusing a call of ours is refused
+// here, since go-sdk cannot know.
+func (lc *leanCalls) toSDK(line, idTok []byte) bool {
+	key, ok := sdkID(idTok)
+	if !ok {
+		return false
+	}
+	lc.mu.Lock()
+	_, busy := lc.ours[key]
+	if !busy {
+		lc.sdk[key]++
+	}
+	lc.mu.Unlock()
+	if busy {
+		lc.refuseDuplicate(key)
+	}
+	return busy
+}
+
+// answered is told of each response go-sdk writes.
+func (lc *leanCalls) answered(id jsonrpc.ID) {
+	var key idKey
+	switch v := id.Raw().(type) {
+	case int64:
+		key = idKey{n: v}
+	case string:
+		key = idKey{s: v, str: true}
+	default:
+		return
+	}
+	lc.mu.Lock()
+	if n := lc.sdk[key]; n > 1 {
+		lc.sdk[key] = n - 1
+	} else {
+		delete(lc.sdk, key)
+	}
+	lc.mu.Unlock()
+}
+
+// sdkID is the id go-sdk makes of an id token.
+func sdkID(tok []byte) (idKey, bool) {
+	var v any
+	if json.Unmarshal(tok, &v) != nil {
+		return idKey{}, false
+	}
+	switch v := v.(type) {
+	case float64:
+		return idKey{n: int64(v)}, true
+	case string:
+		return idKey{s: v, str: true}, true
+	}
+	return idKey{}, false
+}
+
+// refuseDuplicate answers as go-sdk does a request whose id is in flight:
+// an error response without an id, not to be taken for the other one's.
+func (lc *leanCalls) refuseDuplicate(key idKey) {
+	var id any = key.n
+	if key.str {
+		id = key.s
+	}
+	lc.out.answer(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: request ID %v already in use", id))
+}
+
+// close cancels the calls in flight and waits for their responses, before
+// the connection closes.
+func (lc *leanCalls) close() {
+	lc.cancel(context.Canceled)
+	lc.wg.Wait()
+}
