@@ -205,16 +205,13 @@ func decodeDefaultModel(attrs hcl.Attributes) (*ref, hcl.Diagnostics) {
 }
 
 func (r *resolver) resolveModels() []*ir.Model {
-	var out []*ir.Model
-	for _, name := range keys(r.models) {
-		m := r.models[name]
-		out = append(out, &ir.Model{
+	return inNameOrder(r.models, func(m *modelBlock) *ir.Model {
+		return &ir.Model{
 			Name: m.Name, GoName: ir.GoName(m.Name), Provider: m.Provider, ModelName: m.ModelName,
 			BaseURL: m.BaseURL, APIKey: m.APIKey, MaxTokens: m.MaxTokens, Temperature: m.Temperature,
 			Timeout: m.Timeout, Headers: irKeyValues(m.Headers), Range: m.DeclRange,
-		})
-	}
-	return out
+		}
+	})
 }
 
 // resolveDefaultModel checks defaults.model and returns its name.
