@@ -466,30 +466,39 @@ func decodeValueMap(expr hcl.Expression, ctx *hcl.EvalContext) ([]keyValue, hcl.
 		return nil, diags
 	}
 	var out []keyValue
-	seen := map[string]hcl.Range{}
-	for _, p := range pairs {
-		k, d := evalString(p.Key, nil)
-		diags = append(diags, d...)
-		if d.HasErrors() {
-			continue
-		}
-		if prev, dup := seen[k]; dup {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Duplicate key",
-				Detail:   fmt.Sprintf("The key %q is already defined at %s.", k, shortPos(prev)),
-				Subject:  p.Key.Range().Ptr(),
-			})
-			continue
-		}
-		seen[k] = p.Key.Range()
+	eachUniqueKey(pairs, "key", &diags, func(k string, p hcl.KeyValuePair) {
 		v, d := decodeValue(p.Value, ctx)
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			out = append(out, keyValue{k, p.Key.Range(), v, p.Value.Range()})
 		}
-	}
+	})
 	return out, diags
+}
+
+// eachUniqueKey calls each with every pair of a map expression whose key
+// is a string not given before; a repeated key is reported as a duplicate
+// of what.
+func eachUniqueKey(pairs []hcl.KeyValuePair, what string, diags *hcl.Diagnostics, each func(k string, p hcl.KeyValuePair)) {
+	seen := map[string]hcl.Range{}
+	for _, p := range pairs {
+		k, d := evalString(p.Key, nil)
+		*diags = append(*diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		if prev, dup := seen[k]; dup {
+			*diags = append(*diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Duplicate " + what,
+				Detail:   fmt.Sprintf("The %s %q is already defined at %s.", what, k, shortPos(prev)),
+				Subject:  p.Key.Range().Ptr(),
+			})
+			continue
+		}
+		seen[k] = p.Key.Range()
+		each(k, p)
+	}
 }
 
 func irKeyValues(kvs []keyValue) []ir.KeyValue {
