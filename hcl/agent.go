@@ -56,21 +56,10 @@ func decodeAgent(block *hcl.Block, ctx *hcl.EvalContext) (*agentBlock, hcl.Diagn
 	content, d := block.Body.Content(agentSchema)
 	diags = append(diags, d...)
 	attrs := content.Attributes
-	if at := attrs["description"]; at != nil {
-		v, d := evalString(at.Expr, ctx)
-		diags = append(diags, d...)
-		a.Description = v
-	}
-	if at := attrs["discovery"]; at != nil {
-		v, d := evalBool(at.Expr, ctx)
-		diags = append(diags, d...)
-		a.Discovery = v
-	}
-	if at := attrs["spawn"]; at != nil {
-		v, d := evalBool(at.Expr, ctx)
-		diags = append(diags, d...)
-		a.Spawn = v
-	}
+	in := attrReader{attrs, ctx, &diags}
+	readAttr(in, "description", evalString, &a.Description)
+	readAttr(in, "discovery", evalBool, &a.Discovery)
+	readAttr(in, "spawn", evalBool, &a.Spawn)
 	if at := attrs["max_depth"]; at != nil {
 		v, d := evalInt(at.Expr, ctx, 0, 64)
 		diags = append(diags, d...)

@@ -553,3 +553,39 @@ func quoteList(list []string) string {
 func shortPos(r hcl.Range) string {
 	return fmt.Sprintf("%s:%d", r.Filename, r.Start.Line)
 }
+
+// attrReader reads a block's attributes: each in the block's evaluation
+// context, adding to its diagnostics.
+type attrReader struct {
+	attrs hcl.Attributes
+	ctx   *hcl.EvalContext
+	diags *hcl.Diagnostics
+}
+
+// readAttr evaluates the attribute name, when the block sets it, into
+// *dst. It returns the attribute and whether its value is valid (nil and
+// false when it is not set).
+func readAttr[T any](in attrReader, name string, eval func(hcl.Expression, *hcl.EvalContext) (T, hcl.Diagnostics), dst *T) (*hcl.Attribute, bool) {
+	at := in.attrs[name]
+	if at == nil {
+		return nil, false
+	}
+	v, d := eval(at.Expr, in.ctx)
+	*in.diags = append(*in.diags, d...)
+	*dst = v
+	return at, !d.HasErrors()
+}
+
+// intIn is evalInt with its bounds, for readAttr.
+func intIn(min, max int64) func(hcl.Expression, *hcl.EvalContext) (int, hcl.Diagnostics) {
+	return func(expr hcl.Expression, ctx *hcl.EvalContext) (int, hcl.Diagnostics) {
+		return evalInt(expr, ctx, min, max)
+	}
+}
+
+// oneOf is evalEnum with its choices, for readAttr.
+func oneOf(what string, choices []string) func(hcl.Expression, *hcl.EvalContext) (string, hcl.Diagnostics) {
+	return func(expr hcl.Expression, ctx *hcl.EvalContext) (string, hcl.Diagnostics) {
+		return evalEnum(expr, ctx, what, choices)
+	}
+}
