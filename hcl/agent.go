@@ -56,21 +56,10 @@ func decodeAgent(block *hcl.Block, ctx *hcl.EvalContext) (*agentBlock, hcl.Diagn
 	content, d := block.Body.Content(agentSchema)
 	diags = append(diags, d...)
 	attrs := content.Attributes
-	if at := attrs["description"]; at != nil {
-		v, d := evalString(at.Expr, ctx)
-		diags = append(diags, d...)
-		a.Description = v
-	}
-	if at := attrs["discovery"]; at != nil {
-		v, d := evalBool(at.Expr, ctx)
-		diags = append(diags, d...)
-		a.Discovery = v
-	}
-	if at := attrs["spawn"]; at != nil {
-		v, d := evalBool(at.Expr, ctx)
-		diags = append(diags, d...)
-		a.Spawn = v
-	}
+	in := attrReader{attrs, ctx, &diags}
+	readAttr(in, "description", evalString, &a.Description)
+	readAttr(in, "discovery", evalBool, &a.Discovery)
+	readAttr(in, "spawn", evalBool, &a.Spawn)
 	if at := attrs["max_depth"]; at != nil {
 		v, d := evalInt(at.Expr, ctx, 0, 64)
 		diags = append(diags, d...)
@@ -149,30 +138,19 @@ func decodeAgentTools(a *agentBlock, block *hcl.Block, ctx *hcl.EvalContext) hcl
 	if at := content.Attributes["aliases"]; at != nil {
 		pairs, d := hcl.ExprMap(at.Expr)
 		diags = append(diags, d...)
-		seen := map[string]hcl.Range{}
-		for _, p := range pairs {
-			k, d := evalString(p.Key, nil)
-			diags = append(diags, d...)
-			if d.HasErrors() {
-				continue
-			}
-			if prev, dup := seen[k]; dup {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate alias", Detail: fmt.Sprintf("The alias %q is already defined at %s.", k, shortPos(prev)), Subject: p.Key.Range().Ptr()})
-				continue
-			}
-			seen[k] = p.Key.Range()
+		eachUniqueKey(pairs, "alias", &diags, func(k string, p hcl.KeyValuePair) {
 			diags = append(diags, checkName("alias", k, p.Key.Range())...)
 			v, d := decodeRefOrString(p.Value, ctx, "tool")
 			diags = append(diags, d...)
 			if d.HasErrors() {
-				continue
+				return
 			}
 			target := v.Str.Val
 			if v.Ref != nil {
 				target = v.Ref.Name
 			}
 			a.Aliases = append(a.Aliases, aliasEntry{Name: k, NameRange: p.Key.Range(), Target: target, TargetRange: p.Value.Range()})
-		}
+		})
 	}
 	return diags
 }

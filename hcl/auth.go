@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
 	"github.com/toolgen-dev/toolgen/internal/mcpauth"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // A server's auth block: OAuth 2.1 to an http or sse server. Its rules
@@ -69,7 +70,7 @@ func decodeAuth(block *hcl.Block, ctx *hcl.EvalContext, s *serverBlock) (*ir.Ser
 	attrs := content.Attributes
 	// check holds the placeholders Validate sees for env() values.
 	check := mcpauth.Config{Server: s.Name, URL: "https://placeholder.invalid/mcp", Transport: s.Transport}
-	value := func(name string, dst *ir.Value, chk *string) {
+	value := func(name string, dst *decl.Value, chk *string) {
 		at := attrs[name]
 		if at == nil {
 			return
@@ -80,7 +81,7 @@ func decodeAuth(block *hcl.Block, ctx *hcl.EvalContext, s *serverBlock) (*ir.Ser
 			bad = true
 			return
 		}
-		*dst = v
+		*dst = v.Decl()
 		var lit strings.Builder
 		env := false
 		for _, p := range v.Parts {

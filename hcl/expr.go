@@ -466,30 +466,39 @@ func decodeValueMap(expr hcl.Expression, ctx *hcl.EvalContext) ([]keyValue, hcl.
 		return nil, diags
 	}
 	var out []keyValue
-	seen := map[string]hcl.Range{}
-	for _, p := range pairs {
-		k, d := evalString(p.Key, nil)
-		diags = append(diags, d...)
-		if d.HasErrors() {
-			continue
-		}
-		if prev, dup := seen[k]; dup {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Duplicate key",
-				Detail:   fmt.Sprintf("The key %q is already defined at %s.", k, shortPos(prev)),
-				Subject:  p.Key.Range().Ptr(),
-			})
-			continue
-		}
-		seen[k] = p.Key.Range()
+	eachUniqueKey(pairs, "key", &diags, func(k string, p hcl.KeyValuePair) {
 		v, d := decodeValue(p.Value, ctx)
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			out = append(out, keyValue{k, p.Key.Range(), v, p.Value.Range()})
 		}
-	}
+	})
 	return out, diags
+}
+
+// eachUniqueKey calls each with every pair of a map expression whose key
+// is a string not given before; a repeated key is reported as a duplicate
+// of what.
+func eachUniqueKey(pairs []hcl.KeyValuePair, what string, diags *hcl.Diagnostics, each func(k string, p hcl.KeyValuePair)) {
+	seen := map[string]hcl.Range{}
+	for _, p := range pairs {
+		k, d := evalString(p.Key, nil)
+		*diags = append(*diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		if prev, dup := seen[k]; dup {
+			*diags = append(*diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Duplicate " + what,
+				Detail:   fmt.Sprintf("The %s %q is already defined at %s.", what, k, shortPos(prev)),
+				Subject:  p.Key.Range().Ptr(),
+			})
+			continue
+		}
+		seen[k] = p.Key.Range()
+		each(k, p)
+	}
 }
 
 func irKeyValues(kvs []keyValue) []ir.KeyValue {
@@ -543,4 +552,40 @@ func quoteList(list []string) string {
 // shortPos renders a range start as FILE:LINE for "already defined at".
 func shortPos(r hcl.Range) string {
 	return fmt.Sprintf("%s:%d", r.Filename, r.Start.Line)
+}
+
+// attrReader reads a block's attributes: each in the block's evaluation
+// context, adding to its diagnostics.
+type attrReader struct {
+	attrs hcl.Attributes
+	ctx   *hcl.EvalContext
+	diags *hcl.Diagnostics
+}
+
+// readAttr evaluates the attribute name, when the block sets it, into
+// *dst. It returns the attribute and whether its value is valid (nil and
+// false when it is not set).
+func readAttr[T any](in attrReader, name string, eval func(hcl.Expression, *hcl.EvalContext) (T, hcl.Diagnostics), dst *T) (*hcl.Attribute, bool) {
+	at := in.attrs[name]
+	if at == nil {
+		return nil, false
+	}
+	v, d := eval(at.Expr, in.ctx)
+	*in.diags = append(*in.diags, d...)
+	*dst = v
+	return at, !d.HasErrors()
+}
+
+// intIn is evalInt with its bounds, for readAttr.
+func intIn(min, max int64) func(hcl.Expression, *hcl.EvalContext) (int, hcl.Diagnostics) {
+	return func(expr hcl.Expression, ctx *hcl.EvalContext) (int, hcl.Diagnostics) {
+		return evalInt(expr, ctx, min, max)
+	}
+}
+
+// oneOf is evalEnum with its choices, for readAttr.
+func oneOf(what string, choices []string) func(hcl.Expression, *hcl.EvalContext) (string, hcl.Diagnostics) {
+	return func(expr hcl.Expression, ctx *hcl.EvalContext) (string, hcl.Diagnostics) {
+		return evalEnum(expr, ctx, what, choices)
+	}
 }

@@ -52,32 +52,16 @@ func decodeModel(block *hcl.Block, ctx *hcl.EvalContext) (*modelBlock, hcl.Diagn
 	content, d := block.Body.Content(modelSchema)
 	diags = append(diags, d...)
 	attrs := content.Attributes
-	if a := attrs["provider"]; a != nil {
-		v, d := evalEnum(a.Expr, ctx, "provider", model.Providers)
-		diags = append(diags, d...)
-		m.Provider = v
+	in := attrReader{attrs, ctx, &diags}
+	readAttr(in, "provider", oneOf("provider", model.Providers), &m.Provider)
+	if a, ok := readAttr(in, "name", evalString, &m.ModelName); ok && strings.TrimSpace(m.ModelName) == "" {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value", Detail: "The model name is the provider's name for it, such as \"gpt-4.1-mini\" or \"claude-sonnet-4-5\"; it cannot be empty.", Subject: a.Expr.Range().Ptr()})
 	}
-	if a := attrs["name"]; a != nil {
-		v, d := evalString(a.Expr, ctx)
-		diags = append(diags, d...)
-		if !d.HasErrors() && strings.TrimSpace(v) == "" {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value", Detail: "The model name is the provider's name for it, such as \"gpt-4.1-mini\" or \"claude-sonnet-4-5\"; it cannot be empty.", Subject: a.Expr.Range().Ptr()})
-		}
-		m.ModelName = v
+	if a, ok := readAttr(in, "base_url", decodeValue, &m.BaseURL); ok {
+		diags = append(diags, checkBaseURL(m.BaseURL, a.Expr.Range(), block.DefRange)...)
 	}
-	if a := attrs["base_url"]; a != nil {
-		v, d := decodeValue(a.Expr, ctx)
-		diags = append(diags, d...)
-		m.BaseURL = v
-		if !d.HasErrors() {
-			diags = append(diags, checkBaseURL(v, a.Expr.Range(), block.DefRange)...)
-		}
-	}
-	if a := attrs["api_key"]; a != nil {
-		v, d := decodeValue(a.Expr, ctx)
-		diags = append(diags, d...)
-		m.APIKey = v
-		if lit, ok := literalOnly(v); ok && lit != "" && !d.HasErrors() {
+	if a, ok := readAttr(in, "api_key", decodeValue, &m.APIKey); ok {
+		if lit, ok := literalOnly(m.APIKey); ok && lit != "" {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning,
 				Summary:  "Literal secret",
@@ -87,11 +71,7 @@ func decodeModel(block *hcl.Block, ctx *hcl.EvalContext) (*modelBlock, hcl.Diagn
 			})
 		}
 	}
-	if a := attrs["max_tokens"]; a != nil {
-		v, d := evalInt(a.Expr, ctx, 1, 1<<31-1)
-		diags = append(diags, d...)
-		m.MaxTokens = v
-	}
+	readAttr(in, "max_tokens", intIn(1, 1<<31-1), &m.MaxTokens)
 	if a := attrs["temperature"]; a != nil {
 		v, d := evalFloat(a.Expr, ctx, 0, 2)
 		diags = append(diags, d...)
@@ -99,19 +79,11 @@ func decodeModel(block *hcl.Block, ctx *hcl.EvalContext) (*modelBlock, hcl.Diagn
 			m.Temperature = &v
 		}
 	}
-	if a := attrs["timeout"]; a != nil {
-		v, d := evalDuration(a.Expr, ctx)
-		diags = append(diags, d...)
-		if !d.HasErrors() && v <= 0 {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid duration", Detail: "The timeout bounds each request to the model; it must be longer than zero.", Subject: a.Expr.Range().Ptr()})
-		}
-		m.Timeout = v
+	if a, ok := readAttr(in, "timeout", evalDuration, &m.Timeout); ok && m.Timeout <= 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid duration", Detail: "The timeout bounds each request to the model; it must be longer than zero.", Subject: a.Expr.Range().Ptr()})
 	}
-	if a := attrs["headers"]; a != nil {
-		v, d := decodeValueMap(a.Expr, ctx)
-		diags = append(diags, d...)
-		m.Headers = v
-		diags = append(diags, checkSecrets(v, "headers", block.DefRange)...)
+	if a, _ := readAttr(in, "headers", decodeValueMap, &m.Headers); a != nil {
+		diags = append(diags, checkSecrets(m.Headers, "headers", block.DefRange)...)
 	}
 	return m, diags
 }
@@ -171,6 +143,7 @@ func evalFloat(expr hcl.Expression, ctx *hcl.EvalContext, min, max float64) (flo
 func decodeAgentModel(attrs hcl.Attributes, ctx *hcl.EvalContext) (agentModel, hcl.Diagnostics) {
 	var am agentModel
 	var diags hcl.Diagnostics
+	in := attrReader{attrs, ctx, &diags}
 	if a := attrs["model"]; a != nil {
 		r, d := decodeRef(a.Expr, "model")
 		diags = append(diags, d...)
@@ -178,16 +151,8 @@ func decodeAgentModel(attrs hcl.Attributes, ctx *hcl.EvalContext) (agentModel, h
 			am.Model = &r
 		}
 	}
-	if a := attrs["instructions"]; a != nil {
-		v, d := evalString(a.Expr, ctx)
-		diags = append(diags, d...)
-		am.Instructions = v
-	}
-	if a := attrs["max_turns"]; a != nil {
-		v, d := evalInt(a.Expr, ctx, 1, 10000)
-		diags = append(diags, d...)
-		am.MaxTurns = v
-	}
+	readAttr(in, "instructions", evalString, &am.Instructions)
+	readAttr(in, "max_turns", intIn(1, 10000), &am.MaxTurns)
 	return am, diags
 }
 
@@ -205,16 +170,13 @@ func decodeDefaultModel(attrs hcl.Attributes) (*ref, hcl.Diagnostics) {
 }
 
 func (r *resolver) resolveModels() []*ir.Model {
-	var out []*ir.Model
-	for _, name := range keys(r.models) {
-		m := r.models[name]
-		out = append(out, &ir.Model{
+	return inNameOrder(r.models, func(m *modelBlock) *ir.Model {
+		return &ir.Model{
 			Name: m.Name, GoName: ir.GoName(m.Name), Provider: m.Provider, ModelName: m.ModelName,
 			BaseURL: m.BaseURL, APIKey: m.APIKey, MaxTokens: m.MaxTokens, Temperature: m.Temperature,
 			Timeout: m.Timeout, Headers: irKeyValues(m.Headers), Range: m.DeclRange,
-		})
-	}
-	return out
+		}
+	})
 }
 
 // resolveDefaultModel checks defaults.model and returns its name.

@@ -26,8 +26,13 @@ func checkName(kind, name string, rng hcl.Range) hcl.Diagnostics {
 	}}
 }
 
-// packageName turns a directory base name into a Go package name.
-func packageName(base string) string {
+// packageName turns a directory base name into the spec's Go package name.
+func packageName(base string) string { return PackageName(base, "spec") }
+
+// PackageName makes a directory's base name a Go package name: lower case
+// letters, digits and _, with prefix before it when that leaves nothing, a
+// leading digit, a keyword or one of the avoided names.
+func PackageName(base, prefix string, avoid ...string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(base) {
 		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
@@ -35,8 +40,8 @@ func packageName(base string) string {
 		}
 	}
 	s := b.String()
-	if s == "" || unicode.IsDigit(rune(s[0])) || token.IsKeyword(s) {
-		s = "spec" + s
+	if s == "" || unicode.IsDigit(rune(s[0])) || token.IsKeyword(s) || slices.Contains(avoid, s) {
+		s = prefix + s
 	}
 	return s
 }

@@ -33,53 +33,37 @@ func decodePolicy(block *hcl.Block, ctx *hcl.EvalContext) (*policyBlock, hcl.Dia
 	content, d := block.Body.Content(policySchema)
 	diags = append(diags, d...)
 	attrs := content.Attributes
+	in := attrReader{attrs, ctx, &diags}
 	errAt := func(rng hcl.Range, summary, detail string) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng.Ptr(), Context: block.DefRange.Ptr()})
 	}
-	if a := attrs["builtin"]; a != nil {
-		v, d := evalEnum(a.Expr, ctx, "builtin", builtins)
-		diags = append(diags, d...)
-		p.Builtin = v
-	}
+	readAttr(in, "builtin", oneOf("builtin", builtins), &p.Builtin)
 	// An attribute reported invalid is not reported missing as well.
 	invalid := map[string]bool{}
-	if a := attrs["allowed_paths"]; a != nil {
-		v, d := evalStrings(a.Expr, ctx)
-		diags = append(diags, d...)
-		invalid["allowed_paths"] = d.HasErrors()
-		p.AllowedPaths = strVals(v)
-		for _, s := range v {
-			if strings.TrimSpace(s.Val) == "" || strings.ContainsRune(s.Val, 0) {
-				errAt(s.Range, "Invalid path", "An allowed path must name a directory or file.")
+	// names reads a list attribute and checks each entry.
+	names := func(name string, dst *[]string, check func(str)) {
+		var v []str
+		if a, ok := readAttr(in, name, evalStrings, &v); a != nil {
+			invalid[name] = !ok
+			*dst = strVals(v)
+			for _, s := range v {
+				check(s)
 			}
 		}
 	}
-	if a := attrs["allowed_commands"]; a != nil {
-		v, d := evalStrings(a.Expr, ctx)
-		diags = append(diags, d...)
-		invalid["allowed_commands"] = d.HasErrors()
-		p.AllowedCommands = strVals(v)
-		for _, s := range v {
-			if strings.TrimSpace(s.Val) == "" || strings.ContainsAny(s.Val, " \t\n;|&$`") {
-				errAt(s.Range, "Invalid command", fmt.Sprintf("%q is not a program name. shell_exec runs argv without a shell, so list programs such as \"git\"; their arguments come from the call.", s.Val))
-			}
+	names("allowed_paths", &p.AllowedPaths, func(s str) {
+		if strings.TrimSpace(s.Val) == "" || strings.ContainsRune(s.Val, 0) {
+			errAt(s.Range, "Invalid path", "An allowed path must name a directory or file.")
 		}
-	}
-	if a := attrs["timeout"]; a != nil {
-		v, d := evalDuration(a.Expr, ctx)
-		diags = append(diags, d...)
-		p.Timeout = v
-	}
-	if a := attrs["max_output_bytes"]; a != nil {
-		v, d := evalInt(a.Expr, ctx, 1, math.MaxInt32)
-		diags = append(diags, d...)
-		p.MaxOutputBytes = v
-	}
-	if a := attrs["allow_hardlinks"]; a != nil {
-		v, d := evalBool(a.Expr, ctx)
-		diags = append(diags, d...)
-		p.AllowHardlinks = v
-	}
+	})
+	names("allowed_commands", &p.AllowedCommands, func(s str) {
+		if strings.TrimSpace(s.Val) == "" || strings.ContainsAny(s.Val, " \t\n;|&$`") {
+			errAt(s.Range, "Invalid command", fmt.Sprintf("%q is not a program name. shell_exec runs argv without a shell, so list programs such as \"git\"; their arguments come from the call.", s.Val))
+		}
+	})
+	readAttr(in, "timeout", evalDuration, &p.Timeout)
+	readAttr(in, "max_output_bytes", intIn(1, math.MaxInt32), &p.MaxOutputBytes)
+	readAttr(in, "allow_hardlinks", evalBool, &p.AllowHardlinks)
 	switch p.Builtin {
 	case ir.BuiltinFSRead, ir.BuiltinFSWrite:
 		if len(p.AllowedPaths) == 0 && !invalid["allowed_paths"] {

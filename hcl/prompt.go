@@ -45,11 +45,7 @@ func decodePrompt(block *hcl.Block, ctx *hcl.EvalContext) (*promptBlock, hcl.Dia
 	errAt := func(sev hcl.DiagnosticSeverity, rng hcl.Range, summary, detail string) {
 		diags = append(diags, &hcl.Diagnostic{Severity: sev, Summary: summary, Detail: detail, Subject: rng.Ptr(), Context: block.DefRange.Ptr()})
 	}
-	if a := content.Attributes["description"]; a != nil {
-		v, d := evalString(a.Expr, ctx)
-		diags = append(diags, d...)
-		p.Description = v
-	}
+	readAttr(attrReader{content.Attributes, ctx, &diags}, "description", evalString, &p.Description)
 	type text struct {
 		val string
 		rng hcl.Range
@@ -77,16 +73,9 @@ func decodePrompt(block *hcl.Block, ctx *hcl.EvalContext) (*promptBlock, hcl.Dia
 			diags = append(diags, checkName("argument", arg.Name, arg.NameRange)...)
 			ac, d := b.Body.Content(promptArgumentSchema)
 			diags = append(diags, d...)
-			if a := ac.Attributes["description"]; a != nil {
-				v, d := evalString(a.Expr, ctx)
-				diags = append(diags, d...)
-				arg.Description = v
-			}
-			if a := ac.Attributes["required"]; a != nil {
-				v, d := evalBool(a.Expr, ctx)
-				diags = append(diags, d...)
-				arg.Required = v
-			}
+			in := attrReader{ac.Attributes, ctx, &diags}
+			readAttr(in, "description", evalString, &arg.Description)
+			readAttr(in, "required", evalBool, &arg.Required)
 			p.Arguments = append(p.Arguments, arg)
 		case "message":
 			if template != nil {

@@ -21,10 +21,6 @@ func decodeQueue(block *hcl.Block, ctx *hcl.EvalContext) (*queueBlock, hcl.Diagn
 	diags := checkName("queue", q.Name, q.NameRange)
 	content, d := block.Body.Content(queueSchema)
 	diags = append(diags, d...)
-	if a := content.Attributes["concurrent"]; a != nil {
-		n, d := evalInt(a.Expr, ctx, 1, 1<<16)
-		diags = append(diags, d...)
-		q.Concurrent = n
-	}
+	readAttr(attrReader{content.Attributes, ctx, &diags}, "concurrent", intIn(1, 1<<16), &q.Concurrent)
 	return q, diags
 }

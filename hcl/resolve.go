@@ -26,6 +26,7 @@ type resolver struct {
 	models    map[string]*modelBlock
 	prompts   map[string]*promptBlock
 	resources map[string]*resourceBlock
+	sets      map[string]nameSet // each indexed kind's names, for references
 
 	catalog        map[string]*catalogEntry
 	catalogList    []string        // sorted exposed names
@@ -52,7 +53,7 @@ type catalogEntry struct {
 const defaultSeparator = "__"
 
 func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
-	r := &resolver{cfg: cfg, sep: defaultSeparator}
+	r := &resolver{cfg: cfg, sep: defaultSeparator, sets: map[string]nameSet{}}
 	spec := &ir.Spec{Separator: defaultSeparator}
 	if t := cfg.toolgen; t != nil {
 		spec.Package = t.Package
@@ -159,6 +160,7 @@ func index[T any](r *resolver, kind string, items []T, d func(T) declared) map[s
 		}
 		byGo[g] = x
 	}
+	r.sets[kind] = setOf(m)
 	return m
 }
 
@@ -221,32 +223,13 @@ func setOf[T any](m map[string]T) nameSet {
 // kind is the set of names of a reference kind (the zero set for a kind
 // that does not exist).
 func (r *resolver) kind(kind string) nameSet {
-	switch kind {
-	case "queue":
-		return setOf(r.queues)
-	case "server":
-		return setOf(r.servers)
-	case "policy":
-		return setOf(r.policies)
-	case "tool":
-		return setOf(r.tools)
-	case "bundle":
-		return setOf(r.bundles)
-	case "agent":
-		return setOf(r.agents)
-	case "model":
-		return setOf(r.models)
-	case "prompt":
-		return setOf(r.prompts)
-	case "resource":
-		return setOf(r.resources)
-	case "runtime":
+	if kind == "runtime" {
 		return nameSet{
 			has:  func(n string) bool { return slices.Contains(decl.OptInTools, n) },
 			list: func() []string { return slices.Sorted(slices.Values(decl.OptInTools)) },
 		}
 	}
-	return nameSet{}
+	return r.sets[kind]
 }
 
 func keys[T any](m map[string]T) []string {
@@ -258,19 +241,23 @@ func keys[T any](m map[string]T) []string {
 	return out
 }
 
-func (r *resolver) resolveQueues() []*ir.Queue {
-	var out []*ir.Queue
-	for _, name := range keys(r.queues) {
-		q := r.queues[name]
-		out = append(out, &ir.Queue{Name: q.Name, GoName: ir.GoName(q.Name), Concurrent: q.Concurrent, Range: q.DeclRange})
+// inNameOrder builds one IR value per declaration of a kind, in name order.
+func inNameOrder[T, U any](m map[string]T, build func(T) U) []U {
+	var out []U
+	for _, name := range keys(m) {
+		out = append(out, build(m[name]))
 	}
 	return out
 }
 
+func (r *resolver) resolveQueues() []*ir.Queue {
+	return inNameOrder(r.queues, func(q *queueBlock) *ir.Queue {
+		return &ir.Queue{Name: q.Name, GoName: ir.GoName(q.Name), Concurrent: q.Concurrent, Range: q.DeclRange}
+	})
+}
+
 func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
-	var out []*ir.Server
-	for _, name := range keys(r.servers) {
-		s := r.servers[name]
+	return inNameOrder(r.servers, func(s *serverBlock) *ir.Server {
 		srv := &ir.Server{
 			Name: s.Name, GoName: ir.GoName(s.Name), Transport: s.Transport,
 			Command: s.Command, Args: s.Args, Env: irKeyValues(s.Env), Address: s.Address,
@@ -310,9 +297,8 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			}
 			r.checkListAgainst(allow, raw, "allow_tools", s.Name, s.DeclRange)
 		}
-		out = append(out, srv)
-	}
-	return out
+		return srv
+	})
 }
 
 // checkExactNames refuses globs in an allow list of an untrusted server
@@ -379,19 +365,15 @@ func sortedStrs(list []str) []string {
 }
 
 func (r *resolver) resolvePolicies() []*ir.Policy {
-	var out []*ir.Policy
-	for _, name := range keys(r.policies) {
-		p := r.policies[name].Policy
-		out = append(out, &p)
-	}
-	return out
+	return inNameOrder(r.policies, func(b *policyBlock) *ir.Policy {
+		p := b.Policy
+		return &p
+	})
 }
 
 func (r *resolver) resolveTools() []*ir.Tool {
 	renamed := map[string]str{}
-	var out []*ir.Tool
-	for _, name := range keys(r.tools) {
-		t := r.tools[name]
+	return inNameOrder(r.tools, func(t *toolBlock) *ir.Tool {
 		tool := &ir.Tool{
 			Name: t.Name, GoName: ir.GoName(t.Name), Description: t.Description, Kind: toolKind(t),
 			REST: t.REST, Go: t.Go, InputSchema: t.InputSchema, Category: t.Category,
@@ -417,15 +399,12 @@ func (r *resolver) resolveTools() []*ir.Tool {
 			tool.RenamedFrom = append(tool.RenamedFrom, old.Val)
 		}
 		sort.Strings(tool.RenamedFrom)
-		out = append(out, tool)
-	}
-	return out
+		return tool
+	})
 }
 
 func (r *resolver) resolveBundles() []*ir.Bundle {
-	var out []*ir.Bundle
-	for _, name := range keys(r.bundles) {
-		b := r.bundles[name]
+	return inNameOrder(r.bundles, func(b *bundleBlock) *ir.Bundle {
 		bundle := &ir.Bundle{
 			Name: b.Name, GoName: ir.GoName(b.Name), Mode: b.Mode,
 			AllowTools: sortedStrs(b.AllowTools), DenyTools: sortedStrs(b.DenyTools), Range: b.DeclRange,
@@ -461,9 +440,8 @@ func (r *resolver) resolveBundles() []*ir.Bundle {
 			}
 		}
 		sort.Strings(bundle.Tools)
-		out = append(out, bundle)
-	}
-	return out
+		return bundle
+	})
 }
 
 func (r *resolver) resolveWorkflows() []*ir.Workflow {

@@ -48,9 +48,7 @@ func (r *resolver) runtimeNames(a *agentBlock) []string {
 }
 
 func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
-	var out []*ir.Agent
-	for _, name := range keys(r.agents) {
-		a := r.agents[name]
+	return inNameOrder(r.agents, func(a *agentBlock) *ir.Agent {
 		agent := &ir.Agent{
 			Name: a.Name, GoName: ir.GoName(a.Name), Description: a.Description,
 			Discovery: a.Discovery, Spawn: a.Spawn, MaxDepth: defaults.MaxDepth, AllowedSet: a.AllowedSet, Range: a.DeclRange,
@@ -153,9 +151,8 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 			agent.Router = appendUnique(agent.Router, d.Name)
 		}
 		sort.Strings(agent.Router)
-		out = append(out, agent)
-	}
-	return out
+		return agent
+	})
 }
 
 func appendUnique(list []string, s string) []string {

@@ -10,16 +10,13 @@ import (
 // Resolution of declared prompts and resources.
 
 func (r *resolver) resolvePrompts() []*ir.Prompt {
-	var out []*ir.Prompt
-	for _, name := range keys(r.prompts) {
-		p := r.prompts[name]
+	return inNameOrder(r.prompts, func(p *promptBlock) *ir.Prompt {
 		prompt := &ir.Prompt{Name: p.Name, GoName: ir.GoName(p.Name), Description: p.Description, Messages: p.Messages, Range: p.DeclRange}
 		for _, a := range p.Arguments {
 			prompt.Arguments = append(prompt.Arguments, a.PromptArgument)
 		}
-		out = append(out, prompt)
-	}
-	return out
+		return prompt
+	})
 }
 
 // resolveResources reports URIs declared twice (at the second
@@ -36,12 +33,9 @@ func (r *resolver) resolveResources() []*ir.Resource {
 		}
 		seen[x.URI] = x
 	}
-	var out []*ir.Resource
-	for _, name := range keys(r.resources) {
-		x := r.resources[name]
-		out = append(out, &ir.Resource{Name: x.Name, GoName: ir.GoName(x.Name), URI: x.URI, Description: x.Description, MIMEType: x.MIMEType, Text: x.Text, Range: x.DeclRange})
-	}
-	return out
+	return inNameOrder(r.resources, func(x *resourceBlock) *ir.Resource {
+		return &ir.Resource{Name: x.Name, GoName: ir.GoName(x.Name), URI: x.URI, Description: x.Description, MIMEType: x.MIMEType, Text: x.Text, Range: x.DeclRange}
+	})
 }
 
 // featureCouldMatch reports whether an entry of tools.allowed may admit a

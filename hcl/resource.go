@@ -38,6 +38,7 @@ func decodeResource(block *hcl.Block, ctx *hcl.EvalContext) (*resourceBlock, hcl
 	content, d := block.Body.Content(resourceSchema)
 	diags = append(diags, d...)
 	attrs := content.Attributes
+	in := attrReader{attrs, ctx, &diags}
 	errAt := func(rng hcl.Range, summary, detail string) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng.Ptr(), Context: block.DefRange.Ptr()})
 	}
@@ -51,11 +52,7 @@ func decodeResource(block *hcl.Block, ctx *hcl.EvalContext) (*resourceBlock, hcl
 			}
 		}
 	}
-	if a := attrs["description"]; a != nil {
-		v, d := evalString(a.Expr, ctx)
-		diags = append(diags, d...)
-		r.Description = v
-	}
+	readAttr(in, "description", evalString, &r.Description)
 	if a := attrs["mime_type"]; a != nil {
 		v, d := evalString(a.Expr, ctx)
 		diags = append(diags, d...)
@@ -64,11 +61,7 @@ func decodeResource(block *hcl.Block, ctx *hcl.EvalContext) (*resourceBlock, hcl
 			errAt(a.Expr.Range(), "Invalid MIME type", fmt.Sprintf("%q is not a MIME type such as \"text/markdown\".", v))
 		}
 	}
-	if a := attrs["text"]; a != nil {
-		v, d := evalString(a.Expr, ctx)
-		diags = append(diags, d...)
-		r.Text = v
-	}
+	readAttr(in, "text", evalString, &r.Text)
 	return r, diags
 }
 

@@ -92,6 +92,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 	content, d := block.Body.Content(serverSchema)
 	diags = append(diags, d...)
 	attrs := content.Attributes
+	in := attrReader{attrs, ctx, &diags}
 	errAt := func(rng hcl.Range, summary, detail string) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng.Ptr(), Context: block.DefRange.Ptr()})
 	}
@@ -233,11 +234,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 		}
 	}
 	diags = append(diags, s.serverRequests.decode(attrs, ctx)...)
-	if a := attrs["forward_instructions"]; a != nil {
-		v, d := evalBool(a.Expr, ctx)
-		diags = append(diags, d...)
-		s.ForwardInstructions = v
-	}
+	readAttr(in, "forward_instructions", evalBool, &s.ForwardInstructions)
 	var first *hcl.Block
 	for _, hb := range content.Blocks {
 		if hb.Type == "auth" {

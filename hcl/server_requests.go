@@ -20,15 +20,8 @@ type serverRequests struct {
 
 func (r *serverRequests) decode(attrs hcl.Attributes, ctx *hcl.EvalContext) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	if a := attrs["sampling"]; a != nil {
-		v, d := evalEnum(a.Expr, ctx, "sampling", samplingAnswers)
-		diags = append(diags, d...)
-		r.Sampling = v
-	}
-	if a := attrs["elicitation"]; a != nil {
-		v, d := evalEnum(a.Expr, ctx, "elicitation", elicitationAnswers)
-		diags = append(diags, d...)
-		r.Elicitation = v
-	}
+	in := attrReader{attrs, ctx, &diags}
+	readAttr(in, "sampling", oneOf("sampling", samplingAnswers), &r.Sampling)
+	readAttr(in, "elicitation", oneOf("elicitation", elicitationAnswers), &r.Elicitation)
 	return diags
 }

@@ -60,6 +60,7 @@ func decodeTool(block *hcl.Block, ctx *hcl.EvalContext) (*toolBlock, hcl.Diagnos
 	diags = append(diags, d...)
 	unknownArgs := d.HasErrors() // e.g. "polcy": not also "without implementation"
 	attrs := content.Attributes
+	in := attrReader{attrs, ctx, &diags}
 	errAt := func(rng hcl.Range, summary, detail string) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng.Ptr(), Context: block.DefRange.Ptr()})
 	}
@@ -99,11 +100,7 @@ func decodeTool(block *hcl.Block, ctx *hcl.EvalContext) (*toolBlock, hcl.Diagnos
 			t.Queue = &r
 		}
 	}
-	if a := attrs["timeout"]; a != nil {
-		v, d := evalDuration(a.Expr, ctx)
-		diags = append(diags, d...)
-		t.Timeout = v
-	}
+	readAttr(in, "timeout", evalDuration, &t.Timeout)
 	if a := attrs["go"]; a != nil {
 		v, d := evalString(a.Expr, ctx)
 		diags = append(diags, d...)

@@ -63,11 +63,7 @@ func (m *toolMeta) decode(content *hcl.BodyContent, block *hcl.Block, ctx *hcl.E
 			}
 		}
 	}
-	if a := content.Attributes["always_load"]; a != nil {
-		v, d := evalBool(a.Expr, ctx)
-		diags = append(diags, d...)
-		m.AlwaysLoad = v
-	}
+	readAttr(attrReader{content.Attributes, ctx, &diags}, "always_load", evalBool, &m.AlwaysLoad)
 	if a := content.Attributes["output_schema"]; a != nil {
 		v, d := decodeOutputSchema(a.Expr, ctx)
 		diags = append(diags, d...)

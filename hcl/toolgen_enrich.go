@@ -30,6 +30,7 @@ var enrichSchema = &hcl.BodySchema{
 func decodeEnrich(block *hcl.Block, ctx *hcl.EvalContext) (*enrichBlock, hcl.Diagnostics) {
 	e := &enrichBlock{DeclRange: block.DefRange}
 	content, diags := block.Body.Content(enrichSchema)
+	in := attrReader{content.Attributes, ctx, &diags}
 	if a := content.Attributes["model"]; a != nil {
 		r, d := decodeRef(a.Expr, "model")
 		diags = append(diags, d...)
@@ -37,21 +38,9 @@ func decodeEnrich(block *hcl.Block, ctx *hcl.EvalContext) (*enrichBlock, hcl.Dia
 			e.Model = r
 		}
 	}
-	if a := content.Attributes["queries"]; a != nil {
-		n, d := evalInt(a.Expr, ctx, 1, maxEnrichQueries)
-		diags = append(diags, d...)
-		e.Queries = n
-	}
-	if a := content.Attributes["concurrency"]; a != nil {
-		n, d := evalInt(a.Expr, ctx, 1, maxEnrichConcurrency)
-		diags = append(diags, d...)
-		e.Concurrency = n
-	}
-	if a := content.Attributes["at_run_time"]; a != nil {
-		b, d := evalBool(a.Expr, ctx)
-		diags = append(diags, d...)
-		e.AtRunTime = b
-	}
+	readAttr(in, "queries", intIn(1, maxEnrichQueries), &e.Queries)
+	readAttr(in, "concurrency", intIn(1, maxEnrichConcurrency), &e.Concurrency)
+	readAttr(in, "at_run_time", evalBool, &e.AtRunTime)
 	return e, diags
 }
 

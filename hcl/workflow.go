@@ -40,28 +40,12 @@ func decodeWorkflow(block *hcl.Block, ctx *hcl.EvalContext) (*workflowBlock, hcl
 	diags := checkName("workflow", w.Name, w.NameRange)
 	content, d := block.Body.Content(workflowSchema)
 	diags = append(diags, d...)
-	roles := map[string]*roleBlock{}
-	for _, rb := range content.Blocks {
+	w.Roles = decodeNamed("role", content.Blocks, &diags, func(rb *hcl.Block) *roleBlock {
 		r := &roleBlock{Name: rb.Labels[0], NameRange: rb.LabelRanges[0], DeclRange: rb.DefRange}
-		diags = append(diags, checkName("role", r.Name, r.NameRange)...)
-		if prev := roles[r.Name]; prev != nil {
-			diags = append(diags, duplicate("role", r.Name, r.NameRange, prev.NameRange, rb.DefRange))
-		} else {
-			roles[r.Name] = r
-			w.Roles = append(w.Roles, r)
-		}
 		rc, d := rb.Body.Content(roleSchema)
 		diags = append(diags, d...)
-		steps := map[string]*stepBlock{}
-		for _, sb := range rc.Blocks {
+		r.Steps = decodeNamed("step", rc.Blocks, &diags, func(sb *hcl.Block) *stepBlock {
 			s := &stepBlock{Name: sb.Labels[0], NameRange: sb.LabelRanges[0], DeclRange: sb.DefRange}
-			diags = append(diags, checkName("step", s.Name, s.NameRange)...)
-			if prev := steps[s.Name]; prev != nil {
-				diags = append(diags, duplicate("step", s.Name, s.NameRange, prev.NameRange, sb.DefRange))
-			} else {
-				steps[s.Name] = s
-				r.Steps = append(r.Steps, s)
-			}
 			sc, d := sb.Body.Content(stepSchema)
 			diags = append(diags, d...)
 			if at := sc.Attributes["bundles"]; at != nil {
@@ -69,12 +53,36 @@ func decodeWorkflow(block *hcl.Block, ctx *hcl.EvalContext) (*workflowBlock, hcl
 				diags = append(diags, d...)
 				s.Bundles = v
 			}
-		}
+			return s
+		})
 		if len(rc.Blocks) == 0 {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Role without steps", Detail: fmt.Sprintf("Role %q routes no step, so it can use no bundle.", r.Name), Subject: r.NameRange.Ptr(), Context: rb.DefRange.Ptr()})
 		}
-	}
+		return r
+	})
 	return w, diags
+}
+
+// decodeNamed decodes nested blocks labeled with a name unique among them:
+// each name is checked and a repeated one reported; its block is decoded
+// all the same (for its diagnostics) but not kept.
+func decodeNamed[T any](kind string, blocks hcl.Blocks, diags *hcl.Diagnostics, decode func(*hcl.Block) T) []T {
+	var out []T
+	seen := map[string]hcl.Range{}
+	for _, b := range blocks {
+		name, rng := b.Labels[0], b.LabelRanges[0]
+		*diags = append(*diags, checkName(kind, name, rng)...)
+		prev, dup := seen[name]
+		if dup {
+			*diags = append(*diags, duplicate(kind, name, rng, prev, b.DefRange))
+		} else {
+			seen[name] = rng
+		}
+		if v := decode(b); !dup {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // duplicate is the diagnostic for a name declared twice; Subject is the

@@ -1,24 +1,18 @@
 package runtime
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/toolgen-dev/toolgen/runtime/internal/statuspage"
+)
 
 // SpilledOutput is one output the size cap (response_max_bytes) stored on
-// disk in place of a result; output_read pages through it.
-type SpilledOutput struct {
-	Handle string `json:"handle"`
-	Bytes  int    `json:"bytes"`
-}
+// disk in place of a result; output_read pages through it. The status
+// page shows the same.
+type SpilledOutput = statuspage.Output
 
 // OutputPage is one page of a spilled output, in output_read's shape.
-type OutputPage struct {
-	Handle     string `json:"handle"`
-	Offset     int    `json:"offset"`
-	Bytes      int    `json:"bytes"`
-	TotalBytes int    `json:"total_bytes"`
-	NextOffset int    `json:"next_offset"`
-	EOF        bool   `json:"eof"`
-	Content    string `json:"content"`
-}
+type OutputPage = statuspage.Page
 
 // Outputs lists the outputs the current agent context spilled, oldest
 // first. A switch starts a new context with none.
@@ -29,7 +23,7 @@ func (s *Session) Outputs() []SpilledOutput {
 	}
 	var out []SpilledOutput
 	for _, o := range st.spill.List() {
-		out = append(out, SpilledOutput{o.Handle, o.Bytes})
+		out = append(out, SpilledOutput{Handle: o.Handle, Bytes: o.Bytes})
 	}
 	return out
 }

@@ -91,8 +91,8 @@ func modelValue(m *ir.Model) decl.Model {
 		Name:        m.Name,
 		Provider:    m.Provider,
 		ModelName:   m.ModelName,
-		BaseURL:     value(m.BaseURL),
-		APIKey:      value(m.APIKey),
+		BaseURL:     m.BaseURL.Decl(),
+		APIKey:      m.APIKey.Decl(),
 		MaxTokens:   m.MaxTokens,
 		Temperature: m.Temperature,
 		Timeout:     m.Timeout,
@@ -100,25 +100,15 @@ func modelValue(m *ir.Model) decl.Model {
 	}
 }
 
-// value keeps env() parts as names: the secret is read when the binary runs.
-func value(v ir.Value) decl.Value {
-	if len(v.Parts) == 0 {
-		return nil
-	}
-	out := make(decl.Value, len(v.Parts))
-	for i, p := range v.Parts {
-		out[i] = decl.ValuePart{Lit: p.Lit, Env: p.Env}
-	}
-	return out
-}
-
+// keyValues keeps env() parts as names (ir.Value.Decl): the secret is read
+// when the binary runs.
 func keyValues(kvs []ir.KeyValue) []decl.KeyValue {
 	if kvs == nil {
 		return nil
 	}
 	out := make([]decl.KeyValue, len(kvs))
 	for i, kv := range kvs {
-		out[i] = decl.KeyValue{Key: kv.Key, Value: value(kv.Value)}
+		out[i] = decl.KeyValue{Key: kv.Key, Value: kv.Value.Decl()}
 	}
 	return out
 }
@@ -134,7 +124,7 @@ func serverValue(s *ir.Server) decl.Server {
 		Command:         s.Command,
 		Args:            s.Args,
 		Env:             keyValues(s.Env),
-		URL:             value(s.URL),
+		URL:             s.URL.Decl(),
 		Address:         s.Address,
 		Headers:         keyValues(s.Headers),
 		Trusted:         s.Trusted,
@@ -156,7 +146,10 @@ func serverValue(s *ir.Server) decl.Server {
 	if h := s.HealthCheck; h != nil {
 		out.HealthInterval, out.HealthTimeout = h.Interval, h.Timeout
 	}
-	out.Auth = serverAuth(s.Auth)
+	if s.Auth != nil { // env() parts stay names, read when the agent connects
+		auth := s.Auth.ServerAuth
+		out.Auth = &auth
+	}
 	return out
 }
 
@@ -232,7 +225,7 @@ func declaredTool(t *ir.Tool, g *GoTool) decl.Tool {
 		out.Annotations = &decl.ToolAnnotations{ReadOnly: a.ReadOnly, Destructive: a.Destructive, Idempotent: a.Idempotent, OpenWorld: a.OpenWorld}
 	}
 	if r := t.REST; r != nil {
-		out.REST = &decl.REST{Method: r.Method, URL: value(r.URL), Headers: keyValues(r.Headers)}
+		out.REST = &decl.REST{Method: r.Method, URL: r.URL.Decl(), Headers: keyValues(r.Headers)}
 	}
 	if g != nil {
 		out.InputSchema, out.OutputSchema, out.RichResult = g.InputSchema, g.OutputSchema, g.RichResult

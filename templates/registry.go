@@ -74,14 +74,14 @@ type nameConst struct {
 }
 
 func emitNames(f *jen.File, spec *ir.Spec, reg *decl.Registry) {
-	group := func(doc string, consts []nameConst) {
-		if len(consts) == 0 {
+	group := func(doc string, cs []nameConst) {
+		if len(cs) == 0 {
 			return
 		}
 		f.Line()
 		f.Comment(doc)
 		f.Const().DefsFunc(func(g *jen.Group) {
-			for _, c := range consts {
+			for _, c := range cs {
 				if c.doc != "" {
 					for _, line := range docLines(c.doc) {
 						g.Comment(line)
@@ -91,42 +91,26 @@ func emitNames(f *jen.File, spec *ir.Spec, reg *decl.Registry) {
 			}
 		})
 	}
-	var cs []nameConst
-	for _, a := range spec.Agents {
-		cs = append(cs, nameConst{"Agent" + a.GoName, a.Name, a.Description})
-	}
-	group("Agents.", cs)
-	cs = nil
-	for _, b := range spec.Bundles {
-		cs = append(cs, nameConst{"Bundle" + b.GoName, b.Name, ""})
-	}
-	group("Bundles.", cs)
-	cs = nil
-	for _, p := range spec.Policies {
-		cs = append(cs, nameConst{"Policy" + p.GoName, p.Name, ""})
-	}
-	group("Builtin policies.", cs)
-	cs = nil
-	for _, q := range spec.Queues {
-		cs = append(cs, nameConst{"Queue" + q.GoName, q.Name, ""})
-	}
-	group("Queues.", cs)
-	cs = nil
-	for _, s := range spec.Servers {
-		cs = append(cs, nameConst{"Server" + s.GoName, s.Name, ""})
-	}
-	group("MCP servers.", cs)
-	cs = nil
 	ids := toolGoNames(spec)
-	for _, t := range reg.Tools {
-		cs = append(cs, nameConst{"Tool" + ids[t.Name], t.Name, t.Description})
+	group("Agents.", consts(spec.Agents, "Agent", func(a *ir.Agent) (string, string, string) { return a.GoName, a.Name, a.Description }))
+	group("Bundles.", consts(spec.Bundles, "Bundle", func(b *ir.Bundle) (string, string, string) { return b.GoName, b.Name, "" }))
+	group("Builtin policies.", consts(spec.Policies, "Policy", func(p *ir.Policy) (string, string, string) { return p.GoName, p.Name, "" }))
+	group("Queues.", consts(spec.Queues, "Queue", func(q *ir.Queue) (string, string, string) { return q.GoName, q.Name, "" }))
+	group("MCP servers.", consts(spec.Servers, "Server", func(s *ir.Server) (string, string, string) { return s.GoName, s.Name, "" }))
+	group("Tools, by exposed name: declared tools and the locked tools of servers.",
+		consts(reg.Tools, "Tool", func(t decl.Tool) (string, string, string) { return ids[t.Name], t.Name, t.Description }))
+	group("Workflows.", consts(spec.Workflows, "Workflow", func(w *ir.Workflow) (string, string, string) { return w.GoName, w.Name, "" }))
+}
+
+// consts is one name constant per item, named prefix + its Go name; of
+// gives the item's Go name, name and doc.
+func consts[T any](items []T, prefix string, of func(T) (goName, name, doc string)) []nameConst {
+	var out []nameConst
+	for _, it := range items {
+		goName, name, doc := of(it)
+		out = append(out, nameConst{prefix + goName, name, doc})
 	}
-	group("Tools, by exposed name: declared tools and the locked tools of servers.", cs)
-	cs = nil
-	for _, w := range spec.Workflows {
-		cs = append(cs, nameConst{"Workflow" + w.GoName, w.Name, ""})
-	}
-	group("Workflows.", cs)
+	return out
 }
 
 var errNotDirect = errors.New("lists printed by jennifer")

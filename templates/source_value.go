@@ -115,66 +115,35 @@ func (p *sourcePrinter) print(b *strings.Builder, v reflect.Value, elide bool, d
 
 // element is one item of a composite literal: "key" is set for a struct
 // field.
-type element struct {
-	key, value string
-}
+type element = keyed[string]
 
 func (p *sourcePrinter) structLit(b *strings.Builder, v reflect.Value, elide bool, depth int) error {
-	t := v.Type()
-	multi := !small(v)
-	var elems []element
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		if p.field != nil {
-			if src, ok := p.field(v, f.Name); ok {
-				if src != "" {
-					elems = append(elems, element{f.Name, src})
-				}
-				continue
-			}
-		}
-		fv := v.Field(i)
-		if fv.IsZero() && !(fv.Kind() == reflect.Slice && !fv.IsNil()) {
-			continue
-		}
+	elems, err := fieldLits(v, p.field, func(fv reflect.Value) (string, error) {
 		var e strings.Builder
-		if err := p.print(&e, fv, false, depth+1); err != nil {
-			return err
-		}
-		elems = append(elems, element{f.Name, e.String()})
+		err := p.print(&e, fv, false, depth+1)
+		return e.String(), err
+	})
+	if err != nil {
+		return err
 	}
-	if !elide {
-		name, err := p.typeName(t)
-		if err != nil {
-			return err
-		}
-		b.WriteString(name)
-	}
-	return writeComposite(b, elems, multi, depth)
+	return p.composite(b, v.Type(), elide, elems, !small(v), depth)
 }
 
 func (p *sourcePrinter) sliceLit(b *strings.Builder, v reflect.Value, elide bool, depth int) error {
-	t := v.Type()
 	elems := make([]element, v.Len())
-	allSmall, allTiny, width := true, true, 0
 	for i := range elems {
-		e := v.Index(i)
-		allSmall = allSmall && small(e)
-		allTiny = allTiny && tiny(e)
-		if e.Kind() == reflect.String {
-			width += len(e.String()) + 4
-		}
 		var s strings.Builder
-		if err := p.print(&s, e, true, depth+1); err != nil {
+		if err := p.print(&s, v.Index(i), true, depth+1); err != nil {
 			return err
 		}
 		elems[i].value = s.String()
 	}
-	structs := t.Elem().Kind() == reflect.Struct || t.Elem().Kind() == reflect.Pointer
-	multi := !allSmall || structs && v.Len() > 1 && !(allTiny && v.Len() <= 2) || v.Len() > 8 && width == 0 || width > 80
+	return p.composite(b, v.Type(), elide, elems, sliceMulti(v), depth)
+}
+
+// composite writes a composite literal of type t, the type left out when
+// elide is set.
+func (p *sourcePrinter) composite(b *strings.Builder, t reflect.Type, elide bool, elems []element, multi bool, depth int) error {
 	if !elide {
 		name, err := p.typeName(t)
 		if err != nil {

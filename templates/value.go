@@ -87,17 +87,56 @@ func (p *valuePrinter) print(v reflect.Value, elide bool) jen.Code {
 }
 
 func (p *valuePrinter) structLit(v reflect.Value, elide bool) jen.Code {
+	lits, _ := fieldLits(v, p.field, func(fv reflect.Value) (jen.Code, error) { return p.literal(fv), nil })
+	fields := make([]jen.Code, len(lits))
+	for i, l := range lits {
+		fields[i] = jen.Id(l.key).Op(":").Add(l.value)
+	}
+	return p.composite(v.Type(), elide, fields, !small(v))
+}
+
+func (p *valuePrinter) sliceLit(v reflect.Value, elide bool) jen.Code {
+	elems := make([]jen.Code, v.Len())
+	for i := range elems {
+		elems[i] = p.print(v.Index(i), true)
+	}
+	return p.composite(v.Type(), elide, elems, sliceMulti(v))
+}
+
+// composite is a composite literal of type t, the type left out when
+// elide is set.
+func (p *valuePrinter) composite(t reflect.Type, elide bool, elems []jen.Code, multi bool) jen.Code {
+	body := jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: multi}, elems...)
+	if elide {
+		return body
+	}
+	return typeCode(t).Add(body)
+}
+
+// keyed is one item of a composite literal: key is the field's name in a
+// struct literal.
+type keyed[C any] struct {
+	key   string
+	value C
+}
+
+// fieldLits lists the fields of struct v that its literal sets: override,
+// when there is one, answers for the fields it knows (its zero answer
+// leaves the field out); any other exported field is printed when set (an
+// empty non-nil slice counts as set).
+func fieldLits[C comparable](v reflect.Value, override func(owner reflect.Value, name string) (C, bool), print func(reflect.Value) (C, error)) ([]keyed[C], error) {
 	t := v.Type()
-	var fields []jen.Code
+	var out []keyed[C]
+	var none C
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if !f.IsExported() {
 			continue
 		}
-		if p.field != nil {
-			if c, ok := p.field(v, f.Name); ok {
-				if c != nil {
-					fields = append(fields, jen.Id(f.Name).Op(":").Add(c))
+		if override != nil {
+			if c, ok := override(v, f.Name); ok {
+				if c != none {
+					out = append(out, keyed[C]{f.Name, c})
 				}
 				continue
 			}
@@ -106,35 +145,29 @@ func (p *valuePrinter) structLit(v reflect.Value, elide bool) jen.Code {
 		if fv.IsZero() && !(fv.Kind() == reflect.Slice && !fv.IsNil()) {
 			continue
 		}
-		fields = append(fields, jen.Id(f.Name).Op(":").Add(p.literal(fv)))
+		c, err := print(fv)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, keyed[C]{f.Name, c})
 	}
-	body := jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: !small(v)}, fields...)
-	if elide {
-		return body
-	}
-	return typeCode(t).Add(body)
+	return out, nil
 }
 
-func (p *valuePrinter) sliceLit(v reflect.Value, elide bool) jen.Code {
-	t := v.Type()
-	elems := make([]jen.Code, v.Len())
+// sliceMulti reports whether a slice literal puts one element a line.
+func sliceMulti(v reflect.Value) bool {
 	allSmall, allTiny, width := true, true, 0
-	for i := range elems {
+	for i := range v.Len() {
 		e := v.Index(i)
 		allSmall = allSmall && small(e)
 		allTiny = allTiny && tiny(e)
 		if e.Kind() == reflect.String {
 			width += len(e.String()) + 4
 		}
-		elems[i] = p.print(e, true)
 	}
-	structs := t.Elem().Kind() == reflect.Struct || t.Elem().Kind() == reflect.Pointer
-	multi := !allSmall || structs && v.Len() > 1 && !(allTiny && v.Len() <= 2) || v.Len() > 8 && width == 0 || width > 80
-	body := jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: multi}, elems...)
-	if elide {
-		return body
-	}
-	return typeCode(t).Add(body)
+	elem := v.Type().Elem().Kind()
+	structs := elem == reflect.Struct || elem == reflect.Pointer
+	return !allSmall || structs && v.Len() > 1 && !(allTiny && v.Len() <= 2) || v.Len() > 8 && width == 0 || width > 80
 }
 
 // small reports whether a value reads well on one line: a scalar, or a

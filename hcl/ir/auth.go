@@ -1,22 +1,13 @@
 package ir
 
-import "github.com/hashicorp/hcl/v2"
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
+)
 
-// ServerAuth is a server's auth block (see runtime/decl.ServerAuth).
+// ServerAuth is a server's auth block: what the registry declares
+// (decl.ServerAuth, env() parts kept as names) and where it was written.
 type ServerAuth struct {
-	Mode              string
-	ClientID          Value
-	ClientSecret      Value
-	PrivateKey        Value
-	PrivateKeyFile    Value
-	SigningAlg        string
-	ClientMetadataURL Value
-	Scopes            []string
-	RedirectURI       string
-	Issuer            Value
-	IDPIssuer         Value
-	IDPClientID       Value
-	IDPClientSecret   Value
-	IDToken           Value
-	Range             hcl.Range
+	decl.ServerAuth
+	Range hcl.Range
 }

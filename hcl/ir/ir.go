@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // Spec is one resolved spec directory.
@@ -73,6 +74,18 @@ type Defaults struct {
 // literals here unless the user wrote them literally (which is a warning).
 type Value struct {
 	Parts []ValuePart
+}
+
+// Decl is the value as the registry declares it; nil when it has no part.
+func (v Value) Decl() decl.Value {
+	if len(v.Parts) == 0 {
+		return nil
+	}
+	out := make(decl.Value, len(v.Parts))
+	for i, p := range v.Parts {
+		out[i] = decl.ValuePart{Lit: p.Lit, Env: p.Env}
+	}
+	return out
 }
 
 // ValuePart is either a literal or an environment variable name.

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,14 +19,9 @@ import (
 // changed since DIR/toolgen.enrich.json was written, and write that file.
 // `generate` indexes it offline.
 func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fset := flag.NewFlagSet("enrich", flag.ContinueOnError)
-	fset.SetOutput(stderr)
+	fset := newFlags("enrich", stderr, "usage: toolgen enrich [--force] [--dry-run] DIR")
 	force := fset.Bool("force", false, "ask about every tool again, unchanged ones too")
 	dry := fset.Bool("dry-run", false, "print what would be asked and its estimated cost; ask nothing")
-	fset.Usage = func() {
-		fmt.Fprintln(stderr, "usage: toolgen enrich [--force] [--dry-run] DIR")
-		fset.PrintDefaults()
-	}
 	dir, spec, code := loadDirArg(fset, args, stderr)
 	if code >= 0 {
 		return code

@@ -177,19 +177,11 @@ func findDocs(specDir, catalog string, stdin io.Reader, stderr io.Writer) ([]sea
 // lines. A tool the docs do not have is an error: the file is for another
 // catalog.
 func enrichDocs(docs []search.Doc, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
+	unknown, err := searcheval.EnrichFile(docs, path)
+	if err == nil && len(unknown) > 0 {
+		err = fmt.Errorf("%s: %d tools are not among the tools searched, such as %q", path, len(unknown), unknown[0])
 	}
-	defer f.Close()
-	queries, err := search.ParseQueryLines(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if unknown := search.EnrichDocs(docs, queries); len(unknown) > 0 {
-		return fmt.Errorf("%s: %d tools are not among the tools searched, such as %q", path, len(unknown), unknown[0])
-	}
-	return nil
+	return err
 }
 
 type findResult struct {

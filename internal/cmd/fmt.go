@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,14 +21,9 @@ import (
 // exit 1 when anything would, like `terraform fmt -check -diff`. DIR may
 // also be a single spec file.
 func runFmt(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("fmt", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("fmt", stderr, "usage: toolgen fmt [-w] [--format=text|short|json] DIR")
 	write := fs.Bool("w", false, "write the formatted files instead of printing a diff")
 	format := fs.String("format", "text", "diagnostics `format`: text, short or json")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: toolgen fmt [-w] [--format=text|short|json] DIR")
-		fs.PrintDefaults()
-	}
 	target, code := oneDirArg(fs, args)
 	if code >= 0 {
 		return code

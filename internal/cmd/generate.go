@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -19,15 +18,10 @@ import (
 // --check print a unified diff of what would change and exit 1 if anything
 // would.
 func runGenerate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("generate", stderr, "usage: toolgen generate [-o OUTDIR] [--check] [--format=text|short|json] DIR")
 	out := fs.String("o", "", "output `dir`ectory (default: the spec directory)")
 	check := fs.Bool("check", false, "print a diff and exit 1 if the generated files are stale; write nothing")
 	format := fs.String("format", "text", "diagnostics `format`: text, short or json")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: toolgen generate [-o OUTDIR] [--check] [--format=text|short|json] DIR")
-		fs.PrintDefaults()
-	}
 	dir, code := oneDirArg(fs, args)
 	if code >= 0 {
 		return code

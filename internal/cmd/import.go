@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -22,18 +21,15 @@ import (
 // them with env(), and a note on stderr lists the variables to set.
 // Warnings (fields not imported) do not stop it; errors write nothing.
 func runImport(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("import", flag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags := newFlags("import", stderr,
+		"usage: toolgen import [-o DIR] [--agent NAME] [--package PKG] [--host HOST] FILE...",
+		"  FILE: claude_desktop_config.json, .mcp.json, .vscode/mcp.json or .cursor/mcp.json",
+	)
 	out := flags.String("o", "spec", "spec `dir`ectory to write toolgen.hcl into; - prints the spec on stdout")
 	agent := flags.String("agent", "", "`name` of the agent that uses the servers (default assistant)")
 	pkg := flags.String("package", "", "Go `package` of the generated code (default: the spec directory's name)")
 	host := flags.String("host", "", "read every FILE as this `host`'s format (default: from the file's name and keys): "+formatNames())
 	format := flags.String("format", "text", "diagnostics `format`: text, short or json")
-	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: toolgen import [-o DIR] [--agent NAME] [--package PKG] [--host HOST] FILE...")
-		fmt.Fprintln(stderr, "  FILE: claude_desktop_config.json, .mcp.json, .vscode/mcp.json or .cursor/mcp.json")
-		flags.PrintDefaults()
-	}
 	names, code := positional(flags, args)
 	if code >= 0 {
 		return code

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -14,12 +13,10 @@ import (
 // (default the working directory), inside a Go module, and print the
 // commands that generate, build and try it. Nothing is overwritten.
 func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: toolgen init [DIR]")
-		fmt.Fprintln(stderr, "  writes spec/toolgen.hcl, gen.go, tools/tools.go, workspace/notes.md and cmd/NAME/main.go into DIR (default .), which must be inside a Go module")
-	}
+	fs := newFlags("init", stderr,
+		"usage: toolgen init [DIR]",
+		"  writes spec/toolgen.hcl, gen.go, tools/tools.go, workspace/notes.md and cmd/NAME/main.go into DIR (default .), which must be inside a Go module",
+	)
 	pos, code := positional(fs, args)
 	if code >= 0 {
 		return code
@@ -47,24 +44,4 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitDiags
 	}
 	return exitOK
-}
-
-// positional parses flags given before, between or after the positional
-// arguments and returns those. It returns -1, or an exit code when parsing
-// ended.
-func positional(fs *flag.FlagSet, args []string) ([]string, int) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return nil, exitOK
-			}
-			return nil, exitUsage
-		}
-		if fs.NArg() == 0 {
-			return pos, -1
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }

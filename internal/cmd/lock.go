@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,14 +26,9 @@ import (
 // lock file, if any (spechcl.Relock); the file is still written for the
 // others, and the exit status is 1.
 func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fset := flag.NewFlagSet("lock", flag.ContinueOnError)
-	fset.SetOutput(stderr)
+	fset := newFlags("lock", stderr, "usage: toolgen lock [-v] [--login] DIR")
 	verbose := fset.Bool("v", false, "print connection events (server.start, server.stderr …) on stderr")
 	login := fset.Bool("login", false, "first log in (browser) to each server with an auth block that has no stored login, as AGENT login SERVER does")
-	fset.Usage = func() {
-		fmt.Fprintln(stderr, "usage: toolgen lock [-v] [--login] DIR")
-		fset.PrintDefaults()
-	}
 	dir, spec, code := loadDirArg(fset, args, stderr)
 	if code >= 0 {
 		return code

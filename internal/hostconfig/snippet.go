@@ -195,31 +195,9 @@ func jsonText(v any) (string, error) {
 func writeJSON(b *strings.Builder, v any, indent string) error {
 	switch v := v.(type) {
 	case object:
-		b.WriteString("{\n")
-		for i, f := range v {
-			b.WriteString(indent + "  " + quote(f.key) + ": ")
-			if err := writeJSON(b, f.val, indent+"  "); err != nil {
-				return err
-			}
-			if i < len(v)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "}")
+		return writeLines(b, "{", "}", indent, len(v), func(i int) (string, any) { return quote(v[i].key) + ": ", v[i].val })
 	case []any:
-		b.WriteString("[\n")
-		for i, el := range v {
-			b.WriteString(indent + "  ")
-			if err := writeJSON(b, el, indent+"  "); err != nil {
-				return err
-			}
-			if i < len(v)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "]")
+		return writeLines(b, "[", "]", indent, len(v), func(i int) (string, any) { return "", v[i] })
 	case []string:
 		q := make([]string, len(v))
 		for i, s := range v {
@@ -233,6 +211,25 @@ func writeJSON(b *strings.Builder, v any, indent string) error {
 	default:
 		return fmt.Errorf("hostconfig: cannot print %T as JSON", v)
 	}
+	return nil
+}
+
+// writeLines writes the n items of an object or array one a line, each
+// after its prefix (an object's key).
+func writeLines(b *strings.Builder, open, close, indent string, n int, item func(i int) (prefix string, val any)) error {
+	b.WriteString(open + "\n")
+	for i := range n {
+		prefix, val := item(i)
+		b.WriteString(indent + "  " + prefix)
+		if err := writeJSON(b, val, indent+"  "); err != nil {
+			return err
+		}
+		if i < n-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(indent + close)
 	return nil
 }
 

@@ -20,39 +20,44 @@ import (
 // fetches on expiry fails once that request is over) and knows no
 // private_key_jwt.
 func (h *Handler) clientCredentialsAuthorize(ctx context.Context, req *http.Request, challenges []oauthex.Challenge, cur *Entry) error {
-	prm, asm, err := discover(ctx, h.cfg.httpClient(), req.URL.String(), challenges)
+	e, asm, err := h.grantEntry(ctx, req, challenges)
 	if err != nil {
-		return fmt.Errorf("server %q: %w", h.cfg.Server, err)
-	}
-	if h.cfg.Issuer != "" && strings.TrimSuffix(h.cfg.Issuer, "/") != strings.TrimSuffix(asm.Issuer, "/") {
-		return fmt.Errorf("server %q: its authorization server %q is not the configured issuer %q", h.cfg.Server, asm.Issuer, h.cfg.Issuer)
+		return err
 	}
 	if h.signer != nil && len(asm.TokenEndpointAuthSigningAlgValuesSupported) > 0 &&
 		!slices.Contains(asm.TokenEndpointAuthSigningAlgValuesSupported, h.alg) {
 		return fmt.Errorf("server %q: its authorization server takes client assertions signed with %s, not %s (auth.signing_alg)",
 			h.cfg.Server, strings.Join(asm.TokenEndpointAuthSigningAlgValuesSupported, ", "), h.alg)
 	}
-	scopes := requestScopes(h.cfg.Scopes, strings.Fields(challengeParam(challenges, "scope")), prm.ScopesSupported)
 	if cur != nil {
-		scopes = union(cur.Scopes, scopes) // step-up keeps what was granted
-	}
-	e := &Entry{
-		Issuer:    asm.Issuer,
-		TokenURL:  asm.TokenEndpoint,
-		ClientID:  h.cfg.ClientID,
-		AuthStyle: authStyle(asm.TokenEndpointAuthMethodsSupported),
-		Scopes:    scopes,
-		Resource:  prm.Resource,
+		e.Scopes = union(cur.Scopes, e.Scopes) // step-up keeps what was granted
 	}
 	ne, err := h.clientCredentials(ctx, e)
 	if err != nil {
 		return fmt.Errorf("server %q: client credentials: %w", h.cfg.Server, err)
 	}
-	if err := h.keep(ne); err != nil {
-		return err
+	return h.loggedIn(ne)
+}
+
+// grantEntry starts the entry of a grant with no user at hand (modes
+// client_credentials and enterprise): the server's authorization server,
+// which must be auth.issuer when that is set, and the scopes to ask for.
+func (h *Handler) grantEntry(ctx context.Context, req *http.Request, challenges []oauthex.Challenge) (*Entry, *oauthex.AuthServerMeta, error) {
+	prm, asm, err := discover(ctx, h.cfg.httpClient(), req.URL.String(), challenges)
+	if err != nil {
+		return nil, nil, fmt.Errorf("server %q: %w", h.cfg.Server, err)
 	}
-	h.loggedIn()
-	return nil
+	if h.cfg.Issuer != "" && strings.TrimSuffix(h.cfg.Issuer, "/") != strings.TrimSuffix(asm.Issuer, "/") {
+		return nil, nil, fmt.Errorf("server %q: its authorization server %q is not the configured issuer %q", h.cfg.Server, asm.Issuer, h.cfg.Issuer)
+	}
+	return &Entry{
+		Issuer:    asm.Issuer,
+		TokenURL:  asm.TokenEndpoint,
+		ClientID:  h.cfg.ClientID,
+		AuthStyle: authStyle(asm.TokenEndpointAuthMethodsSupported),
+		Scopes:    requestScopes(h.cfg.Scopes, strings.Fields(challengeParam(challenges, "scope")), prm.ScopesSupported),
+		Resource:  prm.Resource,
+	}, asm, nil
 }
 
 // clientCredentials gets a token for the client itself at e's token

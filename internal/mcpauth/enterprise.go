@@ -2,10 +2,8 @@ package mcpauth
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -31,27 +29,15 @@ const jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 // rather than discovering them, and always sends the client secret in the
 // body, whatever the server supports.
 func (h *Handler) enterpriseAuthorize(ctx context.Context, req *http.Request, challenges []oauthex.Challenge, cur *Entry) error {
-	prm, asm, err := discover(ctx, h.cfg.httpClient(), req.URL.String(), challenges)
+	e, asm, err := h.grantEntry(ctx, req, challenges)
 	if err != nil {
-		return fmt.Errorf("server %q: %w", h.cfg.Server, err)
-	}
-	if h.cfg.Issuer != "" && strings.TrimSuffix(h.cfg.Issuer, "/") != strings.TrimSuffix(asm.Issuer, "/") {
-		return fmt.Errorf("server %q: its authorization server %q is not the configured issuer %q", h.cfg.Server, asm.Issuer, h.cfg.Issuer)
+		return err
 	}
 	if len(asm.GrantTypesSupported) > 0 && !slices.Contains(asm.GrantTypesSupported, jwtBearerGrant) {
 		return fmt.Errorf("server %q: its authorization server does not take the JWT bearer grant that enterprise-managed authorization needs", h.cfg.Server)
 	}
-	scopes := requestScopes(h.cfg.Scopes, strings.Fields(challengeParam(challenges, "scope")), prm.ScopesSupported)
-	e := &Entry{
-		Issuer:    asm.Issuer,
-		TokenURL:  asm.TokenEndpoint,
-		ClientID:  h.cfg.ClientID,
-		AuthStyle: authStyle(asm.TokenEndpointAuthMethodsSupported),
-		Scopes:    scopes,
-		Resource:  prm.Resource,
-	}
 	if cur != nil {
-		e.Scopes = union(cur.Scopes, scopes)
+		e.Scopes = union(cur.Scopes, e.Scopes)
 		e.IDP = cur.IDP
 	}
 	if h.store != nil {
@@ -68,11 +54,7 @@ func (h *Handler) enterpriseAuthorize(ctx context.Context, req *http.Request, ch
 		}
 		return fmt.Errorf("server %q: enterprise authorization: %w", h.cfg.Server, err)
 	}
-	if err := h.keep(ne); err != nil {
-		return err
-	}
-	h.loggedIn()
-	return nil
+	return h.loggedIn(ne)
 }
 
 // enterpriseRenew gets a new access token: an ID token (the environment's,
@@ -210,7 +192,7 @@ func (h *Handler) idpTokenURL(ctx context.Context) (string, error) {
 			Issuer        string `json:"issuer"`
 			TokenEndpoint string `json:"token_endpoint"`
 		}
-		if err := getJSON(ctx, h.cfg.httpClient(), t, &meta); err != nil {
+		if err := GetJSON(ctx, h.cfg.httpClient(), t, &meta); err != nil {
 			continue
 		}
 		if strings.TrimSuffix(meta.Issuer, "/") != issuer {
@@ -222,23 +204,6 @@ func (h *Handler) idpTokenURL(ctx context.Context) (string, error) {
 		return meta.TokenEndpoint, nil
 	}
 	return "", fmt.Errorf("identity provider %q publishes no metadata (tried %s)", h.cfg.IDPIssuer, strings.Join(tries, ", "))
-}
-
-func getJSON(ctx context.Context, c *http.Client, u string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", u, resp.Status)
-	}
-	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v)
 }
 
 // idTokenFresh reads an ID token's expiry (the client only reads it: the
@@ -261,9 +226,14 @@ func idTokenFresh(token string, now time.Time) bool {
 var allAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512,
 	jose.ES256, jose.ES384, jose.ES512, jose.EdDSA}
 
-// loggedIn marks the end of a login's authorization.
-func (h *Handler) loggedIn() {
+// loggedIn keeps a login's new entry and marks the end of its
+// authorization.
+func (h *Handler) loggedIn(e *Entry) error {
+	if err := h.keep(e); err != nil {
+		return err
+	}
 	h.mu.Lock()
 	h.force, h.authorized, h.forced = false, true, ""
 	h.mu.Unlock()
+	return nil
 }

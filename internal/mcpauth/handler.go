@@ -529,10 +529,9 @@ func (h *Handler) saveLogin(oc *oauth2.Config, tok *oauth2.Token) error {
 		return h.sec.scrub(err)
 	}
 	defer unlock()
-	if err := h.keep(e); err != nil {
+	if err := h.loggedIn(e); err != nil {
 		return err
 	}
-	h.loggedIn()
 	h.log.Info("auth.login", "server", h.cfg.Server, "scopes", strings.Join(e.Scopes, " "), "refresh_token", e.Token.RefreshToken != "",
 		"expires_in_s", expiresIn(e.Token, h.now()))
 	return nil

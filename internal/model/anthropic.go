@@ -99,19 +99,10 @@ func (m *anthropicModel) Generate(ctx context.Context, req *Request) (*Response,
 // messages come encoded from earlier turns where they can, the tools from
 // the Toolset, and the parts are joined without re-encoding.
 func (m *anthropicModel) body(req *Request) ([]byte, error) {
-	p, err := m.params(req)
+	b, fields, err := bodyStart(&m.cfg, req, m.params, anthropicMessagesJSON)
 	if err != nil {
 		return nil, err
 	}
-	b, err := p.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", m.cfg.describe(), err)
-	}
-	msgs, err := anthropicMessagesJSON(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", m.cfg.describe(), err)
-	}
-	fields := []field{{key: "messages", items: msgs}}
 	if req.System != "" {
 		// Tools, then system, open every request: cache up to here.
 		sys, err := m.system.get(req.System, func() ([]byte, error) {

@@ -63,19 +63,10 @@ func (m *openAIModel) Generate(ctx context.Context, req *Request) (*Response, er
 // messages come encoded from earlier turns where they can, the tools from
 // the Toolset, and the parts are joined without re-encoding.
 func (m *openAIModel) body(req *Request) ([]byte, error) {
-	p, err := m.params(req)
+	b, fields, err := bodyStart(&m.cfg, req, m.params, m.messagesJSON)
 	if err != nil {
 		return nil, err
 	}
-	b, err := p.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", m.cfg.describe(), err)
-	}
-	msgs, err := m.messagesJSON(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", m.cfg.describe(), err)
-	}
-	fields := []field{{key: "messages", items: msgs}}
 	if tools := req.Tools.openai(); tools != nil {
 		fields = append(fields, field{key: "tools", value: tools})
 	}

@@ -2,6 +2,8 @@ package model
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"sync/atomic"
 )
 
@@ -148,4 +150,23 @@ func joinObject(head []byte, fields ...field) []byte {
 		out = append(out, ']')
 	}
 	return append(out, '}')
+}
+
+// bodyStart is what every provider's request body starts from: its params,
+// encoded by the SDK, and the messages field (each message's encoding
+// reused).
+func bodyStart[P json.Marshaler](c *Config, req *Request, params func(*Request) (P, error), messages func(*Request) ([][]byte, error)) ([]byte, []field, error) {
+	p, err := params(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := p.MarshalJSON()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", c.describe(), err)
+	}
+	msgs, err := messages(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", c.describe(), err)
+	}
+	return b, []field{{key: "messages", items: msgs}}, nil
 }

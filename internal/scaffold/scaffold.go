@@ -29,9 +29,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode"
 
 	"golang.org/x/mod/modfile"
+
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
 )
 
 // ToolPackage is toolgen's command, as go.mod's tool directive names it.
@@ -174,21 +175,9 @@ func (p *Project) checkFree(files map[string][]byte) error {
 	return nil
 }
 
-// packageName makes a directory's base name a Go package name: lower
-// case letters, digits and _, not starting with a digit or a keyword.
-func packageName(base string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(base) {
-		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
-			b.WriteRune(r)
-		}
-	}
-	s := b.String()
-	if s == "" || unicode.IsDigit(rune(s[0])) || token.IsKeyword(s) || s == "main" {
-		s = "agent" + s
-	}
-	return s
-}
+// packageName makes a directory's base name the project's Go package
+// name; not main, which is the agent binary's.
+func packageName(base string) string { return spechcl.PackageName(base, "agent", "main") }
 
 // files are the project's files by slash path relative to Dir.
 func (p *Project) files() (map[string][]byte, error) {

@@ -82,19 +82,26 @@ func LoadQueries(path string) ([]Query, error) {
 // the Queries of the set's tools. A name that is not in the catalog is an
 // error: the file belongs to another catalog.
 func (s *Set) LoadEnrichment(path string) error {
+	unknown, err := EnrichFile(s.Docs, path)
+	if err == nil && len(unknown) > 0 {
+		err = fmt.Errorf("%s: %d tools are not in the catalog, such as %q", path, len(unknown), unknown[0])
+	}
+	return err
+}
+
+// EnrichFile sets the Queries of docs from a file of enrichment JSON lines
+// (search.ParseQueryLines) and returns the names it has that no doc has.
+func EnrichFile(docs []search.Doc, path string) (unknown []string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	queries, err := search.ParseQueryLines(f)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if unknown := search.EnrichDocs(s.Docs, queries); len(unknown) > 0 {
-		return fmt.Errorf("%s: %d tools are not in the catalog, such as %q", path, len(unknown), unknown[0])
-	}
-	return nil
+	return search.EnrichDocs(docs, queries), nil
 }
 
 // Clone returns a copy of s whose docs can be changed on their own.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/toolgen-dev/toolgen/internal/mcpauth"
 )
 
 // signatureAlgs are the JWS algorithms accepted: public-key ones only (an
@@ -168,7 +169,7 @@ func (k *keySet) fetchLocked(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var set jose.JSONWebKeySet
-	if err := getJSON(ctx, k.client, k.url, &set); err != nil {
+	if err := mcpauth.GetJSON(ctx, k.client, k.url, &set); err != nil {
 		return fmt.Errorf("key set: %w", err)
 	}
 	var keep []jose.JSONWebKey
@@ -214,7 +215,7 @@ func jwksFromMetadata(ctx context.Context, client *http.Client, issuer string) (
 			Issuer  string `json:"issuer"`
 			JWKSURI string `json:"jwks_uri"`
 		}
-		if err := getJSON(ctx, client, t, &meta); err != nil {
+		if err := mcpauth.GetJSON(ctx, client, t, &meta); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -227,24 +228,4 @@ func jwksFromMetadata(ctx context.Context, client *http.Client, issuer string) (
 		return meta.JWKSURI, nil
 	}
 	return "", fmt.Errorf("no metadata: %w", errors.Join(errs...))
-}
-
-func getJSON(ctx context.Context, c *http.Client, u string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", u, resp.Status)
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", u, err)
-	}
-	return nil
 }

@@ -22,16 +22,9 @@ const loginTimeout = 10 * time.Minute
 func (c *cli) login(args []string) int {
 	fs := c.flags("login")
 	noBrowser := fs.Bool("no-browser", false, "only print the URL to open")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return parseExit(err)
-	}
-	if len(pos) != 1 {
-		return c.usageErr(fs, "want one SERVER")
-	}
-	cfg, err := c.authConfig(pos[0])
-	if err != nil {
-		return c.fail(exitFail, err)
+	cfg, code, ok := c.serverAuth(fs, args)
+	if !ok {
+		return code
 	}
 	open := mcpauth.SystemBrowser
 	if *noBrowser {
@@ -48,16 +41,9 @@ func (c *cli) login(args []string) int {
 // logout forgets a server's stored login.
 func (c *cli) logout(args []string) int {
 	fs := c.flags("logout")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return parseExit(err)
-	}
-	if len(pos) != 1 {
-		return c.usageErr(fs, "want one SERVER")
-	}
-	cfg, err := c.authConfig(pos[0])
-	if err != nil {
-		return c.fail(exitFail, err)
+	cfg, code, ok := c.serverAuth(fs, args)
+	if !ok {
+		return code
 	}
 	had, err := mcpauth.Logout(cfg)
 	if err != nil {
@@ -69,6 +55,23 @@ func (c *cli) logout(args []string) int {
 		fmt.Fprintf(c.stderr, "Server %q had no stored login.\n", cfg.Server)
 	}
 	return exitOK
+}
+
+// serverAuth parses a command line of one SERVER and returns its OAuth
+// config; false: stop with the exit code.
+func (c *cli) serverAuth(fs *flag.FlagSet, args []string) (mcpauth.Config, int, bool) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return mcpauth.Config{}, parseExit(err), false
+	}
+	if len(pos) != 1 {
+		return mcpauth.Config{}, c.usageErr(fs, "want one SERVER"), false
+	}
+	cfg, err := c.authConfig(pos[0])
+	if err != nil {
+		return mcpauth.Config{}, c.fail(exitFail, err), false
+	}
+	return cfg, exitOK, true
 }
 
 // authConfig is the OAuth config of the named server, env() read now.

@@ -71,6 +71,19 @@ func parseExit(err error) int {
 	return exitUsage
 }
 
+// parseFlags parses the command line of a command that takes flags only;
+// false: stop with the exit code.
+func (c *cli) parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseExit(err), false
+	}
+	if len(pos) > 0 {
+		return c.usageErr(fs, "unexpected argument %q", pos[0]), false
+	}
+	return exitOK, true
+}
+
 func (c *cli) usageErr(fs *flag.FlagSet, format string, a ...any) int {
 	fmt.Fprintf(c.stderr, "%s %s: %s\n", c.prog(), fs.Name(), fmt.Sprintf(format, a...))
 	fs.Usage()
@@ -85,12 +98,8 @@ func (c *cli) serve(args []string) int {
 	ui := fs.String("ui", "", "with --stdio: serve the status page on `ADDR` (a loopback host:port) beside stdio")
 	agent := fs.String("agent", "", "the agent to serve (default: the first)")
 	authFlags := addServeAuthFlags(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return parseExit(err)
-	}
-	if len(pos) > 0 {
-		return c.usageErr(fs, "unexpected argument %q", pos[0])
+	if code, ok := c.parseFlags(fs, args); !ok {
+		return code
 	}
 	if *stdio && *addr != "" {
 		return c.usageErr(fs, "--stdio and --http exclude each other")
@@ -184,16 +193,11 @@ type toolJSON struct {
 
 func (c *cli) tools(args []string) int {
 	fs := c.flags("tools")
-	c.workdirFlag(fs)
-	agent := fs.String("agent", "", "the agent (default: the first)")
+	agent := c.agentFlags(fs)
 	step := fs.String("step", "", "list what the agent can call while workflow step `WF/ROLE/STEP` is active")
 	asJSON := fs.Bool("json", false, "print a JSON array")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return parseExit(err)
-	}
-	if len(pos) > 0 {
-		return c.usageErr(fs, "unexpected argument %q", pos[0])
+	if code, ok := c.parseFlags(fs, args); !ok {
+		return code
 	}
 	var wf, role, st string
 	if *step != "" {
@@ -266,8 +270,7 @@ func (c *cli) checkStep(addr string) error {
 
 func (c *cli) call(args []string) int {
 	fs := c.flags("call")
-	c.workdirFlag(fs)
-	agent := fs.String("agent", "", "the agent (default: the first)")
+	agent := c.agentFlags(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseExit(err)
@@ -327,8 +330,7 @@ func (c *cli) loadForCall(sess *runtime.Session, tool string) {
 
 func (c *cli) find(args []string) int {
 	fs := c.flags("find")
-	c.workdirFlag(fs)
-	agent := fs.String("agent", "", "the agent (default: the first)")
+	agent := c.agentFlags(fs)
 	limit := fs.Int("limit", 10, "at most `N` results")
 	asJSON := fs.Bool("json", false, "print a JSON array")
 	pos, err := parse(fs, args)
@@ -374,12 +376,8 @@ func (c *cli) find(args []string) int {
 func (c *cli) agents(args []string) int {
 	fs := c.flags("agents")
 	asJSON := fs.Bool("json", false, "print a JSON array")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return parseExit(err)
-	}
-	if len(pos) > 0 {
-		return c.usageErr(fs, "unexpected argument %q", pos[0])
+	if code, ok := c.parseFlags(fs, args); !ok {
+		return code
 	}
 	if c.reg == nil || len(c.reg.Agents) == 0 {
 		return c.fail(exitFail, errors.New("this binary declares no agents"))
@@ -411,16 +409,11 @@ func (c *cli) agents(args []string) int {
 
 func (c *cli) status(args []string) int {
 	fs := c.flags("status")
-	c.workdirFlag(fs)
-	agent := fs.String("agent", "", "the agent (default: the first)")
+	agent := c.agentFlags(fs)
 	addr := fs.String("addr", "", "read the status of the agent running at `ADDR` (serve --http ADDR, or serve --stdio --ui ADDR)")
 	asJSON := fs.Bool("json", false, "print a JSON array")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return parseExit(err)
-	}
-	if len(pos) > 0 {
-		return c.usageErr(fs, "unexpected argument %q", pos[0])
+	if code, ok := c.parseFlags(fs, args); !ok {
+		return code
 	}
 	if *addr != "" {
 		if *agent != "" {

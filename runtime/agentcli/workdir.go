@@ -24,6 +24,13 @@ func (c *cli) workdirFlag(fs *flag.FlagSet) {
 	fs.StringVar(&c.workdirArg, "workdir", "", "the `DIR` relative policy paths resolve against (default: $"+workdirEnv+", else the current directory)")
 }
 
+// agentFlags adds the flags of a command that opens a session of an
+// agent: --workdir, and --agent, whose value it returns.
+func (c *cli) agentFlags(fs *flag.FlagSet) *string {
+	c.workdirFlag(fs)
+	return fs.String("agent", "", "the agent (default: the first)")
+}
+
 // workdir is the stable base of relative policy paths, absolute: --workdir,
 // else $TOOLGEN_WORKDIR, else Options.Session.Workdir, else the current
 // directory. MCP hosts start servers in a directory of their own (often

@@ -5,11 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 )
 
 // The Anthropic Messages request, as the API reference defines it. Fields
@@ -61,14 +59,12 @@ type anthropicTool struct {
 }
 
 func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	req := &Request{Format: "anthropic", Path: r.URL.Path, Header: maskHeader(r.Header), Body: body,
-		Received: time.Now(), done: r.Context().Done()}
+	req := received("anthropic", r)
 	defer finish(req, r)
 
 	var a anthropicRequest
 	invalid := ""
-	switch err := decodeStrict(body, &a); {
+	switch err := decodeStrict(req.Body, &a); {
 	case r.Header.Get("Anthropic-Version") == "":
 		invalid = "anthropic-version: header is required"
 	case err != nil:

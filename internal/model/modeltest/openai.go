@@ -3,10 +3,8 @@ package modeltest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
-	"time"
 )
 
 // The OpenAI Chat Completions request, as the API reference defines it.
@@ -78,15 +76,13 @@ type openAITool struct {
 }
 
 func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	req := &Request{Format: "openai", Path: r.URL.Path, Header: maskHeader(r.Header), Body: body,
-		Received: time.Now(), done: r.Context().Done()}
+	req := received("openai", r)
 	defer finish(req, r)
 	key, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 
 	var o openAIRequest
 	invalid := ""
-	if err := decodeStrict(body, &o); err != nil {
+	if err := decodeStrict(req.Body, &o); err != nil {
 		invalid = openAIDecodeError(err)
 	} else {
 		invalid = decodeOpenAI(&o, req)

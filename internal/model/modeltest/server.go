@@ -22,6 +22,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -308,6 +309,14 @@ func (s *Server) nextID() int {
 	defer s.mu.Unlock()
 	s.seq++
 	return s.seq
+}
+
+// received is an HTTP request to a model's API as the test sees it; the
+// handler defers finish.
+func received(format string, r *http.Request) *Request {
+	body, _ := io.ReadAll(r.Body)
+	return &Request{Format: format, Path: r.URL.Path, Header: maskHeader(r.Header), Body: body,
+		Received: time.Now(), done: r.Context().Done()}
 }
 
 // finish marks the request when its client left before the answer ended.

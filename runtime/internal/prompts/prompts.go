@@ -15,6 +15,7 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
+	"github.com/toolgen-dev/toolgen/runtime/internal/servers"
 )
 
 // Source is one server's prompts (*mcpconn.Conn is one).
@@ -26,11 +27,7 @@ type Source interface {
 
 // Server is a server whose prompts the agent sees, with the server's
 // allow_prompts/deny_prompts.
-type Server struct {
-	Name   string
-	Source Source // nil: not connected
-	Filter decl.Filter
-}
+type Server = servers.Server[Source]
 
 // Set is the prompts one agent may see and get.
 type Set struct {
@@ -68,49 +65,33 @@ func (s *Set) entries(ctx context.Context) []entry {
 		taken[p.Name] = "prompt." + p.Name
 		out = append(out, entry{prompt: declaredPrompt(p), declared: p})
 	}
-	for i := range s.Servers {
-		srv := &s.Servers[i]
-		if srv.Source == nil {
-			continue
+	servers.EachListed(ctx, s.Log, s.Servers, "prompts", Source.Prompts, func(srv *Server, p *mcp.Prompt) {
+		if p == nil || !srv.Filter.Permits(p.Name) {
+			return
 		}
-		list, err := srv.Source.Prompts(ctx)
-		if err != nil {
-			event.Emit(s.Log, slog.LevelWarn, event.FeaturesFailed, slog.String("server", srv.Name), slog.String("list", "prompts"), slog.String("error", err.Error()))
-			continue
+		name := decl.ExposedName(srv.Name, s.Sep, p.Name)
+		if !s.Admits(name) {
+			return
 		}
-		for _, p := range list {
-			if p == nil || !srv.Filter.Permits(p.Name) {
-				continue
+		if owner, dup := taken[name]; dup {
+			if s.First == nil || s.First("prompt\x00"+name+"\x00"+srv.Name) {
+				event.Emit(s.Log, slog.LevelWarn, event.PromptCollision, slog.String("prompt", name),
+					slog.String("winner", owner), slog.String("loser", "server."+srv.Name+" prompt "+p.Name))
 			}
-			name := decl.ExposedName(srv.Name, s.Sep, p.Name)
-			if !s.Admits(name) {
-				continue
-			}
-			if owner, dup := taken[name]; dup {
-				if s.First == nil || s.First("prompt\x00"+name+"\x00"+srv.Name) {
-					event.Emit(s.Log, slog.LevelWarn, event.PromptCollision, slog.String("prompt", name),
-						slog.String("winner", owner), slog.String("loser", "server."+srv.Name+" prompt "+p.Name))
-				}
-				continue
-			}
-			taken[name] = "server." + srv.Name + " prompt " + p.Name
-			exposed := *p
-			exposed.Name = name
-			out = append(out, entry{prompt: &exposed, server: srv, original: p.Name})
+			return
 		}
-	}
+		taken[name] = "server." + srv.Name + " prompt " + p.Name
+		exposed := *p
+		exposed.Name = name
+		out = append(out, entry{prompt: &exposed, server: srv, original: p.Name})
+	})
 	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.prompt.Name, b.prompt.Name) })
 	return out
 }
 
 // List is what prompts/list answers, sorted by name.
 func (s *Set) List(ctx context.Context) []*mcp.Prompt {
-	es := s.entries(ctx)
-	out := make([]*mcp.Prompt, len(es))
-	for i, e := range es {
-		out[i] = e.prompt
-	}
-	return out
+	return servers.Answer(s.entries(ctx), func(e entry) *mcp.Prompt { return e.prompt })
 }
 
 // find resolves an exposed name among what the agent sees; a name it does

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
+	"github.com/toolgen-dev/toolgen/runtime/internal/servers"
 	"github.com/yosida95/uritemplate/v3"
 )
 
@@ -29,11 +30,7 @@ type Source interface {
 
 // Server is a server whose resources the agent sees, with the server's
 // allow_resources/deny_resources.
-type Server struct {
-	Name   string
-	Source Source // nil: not connected
-	Filter decl.Filter
-}
+type Server = servers.Server[Source]
 
 // Set is the resources one agent may see and read.
 type Set struct {
@@ -87,31 +84,20 @@ func (s *Set) entries(ctx context.Context) []entry {
 		taken[r.URI] = "resource." + r.Name
 		out = append(out, entry{resource: &mcp.Resource{Name: r.Name, URI: r.URI, Description: r.Description, MIMEType: r.MIMEType, Size: int64(len(r.Text))}, declared: r})
 	}
-	for i := range s.Servers {
-		srv := &s.Servers[i]
-		if srv.Source == nil {
-			continue
+	servers.EachListed(ctx, s.Log, s.Servers, "resources", Source.Resources, func(srv *Server, r *mcp.Resource) {
+		if r == nil || !Permits(srv.Filter, r.Name, r.URI) || !s.Admits("", r.URI) {
+			return
 		}
-		list, err := srv.Source.Resources(ctx)
-		if err != nil {
-			event.Emit(s.Log, slog.LevelWarn, event.FeaturesFailed, slog.String("server", srv.Name), slog.String("list", "resources"), slog.String("error", err.Error()))
-			continue
-		}
-		for _, r := range list {
-			if r == nil || !Permits(srv.Filter, r.Name, r.URI) || !s.Admits("", r.URI) {
-				continue
+		if owner, dup := taken[r.URI]; dup {
+			if owner != "server."+srv.Name && (s.First == nil || s.First("resource\x00"+r.URI+"\x00"+srv.Name)) {
+				event.Emit(s.Log, slog.LevelWarn, event.ResourceCollision, slog.String("uri", r.URI),
+					slog.String("winner", owner), slog.String("loser", "server."+srv.Name))
 			}
-			if owner, dup := taken[r.URI]; dup {
-				if owner != "server."+srv.Name && (s.First == nil || s.First("resource\x00"+r.URI+"\x00"+srv.Name)) {
-					event.Emit(s.Log, slog.LevelWarn, event.ResourceCollision, slog.String("uri", r.URI),
-						slog.String("winner", owner), slog.String("loser", "server."+srv.Name))
-				}
-				continue
-			}
-			taken[r.URI] = "server." + srv.Name
-			out = append(out, entry{resource: r, server: srv})
+			return
 		}
-	}
+		taken[r.URI] = "server." + srv.Name
+		out = append(out, entry{resource: r, server: srv})
+	})
 	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.resource.URI, b.resource.URI) })
 	return out
 }
@@ -119,47 +105,27 @@ func (s *Set) entries(ctx context.Context) []entry {
 // templates lists the resource templates the agent sees, in server order.
 func (s *Set) templates(ctx context.Context) []templateEntry {
 	var out []templateEntry
-	for i := range s.Servers {
-		srv := &s.Servers[i]
-		if srv.Source == nil {
-			continue
+	servers.EachListed(ctx, s.Log, s.Servers, "resource templates", Source.ResourceTemplates, func(srv *Server, t *mcp.ResourceTemplate) {
+		if t == nil || !Permits(srv.Filter, t.Name, t.URITemplate) || !s.Admits("", t.URITemplate) {
+			return
 		}
-		list, err := srv.Source.ResourceTemplates(ctx)
+		compiled, err := uritemplate.New(t.URITemplate)
 		if err != nil {
-			event.Emit(s.Log, slog.LevelWarn, event.FeaturesFailed, slog.String("server", srv.Name), slog.String("list", "resource templates"), slog.String("error", err.Error()))
-			continue
+			return // a template no URI can be matched against
 		}
-		for _, t := range list {
-			if t == nil || !Permits(srv.Filter, t.Name, t.URITemplate) || !s.Admits("", t.URITemplate) {
-				continue
-			}
-			compiled, err := uritemplate.New(t.URITemplate)
-			if err != nil {
-				continue // a template no URI can be matched against
-			}
-			out = append(out, templateEntry{template: t, compiled: compiled, server: srv})
-		}
-	}
+		out = append(out, templateEntry{template: t, compiled: compiled, server: srv})
+	})
 	return out
 }
 
 // List is what resources/list answers, sorted by URI.
 func (s *Set) List(ctx context.Context) []*mcp.Resource {
-	es := s.entries(ctx)
-	out := make([]*mcp.Resource, len(es))
-	for i, e := range es {
-		out[i] = e.resource
-	}
-	return out
+	return servers.Answer(s.entries(ctx), func(e entry) *mcp.Resource { return e.resource })
 }
 
 // Templates is what resources/templates/list answers, sorted by template.
 func (s *Set) Templates(ctx context.Context) []*mcp.ResourceTemplate {
-	ts := s.templates(ctx)
-	out := make([]*mcp.ResourceTemplate, len(ts))
-	for i, t := range ts {
-		out[i] = t.template
-	}
+	out := servers.Answer(s.templates(ctx), func(t templateEntry) *mcp.ResourceTemplate { return t.template })
 	slices.SortStableFunc(out, func(a, b *mcp.ResourceTemplate) int { return strings.Compare(a.URITemplate, b.URITemplate) })
 	return out
 }

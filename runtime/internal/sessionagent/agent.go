@@ -147,9 +147,7 @@ func (a *Agent) sessions() []Session {
 func (a *Agent) Outputs() []statuspage.Output {
 	var out []statuspage.Output
 	for _, s := range a.sessions() {
-		for _, o := range s.Outputs() {
-			out = append(out, statuspage.Output{Handle: o.Handle, Bytes: o.Bytes})
-		}
+		out = append(out, s.Outputs()...)
 	}
 	return out
 }
@@ -160,11 +158,7 @@ func (a *Agent) ReadOutput(handle string, offset, limit int) (statuspage.Page, e
 		if !slices.ContainsFunc(s.Outputs(), func(o runtime.SpilledOutput) bool { return o.Handle == handle }) {
 			continue
 		}
-		p, err := s.ReadOutput(handle, offset, limit)
-		if err != nil {
-			return statuspage.Page{}, err
-		}
-		return statuspage.Page(p), nil
+		return s.ReadOutput(handle, offset, limit)
 	}
 	return statuspage.Page{}, errors.New("no spilled output " + handle)
 }

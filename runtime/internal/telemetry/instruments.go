@@ -67,19 +67,13 @@ func New(mp metric.MeterProvider, tp trace.TracerProvider) *Instruments {
 	// are not; the SDK then still returns a working instrument.
 	in.calls, _ = m.Int64Counter("toolgen.tool.calls", metric.WithUnit("{call}"),
 		metric.WithDescription("Tool calls by tool, kind, server and status (ok, failed, blocked)."))
-	in.duration, _ = m.Float64Histogram("toolgen.tool.call.duration", metric.WithUnit("s"),
-		metric.WithDescription("Tool call latency, from lookup to result, by tool and status."),
-		metric.WithExplicitBucketBoundaries(latencyBuckets...))
+	in.duration = latency(m, "toolgen.tool.call.duration", "Tool call latency, from lookup to result, by tool and status.")
 	in.inFlight, _ = m.Int64UpDownCounter("toolgen.tool.calls.in_flight", metric.WithUnit("{call}"),
 		metric.WithDescription("Tool calls running now, by tool."))
 	in.output, _ = m.Int64Counter("toolgen.tool.output", metric.WithUnit("By"),
 		metric.WithDescription("Bytes of tool results returned, by tool (a spilled result counts as its handle)."))
-	in.queueWait, _ = m.Float64Histogram("toolgen.queue.wait.duration", metric.WithUnit("s"),
-		metric.WithDescription("Time calls waited for a queue slot, by queue."),
-		metric.WithExplicitBucketBoundaries(latencyBuckets...))
-	in.upstream, _ = m.Float64Histogram("toolgen.upstream.call.duration", metric.WithUnit("s"),
-		metric.WithDescription("Latency of tools/call on upstream MCP servers, by server and status."),
-		metric.WithExplicitBucketBoundaries(latencyBuckets...))
+	in.queueWait = latency(m, "toolgen.queue.wait.duration", "Time calls waited for a queue slot, by queue.")
+	in.upstream = latency(m, "toolgen.upstream.call.duration", "Latency of tools/call on upstream MCP servers, by server and status.")
 	in.health, _ = m.Int64Gauge("toolgen.server.health",
 		metric.WithDescription("1 for the server's current health colour (green, yellow, red), 0 for the others."))
 	in.spill, _ = m.Int64Counter("toolgen.spill", metric.WithUnit("By"),
@@ -89,6 +83,13 @@ func New(mp metric.MeterProvider, tp trace.TracerProvider) *Instruments {
 	in.budgetMax, _ = m.Int64Gauge("toolgen.context_budget.limit", metric.WithUnit("{token}"),
 		metric.WithDescription("The agent's context budget (context_budget), by agent."))
 	return in
+}
+
+// latency is a histogram of durations: in seconds, in latencyBuckets.
+func latency(m metric.Meter, name, description string) metric.Float64Histogram {
+	h, _ := m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(description),
+		metric.WithExplicitBucketBoundaries(latencyBuckets...))
+	return h
 }
 
 type toolKey struct{ tool, kind, server string }
