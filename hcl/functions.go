@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/toolgen-dev/toolgen/internal/filekind"
 )
 
 // evalContext offers the load-time functions: file() reads inside the spec
@@ -41,7 +43,7 @@ func fileFunc(fsys fs.FS) function.Function {
 			case isEscape(err):
 				return cty.NilVal, function.NewArgErrorf(0, "%q leads outside the spec directory through a symlink; file() reads only files inside it", p)
 			case errors.As(err, &nr):
-				return cty.NilVal, function.NewArgErrorf(0, "%q is %s; file() reads only regular files, so that reading can neither block nor go on without end", p, modeName(nr.Mode))
+				return cty.NilVal, function.NewArgErrorf(0, "%q is %s; file() reads only regular files, so that reading can neither block nor go on without end", p, filekind.Of(nr.Mode))
 			case errors.As(err, &tl):
 				return cty.NilVal, function.NewArgErrorf(0, "%q is larger than %s, the most file() reads", p, sizeName(tl.Limit))
 			case err != nil:

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/toolgen-dev/toolgen/internal/filekind"
 )
 
 // Limits on what the loader reads. A spec file or a file() target may be
@@ -25,7 +27,9 @@ const (
 // would block the read, a device would never end it.
 type NotRegularError struct{ Mode fs.FileMode }
 
-func (e *NotRegularError) Error() string { return "it is " + modeName(e.Mode) + ", not a regular file" }
+func (e *NotRegularError) Error() string {
+	return "it is " + filekind.Of(e.Mode) + ", not a regular file"
+}
 
 // TooLargeError is a file over its size limit.
 type TooLargeError struct{ Limit int64 }
@@ -88,7 +92,7 @@ func fileProblem(what, name string, err error) (summary, detail string) {
 	var tl *TooLargeError
 	switch {
 	case errors.As(err, &nr):
-		return "Not a regular file", fmt.Sprintf("%s %s is %s; toolgen reads only regular files, so that reading can neither block nor go on without end. Replace it with a regular file, or move it out of the spec directory.", what, name, modeName(nr.Mode))
+		return "Not a regular file", fmt.Sprintf("%s %s is %s; toolgen reads only regular files, so that reading can neither block nor go on without end. Replace it with a regular file, or move it out of the spec directory.", what, name, filekind.Of(nr.Mode))
 	case errors.As(err, &tl):
 		detail = fmt.Sprintf("%s %s is larger than %s, the most toolgen reads.", what, name, sizeName(tl.Limit))
 		if what == "Spec file" {
@@ -106,23 +110,6 @@ func lower(s string) string {
 		return s
 	}
 	return string(s[0]|0x20) + s[1:]
-}
-
-// modeName says what kind of file a mode is, in words.
-func modeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	}
-	return "a special file"
 }
 
 func sizeName(n int64) string {

@@ -32,6 +32,20 @@ func Members(b []byte, fn func(key, value []byte)) {
 	}
 }
 
+// Pick sets *vals[i] to the value of the member names[i] of the JSON
+// object b (valid JSON), for the members b has; the last of repeated keys
+// wins, as when decoding. The values are slices of b.
+func Pick(b []byte, names []string, vals ...*[]byte) {
+	Members(b, func(key, value []byte) {
+		for i, name := range names {
+			if KeyIs(key, name) {
+				*vals[i] = value
+				return
+			}
+		}
+	})
+}
+
 // Elements calls fn with each element of the JSON array b (valid JSON).
 func Elements(b []byte, fn func(value []byte)) {
 	i := SkipSpace(b, 0) + 1 // past '['

@@ -93,14 +93,7 @@ func (ll *leanLine) call(ctx context.Context, name string, args json.RawMessage,
 		return Result{}, fmt.Errorf("calling %q: %w", "tools/call", err)
 	}
 	var result, rpcErr []byte
-	jsonrpcline.Members(line, func(k, v []byte) {
-		switch {
-		case jsonrpcline.KeyIs(k, "result"):
-			result = v
-		case jsonrpcline.KeyIs(k, "error"):
-			rpcErr = v
-		}
-	})
+	jsonrpcline.Pick(line, responseMembers, &result, &rpcErr)
 	if !jsonrpcline.IsNull(rpcErr) {
 		var e jsonrpc.Error
 		if err := json.Unmarshal(rpcErr, &e); err != nil {
@@ -127,3 +120,5 @@ func (ll *leanLine) cancelled(ctx context.Context, id int64) {
 	line = append(line, "}}\n"...)
 	go ll.conn.WriteLine(line) // a closed connection fails it
 }
+
+var responseMembers = []string{"result", "error"}

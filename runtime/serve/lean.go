@@ -104,16 +104,7 @@ func (lc *leanCalls) take(line []byte) bool {
 		return false
 	}
 	var id, method, params []byte
-	jsonrpcline.Members(line, func(k, v []byte) {
-		switch {
-		case jsonrpcline.KeyIs(k, "id"):
-			id = v
-		case jsonrpcline.KeyIs(k, "method"):
-			method = v
-		case jsonrpcline.KeyIs(k, "params"):
-			params = v
-		}
-	})
+	jsonrpcline.Pick(line, requestMembers, &id, &method, &params)
 	if method == nil || jsonrpcline.IsNull(method) {
 		return false // a response to the server's own request: go-sdk's
 	}
@@ -131,6 +122,8 @@ func (lc *leanCalls) take(line []byte) bool {
 	}
 	return lc.toSDK(line, id)
 }
+
+var requestMembers = []string{"id", "method", "params"}
 
 // leanID reads an id that go-sdk would answer with the same bytes: an
 // integer within float64's exact range (go-sdk reads ids as float64), or a
@@ -246,11 +239,7 @@ func (lc *leanCalls) cancelled(params []byte) bool {
 		return false
 	}
 	var rid []byte
-	jsonrpcline.Members(params, func(k, v []byte) {
-		if jsonrpcline.KeyIs(k, "requestId") {
-			rid = v
-		}
-	})
+	jsonrpcline.Pick(params, []string{"requestId"}, &rid)
 	if jsonrpcline.IsNull(rid) {
 		return false
 	}

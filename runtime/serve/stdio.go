@@ -331,6 +331,8 @@ func idValue(b []byte, i int) (jsonrpc.ID, bool) {
 	return id, err == nil && id.IsValid()
 }
 
+var envelopeMembers = []string{"jsonrpc", "id", "method", "error"}
+
 // checkEnvelope refuses the JSON object b (valid JSON) where go-sdk's
 // jsonrpc.DecodeMessage would, without decoding the params: that costs a
 // pass and a buffer of tens of KiB per message. A message with an error
@@ -338,18 +340,7 @@ func idValue(b []byte, i int) (jsonrpc.ID, bool) {
 // DecodeMessage itself.
 func checkEnvelope(b []byte) error {
 	var version, id, method, errMember []byte
-	jsonrpcline.Members(b, func(key, value []byte) {
-		switch {
-		case jsonrpcline.KeyIs(key, "jsonrpc"):
-			version = value
-		case jsonrpcline.KeyIs(key, "id"):
-			id = value
-		case jsonrpcline.KeyIs(key, "method"):
-			method = value
-		case jsonrpcline.KeyIs(key, "error"):
-			errMember = value
-		}
-	})
+	jsonrpcline.Pick(b, envelopeMembers, &version, &id, &method, &errMember)
 	if errMember != nil && string(errMember) != "null" {
 		_, err := jsonrpc.DecodeMessage(b)
 		return err

@@ -8,12 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/toolgen-dev/toolgen/internal/filekind"
 )
 
 // DefaultMaxReadBytes caps one fs_read result when the policy sets no limit.
@@ -96,7 +97,7 @@ func (t *FSRead) Call(ctx context.Context, args json.RawMessage) (string, error)
 		case fi.IsDir():
 			out, err = t.list(a, f)
 		case !fi.Mode().IsRegular():
-			err = userErrorf("path %q is not a regular file (%s)", a.Path, fileKind(fi.Mode()))
+			err = userErrorf("path %q is %s, not a regular file", a.Path, filekind.Of(fi.Mode()))
 		default:
 			if err = t.dirs.checkLinks(a.Path, fi); err == nil {
 				out, err = t.read(ctx, a, f, fi.Size())
@@ -244,16 +245,4 @@ func (t *FSRead) list(a fsReadArgs, f *os.File) (string, error) {
 	}
 	b.WriteString(note)
 	return b.String(), nil
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
 }

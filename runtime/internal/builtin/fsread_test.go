@@ -155,7 +155,7 @@ func TestFSReadRefusesFIFO(t *testing.T) {
 		t.Skip("mkfifo:", err)
 	}
 	_, err := call(t, r, `{"path":"ws/pipe"}`)
-	if err == nil || !strings.Contains(err.Error(), "not a regular file (a named pipe)") {
+	if err == nil || !strings.Contains(err.Error(), "is a named pipe (FIFO), not a regular file") {
 		t.Errorf("fifo read: %v", err)
 	}
 	w, err := NewFSWrite(dir, []string{"ws"}, false)

@@ -10,6 +10,8 @@ import (
 	"path"
 	"strings"
 	"syscall"
+
+	"github.com/toolgen-dev/toolgen/internal/filekind"
 )
 
 // FSWrite is the fs_write builtin: it writes or appends a text file inside the allowed paths.
@@ -93,7 +95,7 @@ func (t *FSWrite) Call(ctx context.Context, args json.RawMessage) (string, error
 		case err != nil:
 			return err
 		case !fi.Mode().IsRegular():
-			return userErrorf("path %q is not a regular file (%s)", a.Path, fileKind(fi.Mode()))
+			return userErrorf("path %q is %s, not a regular file", a.Path, filekind.Of(fi.Mode()))
 		}
 		if err := t.dirs.checkLinks(a.Path, fi); err != nil {
 			return err
