@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -77,7 +78,8 @@ func run(rounds, calls int, profile, memprofile string) error {
 		cmd.Stderr = os.Stderr
 		return mcp.NewClient(&mcp.Implementation{Name: "servedbench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	}
-	direct, err := connect(exec.Command(node, everything, "stdio"))
+	directCmd := exec.Command(node, everything, "stdio")
+	direct, err := connect(directCmd)
 	if err != nil {
 		return fmt.Errorf("direct: %w", err)
 	}
@@ -119,16 +121,28 @@ func run(rounds, calls int, profile, memprofile string) error {
 	if _, err := side(served, "everything__echo", 50); err != nil {
 		return err
 	}
+	// CPU time per call of each process on each side, from the kernel's
+	// per-thread accounting: where the served path's extra time goes.
+	directProcs := []int{os.Getpid(), directCmd.Process.Pid}
+	servedProcs := []int{os.Getpid(), agentCmd.Process.Pid, childOf(agentCmd.Process.Pid)}
+	cpuD, cpuS := make([]time.Duration, len(directProcs)), make([]time.Duration, len(servedProcs))
+	measure := func(pids []int, into []time.Duration, run func() error) error {
+		before := cpuTimes(pids)
+		err := run()
+		for i, t := range cpuTimes(pids) {
+			into[i] += t - before[i]
+		}
+		return err
+	}
 	var allD, allS []time.Duration
 	fmt.Printf("served path: %d alternating rounds of %d echo calls each side\n", rounds, calls)
 	fmt.Printf("%-6s %12s %12s %7s\n", "round", "direct", "agent", "ratio")
 	for r := 1; r <= rounds; r++ {
-		d, err := side(direct, "echo", calls)
-		if err != nil {
+		var d, s []time.Duration
+		if err := measure(directProcs, cpuD, func() (err error) { d, err = side(direct, "echo", calls); return err }); err != nil {
 			return err
 		}
-		s, err := side(served, "everything__echo", calls)
-		if err != nil {
+		if err := measure(servedProcs, cpuS, func() (err error) { s, err = side(served, "everything__echo", calls); return err }); err != nil {
 			return err
 		}
 		allD, allS = append(allD, d...), append(allS, s...)
@@ -137,7 +151,54 @@ func run(rounds, calls int, profile, memprofile string) error {
 	}
 	md, ms := median(allD), median(allS)
 	fmt.Printf("%-6s %12s %12s %6.2fx\n", "median", md, ms, float64(ms)/float64(md))
+	n := time.Duration(rounds * calls)
+	fmt.Printf("CPU per call: direct: host %s, server %s; through the agent: host %s, agent %s, server %s\n",
+		(cpuD[0] / n).Round(time.Microsecond), (cpuD[1] / n).Round(time.Microsecond),
+		(cpuS[0] / n).Round(time.Microsecond), (cpuS[1] / n).Round(time.Microsecond), (cpuS[2] / n).Round(time.Microsecond))
 	return nil
+}
+
+// cpuTimes is the CPU time each process has used so far, summed over its
+// threads (/proc/PID/task/TID/schedstat); 0 for one that cannot be read.
+func cpuTimes(pids []int) []time.Duration {
+	out := make([]time.Duration, len(pids))
+	for i, pid := range pids {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+		for _, t := range tasks {
+			b, err := os.ReadFile(t)
+			if err != nil {
+				continue
+			}
+			var ns int64
+			if _, err := fmt.Sscan(string(b), &ns); err == nil {
+				out[i] += time.Duration(ns)
+			}
+		}
+	}
+	return out
+}
+
+// childOf is the first process whose parent is pid (the agent's server),
+// or 0.
+func childOf(pid int) int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces, so read after the last ')'
+		s := string(b)
+		rest := s[strings.LastIndexByte(s, ')')+1:]
+		var state string
+		var ppid int
+		if _, err := fmt.Sscan(rest, &state, &ppid); err == nil && ppid == pid {
+			var child int
+			fmt.Sscan(s, &child)
+			return child
+		}
+	}
+	return 0
 }
 
 func median(d []time.Duration) time.Duration {
