@@ -1,8 +1,10 @@
 // Command servedbench measures the served path side by side: the official
 // go-sdk client calling server-everything's echo directly (host → upstream
-// over stdio) and through an agent binary (host → agent over stdio →
-// upstream over stdio), in alternating rounds, and prints the medians and
-// their ratio. `make bench` runs it.
+// over stdio), through a bare relay (a process that only passes lines on:
+// the floor of any design with a process in between) and through an agent
+// binary (host → agent over stdio → upstream over stdio), in alternating
+// rounds, and prints the medians, their ratios to direct, and each
+// process's CPU time per call. `make bench` runs it.
 //
 //	go run ./scripts/servedbench [-rounds 3] [-calls 300] [-cpuprofile agent.prof] [-memprofile agent.mprof]
 //
@@ -13,14 +15,17 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,6 +39,9 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "agent" {
 		os.Exit(agent(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "relay" {
+		os.Exit(relay())
 	}
 	rounds := flag.Int("rounds", 3, "alternating rounds")
 	calls := flag.Int("calls", 300, "calls per side per round")
@@ -74,131 +82,137 @@ func run(rounds, calls int, profile, memprofile string) error {
 		return err
 	}
 	ctx := context.Background()
-	connect := func(cmd *exec.Cmd) (*mcp.ClientSession, error) {
-		cmd.Stderr = os.Stderr
-		return mcp.NewClient(&mcp.Implementation{Name: "servedbench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	}
-	directCmd := exec.Command(node, everything, "stdio")
-	direct, err := connect(directCmd)
-	if err != nil {
-		return fmt.Errorf("direct: %w", err)
-	}
-	defer direct.Close()
-	agentCmd := exec.Command(self, "agent", "serve", "--stdio")
-	agentCmd.Env = append(os.Environ(), "SERVEDBENCH_NODE="+node, "SERVEDBENCH_EVERYTHING="+everything, "TOOLGEN_LOG=error")
+	env := append(os.Environ(), "SERVEDBENCH_NODE="+node, "SERVEDBENCH_EVERYTHING="+everything, "TOOLGEN_LOG=error")
+	agentEnv := env
 	if profile != "" {
-		agentCmd.Env = append(agentCmd.Env, "SERVEDBENCH_CPUPROFILE="+profile)
+		agentEnv = append(agentEnv, "SERVEDBENCH_CPUPROFILE="+profile)
 	}
 	if memprofile != "" {
-		agentCmd.Env = append(agentCmd.Env, "SERVEDBENCH_MEMPROFILE="+memprofile)
+		agentEnv = append(agentEnv, "SERVEDBENCH_MEMPROFILE="+memprofile)
 	}
-	served, err := connect(agentCmd)
-	if err != nil {
-		return fmt.Errorf("through the agent: %w", err)
+	type side struct {
+		name, tool string
+		cmd        *exec.Cmd
+		cs         *mcp.ClientSession
+		all        []time.Duration
+		procs      []int           // the processes working for it: the host, then its own
+		cpu        []time.Duration // their CPU time over its rounds
 	}
-	defer served.Close()
+	sides := []*side{
+		{name: "direct", tool: "echo", cmd: exec.Command(node, everything, "stdio")},
+		{name: "relay", tool: "echo", cmd: exec.Command(self, "relay")},
+		{name: "agent", tool: "everything__echo", cmd: exec.Command(self, "agent", "serve", "--stdio")},
+	}
+	sides[1].cmd.Env, sides[2].cmd.Env = env, agentEnv
+	for _, sd := range sides {
+		sd.cmd.Stderr = os.Stderr
+		sd.cs, err = mcp.NewClient(&mcp.Implementation{Name: "servedbench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: sd.cmd}, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sd.name, err)
+		}
+		defer sd.cs.Close()
+		sd.procs = []int{os.Getpid(), sd.cmd.Process.Pid}
+		if sd.name != "direct" {
+			sd.procs = append(sd.procs, childOf(sd.cmd.Process.Pid))
+		}
+		sd.cpu = make([]time.Duration, len(sd.procs))
+	}
 
-	side := func(cs *mcp.ClientSession, tool string, n int) ([]time.Duration, error) {
+	call := func(sd *side, n int) ([]time.Duration, error) {
 		out := make([]time.Duration, 0, n)
-		params := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"message": "hello from servedbench"}}
+		params := &mcp.CallToolParams{Name: sd.tool, Arguments: map[string]any{"message": "hello from servedbench"}}
 		for range n {
 			start := time.Now()
-			res, err := cs.CallTool(ctx, params)
+			res, err := sd.cs.CallTool(ctx, params)
 			if err != nil {
 				return nil, err
 			}
 			if res.IsError {
-				return nil, fmt.Errorf("%s: tool error", tool)
+				return nil, fmt.Errorf("%s: tool error", sd.name)
 			}
 			out = append(out, time.Since(start))
 		}
 		return out, nil
 	}
-	// warm both up: JIT, connections, caches
-	if _, err := side(direct, "echo", 50); err != nil {
-		return err
-	}
-	if _, err := side(served, "everything__echo", 50); err != nil {
-		return err
-	}
-	// CPU time per call of each process on each side, from the kernel's
-	// per-thread accounting: where the served path's extra time goes.
-	directProcs := []int{os.Getpid(), directCmd.Process.Pid}
-	servedProcs := []int{os.Getpid(), agentCmd.Process.Pid, childOf(agentCmd.Process.Pid)}
-	cpuD, cpuS := make([]time.Duration, len(directProcs)), make([]time.Duration, len(servedProcs))
-	measure := func(pids []int, into []time.Duration, run func() error) error {
-		before := cpuTimes(pids)
-		err := run()
-		for i, t := range cpuTimes(pids) {
-			into[i] += t - before[i]
+	// warm up every side: JIT, connections, caches
+	for _, sd := range sides {
+		if _, err := call(sd, 50); err != nil {
+			return err
 		}
-		return err
 	}
-	var allD, allS []time.Duration
 	fmt.Printf("served path: %d alternating rounds of %d echo calls each side\n", rounds, calls)
-	fmt.Printf("%-6s %12s %12s %7s\n", "round", "direct", "agent", "ratio")
-	for r := 1; r <= rounds; r++ {
-		var d, s []time.Duration
-		if err := measure(directProcs, cpuD, func() (err error) { d, err = side(direct, "echo", calls); return err }); err != nil {
-			return err
-		}
-		if err := measure(servedProcs, cpuS, func() (err error) { s, err = side(served, "everything__echo", calls); return err }); err != nil {
-			return err
-		}
-		allD, allS = append(allD, d...), append(allS, s...)
-		md, ms := median(d), median(s)
-		fmt.Printf("%-6d %12s %12s %6.2fx\n", r, md, ms, float64(ms)/float64(md))
+	fmt.Printf("%-6s %10s %10s %10s %7s %7s\n", "round", "direct", "relay", "agent", "relay×", "agent×")
+	row := func(label string, m []time.Duration) {
+		fmt.Printf("%-6s %10s %10s %10s %6.2fx %6.2fx\n", label, m[0], m[1], m[2],
+			float64(m[1])/float64(m[0]), float64(m[2])/float64(m[0]))
 	}
-	md, ms := median(allD), median(allS)
-	fmt.Printf("%-6s %12s %12s %6.2fx\n", "median", md, ms, float64(ms)/float64(md))
+	for r := 1; r <= rounds; r++ {
+		m := make([]time.Duration, len(sides))
+		for i, sd := range sides {
+			before := cpuTimes(sd.procs)
+			d, err := call(sd, calls)
+			if err != nil {
+				return err
+			}
+			for k, t := range cpuTimes(sd.procs) {
+				sd.cpu[k] += t - before[k]
+			}
+			sd.all = append(sd.all, d...)
+			m[i] = median(d)
+		}
+		row(strconv.Itoa(r), m)
+	}
+	m := make([]time.Duration, len(sides))
+	for i, sd := range sides {
+		m[i] = median(sd.all)
+	}
+	row("median", m)
 	n := time.Duration(rounds * calls)
-	fmt.Printf("CPU per call: direct: host %s, server %s; through the agent: host %s, agent %s, server %s\n",
-		(cpuD[0] / n).Round(time.Microsecond), (cpuD[1] / n).Round(time.Microsecond),
-		(cpuS[0] / n).Round(time.Microsecond), (cpuS[1] / n).Round(time.Microsecond), (cpuS[2] / n).Round(time.Microsecond))
+	perCall := func(t time.Duration) time.Duration { return (t / n).Round(time.Microsecond) }
+	fmt.Printf("CPU per call: direct: host %s, server %s; relay: host %s, relay %s, server %s; agent: host %s, agent %s, server %s\n",
+		perCall(sides[0].cpu[0]), perCall(sides[0].cpu[1]),
+		perCall(sides[1].cpu[0]), perCall(sides[1].cpu[1]), perCall(sides[1].cpu[2]),
+		perCall(sides[2].cpu[0]), perCall(sides[2].cpu[1]), perCall(sides[2].cpu[2]))
 	return nil
 }
 
-// cpuTimes is the CPU time each process has used so far, summed over its
-// threads (/proc/PID/task/TID/schedstat); 0 for one that cannot be read.
-func cpuTimes(pids []int) []time.Duration {
-	out := make([]time.Duration, len(pids))
-	for i, pid := range pids {
-		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-		for _, t := range tasks {
-			b, err := os.ReadFile(t)
-			if err != nil {
-				continue
-			}
-			var ns int64
-			if _, err := fmt.Sscan(string(b), &ns); err == nil {
-				out[i] += time.Duration(ns)
-			}
-		}
+// relay is the floor of any agent design: a process that passes lines
+// between its stdin/stdout and server-everything and does nothing else.
+func relay() int {
+	cmd := exec.Command(os.Getenv("SERVEDBENCH_NODE"), os.Getenv("SERVEDBENCH_EVERYTHING"), "stdio")
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return 1
 	}
-	return out
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 1
+	}
+	if err := cmd.Start(); err != nil {
+		return 1
+	}
+	go copyLines(os.Stdout, out)
+	copyLines(in, os.Stdin)
+	in.Close()
+	cmd.Wait()
+	return 0
 }
 
-// childOf is the first process whose parent is pid (the agent's server),
-// or 0.
-func childOf(pid int) int {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, st := range stats {
-		b, err := os.ReadFile(st)
-		if err != nil {
-			continue
+// copyLines writes each line of r to w with one write, as it arrives.
+func copyLines(w io.Writer, r io.Reader) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 {
+			if _, err := w.Write(line); err != nil {
+				return
+			}
 		}
-		// pid (comm) state ppid …; comm may hold spaces, so read after the last ')'
-		s := string(b)
-		rest := s[strings.LastIndexByte(s, ')')+1:]
-		var state string
-		var ppid int
-		if _, err := fmt.Sscan(rest, &state, &ppid); err == nil && ppid == pid {
-			var child int
-			fmt.Sscan(s, &child)
-			return child
+		if err != nil {
+			return
 		}
 	}
-	return 0
 }
 
 func median(d []time.Duration) time.Duration {
@@ -235,4 +249,45 @@ func agent(args []string) int {
 		Agents: []decl.Agent{{Name: "gateway", Use: []decl.Use{{Kind: decl.UseServer, Name: "everything"}}}},
 	}
 	return agentcli.Main(reg, args)
+}
+
+// cpuTimes is the CPU time each process has used so far, summed over its
+// threads (/proc/PID/task/TID/schedstat); 0 for one that cannot be read.
+func cpuTimes(pids []int) []time.Duration {
+	out := make([]time.Duration, len(pids))
+	for i, pid := range pids {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+		for _, t := range tasks {
+			b, err := os.ReadFile(t)
+			if err != nil {
+				continue
+			}
+			var ns int64
+			if _, err := fmt.Sscan(string(b), &ns); err == nil {
+				out[i] += time.Duration(ns)
+			}
+		}
+	}
+	return out
+}
+
+// childOf is the first process whose parent is pid (the relay's or the
+// agent's server), or 0.
+func childOf(pid int) int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces: read after the last ')'
+		s := string(b)
+		var state string
+		var ppid, child int
+		if _, err := fmt.Sscan(s[strings.LastIndexByte(s, ')')+1:], &state, &ppid); err == nil && ppid == pid {
+			fmt.Sscan(s, &child)
+			return child
+		}
+	}
+	return 0
 }
