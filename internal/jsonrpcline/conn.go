@@ -273,15 +273,10 @@ func (c *Conn) Close() error {
 
 func (c *Conn) SessionID() string { return "" }
 
-// wireMessage is one JSON-RPC message as it is written.
-type wireMessage struct {
-	Version string          `json:"jsonrpc"`
-	ID      any             `json:"id"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   *jsonrpc.Error  `json:"error"`
-}
+// wireMembers are the members of a JSON-RPC message, matched exactly as
+// go-sdk matches them (its decoder does not fold case, as encoding/json's
+// struct decoding does).
+var wireMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // DecodeLine decodes one message, or each member of a batch.
 func DecodeLine(line []byte) ([]jsonrpc.Message, error) {
@@ -314,36 +309,58 @@ func DecodeLine(line []byte) ([]jsonrpc.Message, error) {
 // way: a method makes a request (a notification without an id); else a
 // response, which needs an id.
 func decodeMessage(b []byte) (jsonrpc.Message, error) {
-	var w wireMessage
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&w); err != nil {
+	if i := SkipSpace(b, 0); i >= len(b) || b[i] != '{' || !json.Valid(b) {
+		var v struct{}
+		err := json.Unmarshal(b, &v)
+		if err == nil {
+			err = errors.New("not a JSON object")
+		}
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
-	if w.Version != "2.0" {
-		return nil, fmt.Errorf("invalid message version tag %q; expected %q", w.Version, "2.0")
+	var version, idTok, method, params, result, errTok []byte
+	Pick(b, wireMembers, &version, &idTok, &method, &params, &result, &errTok)
+	if !IsNull(errTok) {
+		return jsonrpc.DecodeMessage(b) // an error response, rare: its members too are go-sdk's to read
 	}
-	idv := w.ID
-	if n, ok := idv.(json.Number); ok {
-		f, err := n.Float64()
-		if err != nil {
-			return nil, fmt.Errorf("invalid id %s", n)
+	var w struct {
+		version, method string
+		id              any
+	}
+	for _, m := range []struct {
+		tok []byte
+		v   any
+	}{{version, &w.version}, {method, &w.method}} {
+		if m.tok != nil {
+			if err := json.Unmarshal(m.tok, m.v); err != nil {
+				return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+			}
 		}
-		idv = f
 	}
-	id, err := jsonrpc.MakeID(idv)
+	if w.version != "2.0" {
+		return nil, fmt.Errorf("invalid message version tag %q; expected %q", w.version, "2.0")
+	}
+	switch {
+	case idTok == nil:
+	case idTok[0] == '-' || idTok[0] >= '0' && idTok[0] <= '9':
+		f, err := strconv.ParseFloat(string(idTok), 64)
+		if err != nil {
+			return nil, fmt.Errorf("invalid id %s", idTok)
+		}
+		w.id = f
+	default:
+		if err := json.Unmarshal(idTok, &w.id); err != nil {
+			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+	}
+	id, err := jsonrpc.MakeID(w.id)
 	if err != nil {
 		return nil, err
 	}
-	if w.Method != nil {
-		return &jsonrpc.Request{ID: id, Method: *w.Method, Params: w.Params}, nil
+	if method != nil {
+		return &jsonrpc.Request{ID: id, Method: w.method, Params: bytes.Clone(params)}, nil
 	}
 	if !id.IsValid() {
 		return nil, errors.New("invalid request: a response without an id")
 	}
-	r := &jsonrpc.Response{ID: id, Result: w.Result}
-	if w.Error != nil {
-		r.Error = w.Error
-	}
-	return r, nil
+	return &jsonrpc.Response{ID: id, Result: bytes.Clone(result)}, nil
 }
