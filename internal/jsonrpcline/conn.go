@@ -180,19 +180,12 @@ func (c *Conn) reply(line []byte) bool {
 	if line[0] != '{' {
 		return false
 	}
-	var id []byte
-	answer, request := false, false
-	Members(line, func(k, v []byte) {
-		switch {
-		case KeyIs(k, "id"):
-			id = v
-		case KeyIs(k, "method"):
-			request = true
-		case KeyIs(k, "result"), KeyIs(k, "error"):
-			answer = true
-		}
-	})
-	if request || !answer || id == nil {
+	// a response is a message with an id and no method, as go-sdk reads
+	// it, even without a result or an error (the caller fails to decode
+	// it then, rather than wait for another)
+	var id, method []byte
+	Pick(line, replyMembers, &id, &method)
+	if method != nil || IsNull(id) {
 		return false
 	}
 	n, ok := Int(id)
@@ -215,6 +208,8 @@ func (c *Conn) reply(line []byte) bool {
 	}
 	return ok
 }
+
+var replyMembers = []string{"id", "method"}
 
 // endCalls fails the calls waiting when reading ends, and those to come.
 func (c *Conn) endCalls(err error) {
