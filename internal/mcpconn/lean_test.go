@@ -26,6 +26,7 @@ func TestDecodeResultMatchesGoSDK(t *testing.T) {
 		`{"Content":[{"type":"text","text":"x"}]}`,
 		`{"content":[{"type":"text","text":"x"}],"content":[{"type":"text","text":"y"}]}`,
 		`{"content":[{"type":"text","text":"x"}],"isError":false}`,
+		`{"content":[],"isError":true,"isError":null}`,
 	} {
 		var res mcp.CallToolResult
 		wantErr := json.Unmarshal([]byte(in), &res)
