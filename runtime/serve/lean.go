@@ -243,7 +243,7 @@ func (lc *leanCalls) cancelled(params []byte) bool {
 	if jsonrpcline.IsNull(rid) {
 		return false
 	}
-	key, ok := leanID(rid)
+	key, ok := sdkID(rid) // as go-sdk reads it: 41.0 is 41, "\u0061" is "a"
 	if !ok {
 		return false
 	}
