@@ -3,9 +3,12 @@ package jsonrpcline
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 type scanLines struct {
@@ -58,5 +61,32 @@ func TestCallTakesEveryResponse(t *testing.T) {
 			t.Errorf("%s: Call: %v", resp, err)
 		}
 		cancel()
+	}
+}
+
+// The responses to a batch's requests go out together, as one array, as
+// go-sdk's IOTransport writes them (JSON-RPC 2.0's batches).
+func TestBatchAnsweredAsOneArray(t *testing.T) {
+	c, in, out := pipeConn(t)
+	io.WriteString(in, `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"b","method":"ping"}]`+"\n")
+	ctx := context.Background()
+	var ids []jsonrpc.ID
+	for range 3 {
+		m, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := m.(*jsonrpc.Request); ok && r.ID.IsValid() {
+			ids = append(ids, r.ID)
+		}
+	}
+	go func() {
+		for i := len(ids) - 1; i >= 0; i-- {
+			c.Write(ctx, &jsonrpc.Response{ID: ids[i], Result: json.RawMessage(`{}`)})
+		}
+	}()
+	out.Scan()
+	if got, want := out.Text(), `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","result":{}}]`; got != want {
+		t.Errorf("wrote %s, want %s", got, want)
 	}
 }

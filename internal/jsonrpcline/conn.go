@@ -87,6 +87,18 @@ type Conn struct {
 	calls   map[int64]chan reply
 	ncalls  atomic.Int32
 	readErr error // why reading ended; then Call fails at once
+
+	// batches read whose responses are not all written, by request id
+	batchMu sync.Mutex
+	batches map[jsonrpc.ID]*batch
+}
+
+// batch is the responses to one batch's requests, written together once
+// all are in (as go-sdk's IOTransport does).
+type batch struct {
+	slot      map[jsonrpc.ID]int
+	responses []*jsonrpc.Response
+	left      int
 }
 
 type reply struct {
@@ -110,6 +122,9 @@ func (c *Conn) readLoop() {
 				continue
 			}
 			msgs, err = DecodeLine(line)
+			if err == nil && line[0] == '[' {
+				err = c.addBatch(msgs)
+			}
 			if err != nil && c.bad != nil {
 				c.bad(err) // one bad message; the rest go on
 				continue
@@ -243,11 +258,84 @@ func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// addBatch notes the requests of a batch, whose responses go out as one.
+func (c *Conn) addBatch(msgs []jsonrpc.Message) error {
+	b := &batch{slot: map[jsonrpc.ID]int{}}
+	for _, m := range msgs {
+		if r, ok := m.(*jsonrpc.Request); ok && r.ID.IsValid() {
+			if _, dup := b.slot[r.ID]; dup {
+				return fmt.Errorf("duplicate message ID %q", r.ID)
+			}
+			b.slot[r.ID] = len(b.responses)
+			b.responses = append(b.responses, nil)
+		}
+	}
+	if len(b.slot) == 0 {
+		return nil
+	}
+	c.batchMu.Lock()
+	defer c.batchMu.Unlock()
+	for id := range b.slot {
+		if _, ok := c.batches[id]; ok {
+			return fmt.Errorf("batch contains previously seen request %v", id.Raw())
+		}
+	}
+	if c.batches == nil {
+		c.batches = map[jsonrpc.ID]*batch{}
+	}
+	for id := range b.slot {
+		c.batches[id] = b
+	}
+	b.left = len(b.slot)
+	return nil
+}
+
+// batched holds a response to a batch's request: nil while the batch has
+// others to come, else all of its responses.
+func (c *Conn) batched(msg jsonrpc.Message) (all []*jsonrpc.Response, ok bool) {
+	r, isResp := msg.(*jsonrpc.Response)
+	if !isResp || !r.ID.IsValid() {
+		return nil, false
+	}
+	c.batchMu.Lock()
+	defer c.batchMu.Unlock()
+	b := c.batches[r.ID]
+	if b == nil {
+		return nil, false
+	}
+	delete(c.batches, r.ID)
+	b.responses[b.slot[r.ID]] = r
+	if b.left--; b.left > 0 {
+		return nil, true
+	}
+	return b.responses, true
+}
+
 func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := jsonrpc.EncodeMessage(msg)
+	var data []byte
+	var err error
+	if all, ok := c.batched(msg); !ok {
+		data, err = jsonrpc.EncodeMessage(msg)
+	} else if all == nil {
+		return nil // written with the batch's last
+	} else {
+		data = append(data, '[')
+		for i, r := range all {
+			m, e := jsonrpc.EncodeMessage(r)
+			if e != nil {
+				err = e
+				break
+			}
+			if i > 0 {
+				data = append(data, ',')
+			}
+			data = append(data, m...)
+		}
+		data = append(data, ']')
+	}
 	if err != nil {
 		return fmt.Errorf("marshaling message: %v", err)
 	}
