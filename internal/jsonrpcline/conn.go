@@ -87,6 +87,18 @@ type Conn struct {
 	calls   map[int64]chan reply
 	ncalls  atomic.Int32
 	readErr error // why reading ended; then Call fails at once
+
+	// batches read whose responses are not all written, by request id
+	batchMu sync.Mutex
+	batches map[jsonrpc.ID]*batch
+}
+
+// batch is the responses to one batch's requests, written together once
+// all are in (as go-sdk's IOTransport does).
+type batch struct {
+	slot      map[jsonrpc.ID]int
+	responses []*jsonrpc.Response
+	left      int
 }
 
 type reply struct {
@@ -110,6 +122,9 @@ func (c *Conn) readLoop() {
 				continue
 			}
 			msgs, err = DecodeLine(line)
+			if err == nil && line[0] == '[' {
+				err = c.addBatch(msgs)
+			}
 			if err != nil && c.bad != nil {
 				c.bad(err) // one bad message; the rest go on
 				continue
@@ -180,19 +195,12 @@ func (c *Conn) reply(line []byte) bool {
 	if line[0] != '{' {
 		return false
 	}
-	var id []byte
-	answer, request := false, false
-	Members(line, func(k, v []byte) {
-		switch {
-		case KeyIs(k, "id"):
-			id = v
-		case KeyIs(k, "method"):
-			request = true
-		case KeyIs(k, "result"), KeyIs(k, "error"):
-			answer = true
-		}
-	})
-	if request || !answer || id == nil {
+	// a response is a message with an id and no method, as go-sdk reads
+	// it, even without a result or an error (the caller fails to decode
+	// it then, rather than wait for another)
+	var id, method []byte
+	Pick(line, replyMembers, &id, &method)
+	if method != nil || IsNull(id) {
 		return false
 	}
 	n, ok := Int(id)
@@ -215,6 +223,8 @@ func (c *Conn) reply(line []byte) bool {
 	}
 	return ok
 }
+
+var replyMembers = []string{"id", "method"}
 
 // endCalls fails the calls waiting when reading ends, and those to come.
 func (c *Conn) endCalls(err error) {
@@ -248,11 +258,84 @@ func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// addBatch notes the requests of a batch, whose responses go out as one.
+func (c *Conn) addBatch(msgs []jsonrpc.Message) error {
+	b := &batch{slot: map[jsonrpc.ID]int{}}
+	for _, m := range msgs {
+		if r, ok := m.(*jsonrpc.Request); ok && r.ID.IsValid() {
+			if _, dup := b.slot[r.ID]; dup {
+				return fmt.Errorf("duplicate message ID %q", r.ID)
+			}
+			b.slot[r.ID] = len(b.responses)
+			b.responses = append(b.responses, nil)
+		}
+	}
+	if len(b.slot) == 0 {
+		return nil
+	}
+	c.batchMu.Lock()
+	defer c.batchMu.Unlock()
+	for id := range b.slot {
+		if _, ok := c.batches[id]; ok {
+			return fmt.Errorf("batch contains previously seen request %v", id.Raw())
+		}
+	}
+	if c.batches == nil {
+		c.batches = map[jsonrpc.ID]*batch{}
+	}
+	for id := range b.slot {
+		c.batches[id] = b
+	}
+	b.left = len(b.slot)
+	return nil
+}
+
+// batched holds a response to a batch's request: nil while the batch has
+// others to come, else all of its responses.
+func (c *Conn) batched(msg jsonrpc.Message) (all []*jsonrpc.Response, ok bool) {
+	r, isResp := msg.(*jsonrpc.Response)
+	if !isResp || !r.ID.IsValid() {
+		return nil, false
+	}
+	c.batchMu.Lock()
+	defer c.batchMu.Unlock()
+	b := c.batches[r.ID]
+	if b == nil {
+		return nil, false
+	}
+	delete(c.batches, r.ID)
+	b.responses[b.slot[r.ID]] = r
+	if b.left--; b.left > 0 {
+		return nil, true
+	}
+	return b.responses, true
+}
+
 func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := jsonrpc.EncodeMessage(msg)
+	var data []byte
+	var err error
+	if all, ok := c.batched(msg); !ok {
+		data, err = jsonrpc.EncodeMessage(msg)
+	} else if all == nil {
+		return nil // written with the batch's last
+	} else {
+		data = append(data, '[')
+		for i, r := range all {
+			m, e := jsonrpc.EncodeMessage(r)
+			if e != nil {
+				err = e
+				break
+			}
+			if i > 0 {
+				data = append(data, ',')
+			}
+			data = append(data, m...)
+		}
+		data = append(data, ']')
+	}
 	if err != nil {
 		return fmt.Errorf("marshaling message: %v", err)
 	}
@@ -273,15 +356,10 @@ func (c *Conn) Close() error {
 
 func (c *Conn) SessionID() string { return "" }
 
-// wireMessage is one JSON-RPC message as it is written.
-type wireMessage struct {
-	Version string          `json:"jsonrpc"`
-	ID      any             `json:"id"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   *jsonrpc.Error  `json:"error"`
-}
+// wireMembers are the members of a JSON-RPC message, matched exactly as
+// go-sdk matches them (its decoder does not fold case, as encoding/json's
+// struct decoding does).
+var wireMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // DecodeLine decodes one message, or each member of a batch.
 func DecodeLine(line []byte) ([]jsonrpc.Message, error) {
@@ -314,36 +392,58 @@ func DecodeLine(line []byte) ([]jsonrpc.Message, error) {
 // way: a method makes a request (a notification without an id); else a
 // response, which needs an id.
 func decodeMessage(b []byte) (jsonrpc.Message, error) {
-	var w wireMessage
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&w); err != nil {
+	if i := SkipSpace(b, 0); i >= len(b) || b[i] != '{' || !json.Valid(b) {
+		var v struct{}
+		err := json.Unmarshal(b, &v)
+		if err == nil {
+			err = errors.New("not a JSON object")
+		}
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
-	if w.Version != "2.0" {
-		return nil, fmt.Errorf("invalid message version tag %q; expected %q", w.Version, "2.0")
+	var version, idTok, method, params, result, errTok []byte
+	Pick(b, wireMembers, &version, &idTok, &method, &params, &result, &errTok)
+	if !IsNull(errTok) {
+		return jsonrpc.DecodeMessage(b) // an error response, rare: its members too are go-sdk's to read
 	}
-	idv := w.ID
-	if n, ok := idv.(json.Number); ok {
-		f, err := n.Float64()
-		if err != nil {
-			return nil, fmt.Errorf("invalid id %s", n)
+	var w struct {
+		version, method string
+		id              any
+	}
+	for _, m := range []struct {
+		tok []byte
+		v   any
+	}{{version, &w.version}, {method, &w.method}} {
+		if m.tok != nil {
+			if err := json.Unmarshal(m.tok, m.v); err != nil {
+				return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+			}
 		}
-		idv = f
 	}
-	id, err := jsonrpc.MakeID(idv)
+	if w.version != "2.0" {
+		return nil, fmt.Errorf("invalid message version tag %q; expected %q", w.version, "2.0")
+	}
+	switch {
+	case idTok == nil:
+	case idTok[0] == '-' || idTok[0] >= '0' && idTok[0] <= '9':
+		f, err := strconv.ParseFloat(string(idTok), 64)
+		if err != nil {
+			return nil, fmt.Errorf("invalid id %s", idTok)
+		}
+		w.id = f
+	default:
+		if err := json.Unmarshal(idTok, &w.id); err != nil {
+			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+	}
+	id, err := jsonrpc.MakeID(w.id)
 	if err != nil {
 		return nil, err
 	}
-	if w.Method != nil {
-		return &jsonrpc.Request{ID: id, Method: *w.Method, Params: w.Params}, nil
+	if method != nil {
+		return &jsonrpc.Request{ID: id, Method: w.method, Params: bytes.Clone(params)}, nil
 	}
 	if !id.IsValid() {
 		return nil, errors.New("invalid request: a response without an id")
 	}
-	r := &jsonrpc.Response{ID: id, Result: w.Result}
-	if w.Error != nil {
-		r.Error = w.Error
-	}
-	return r, nil
+	return &jsonrpc.Response{ID: id, Result: bytes.Clone(result)}, nil
 }

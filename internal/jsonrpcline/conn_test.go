@@ -21,6 +21,15 @@ func TestDecodeMessageMatchesGoSDK(t *testing.T) {
 		`{"id":1,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":true,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":1,"method":7}`,
+		// go-sdk matches member names exactly, not as encoding/json does
+		`{"jsonrpc":"2.0","id":1,"method":"ping","Jsonrpc":"1.0"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","Method":"tools/call","ID":2,"Params":{}}`,
+		`{"JSONRPC":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","ID":1,"Result":{}}`,
+		`{"jsonrpc":"2.0","id":"y","error":{"Code":1,"code":2,"message":"m","Message":"n"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":null,"params":null}`,
+		`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`,
+		`[1]`,
 	} {
 		want, wantErr := jsonrpc.DecodeMessage([]byte(in))
 		got, gotErr := decodeMessage([]byte(in))

@@ -54,8 +54,9 @@ func newLeanLine(l *link, cs *mcp.ClientSession) *leanLine {
 // \"tools/call\": …", ctx.Err() when ctx ends (after telling the server).
 func (ll *leanLine) call(ctx context.Context, name string, args json.RawMessage, meta mcp.Meta) (Result, error) {
 	id := ll.ids.Add(1)
-	if id > 1<<31-1 {
+	for id > 1<<31-1 { // wrapped: start again, and use an id from there
 		ll.ids.CompareAndSwap(id, leanFirstID)
+		id = ll.ids.Add(1)
 	}
 	var b bytes.Buffer
 	b.Grow(80 + len(name) + len(args))

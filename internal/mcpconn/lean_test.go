@@ -1,11 +1,17 @@
 package mcpconn
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"reflect"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/internal/jsonrpcline"
 )
 
 // decodeResult reads every result as go-sdk's CallToolResult does, whether
@@ -26,6 +32,7 @@ func TestDecodeResultMatchesGoSDK(t *testing.T) {
 		`{"Content":[{"type":"text","text":"x"}]}`,
 		`{"content":[{"type":"text","text":"x"}],"content":[{"type":"text","text":"y"}]}`,
 		`{"content":[{"type":"text","text":"x"}],"isError":false}`,
+		`{"content":[],"isError":true,"isError":null}`,
 	} {
 		var res mcp.CallToolResult
 		wantErr := json.Unmarshal([]byte(in), &res)
@@ -62,4 +69,35 @@ func BenchmarkDecodeResult(b *testing.B) {
 			toResult(&res)
 		}
 	})
+}
+
+// The lean calls' ids stay within 32 bits, also when they wrap.
+func TestLeanIDsStayWithin32Bits(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	conn := jsonrpcline.NewConn(newJSONLines(inR, 1<<20, func(string) {}), outW, jsonrpcline.Options{})
+	defer conn.Close()
+	defer inW.Close()
+	ll := &leanLine{conn: conn}
+	ll.ids.Store(1<<31 - 2)
+	out := bufio.NewScanner(outR)
+	for range 3 {
+		done := make(chan error, 1)
+		go func() {
+			_, err := ll.call(context.Background(), "t", nil, nil)
+			done <- err
+		}()
+		if !out.Scan() {
+			t.Fatal("no request")
+		}
+		var req struct{ ID int64 }
+		json.Unmarshal(out.Bytes(), &req)
+		if req.ID > 1<<31-1 || req.ID <= leanFirstID {
+			t.Errorf("id %d", req.ID)
+		}
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`+"\n", req.ID)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -166,8 +166,9 @@ func decodeTextResult(raw []byte) (r Result, ok bool) {
 			switch string(v) {
 			case "true":
 				r.IsError = true
-			case "false", "null":
+			case "false":
 				r.IsError = false
+			case "null": // leaves it as it was, as decoding does
 			default:
 				ok = false
 			}

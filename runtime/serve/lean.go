@@ -195,6 +195,7 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) bo
 	}
 	ctx, cancel := context.WithCancel(lc.ctx)
 	lc.ours[key] = cancel
+	lc.wg.Add(1) // before close can wait (it cancels under mu)
 	lc.mu.Unlock()
 	head := make([]byte, 0, 48+len(idTok))
 	head = append(head, `{"jsonrpc":"2.0","id":`...)
@@ -205,6 +206,7 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) bo
 	}
 	head = append(head, `,"result":`...)
 	lc.run(func() {
+		defer lc.wg.Done()
 		res, _ := lc.s.handle(ctx, req) // never an error: failures are error results
 		lc.mu.Lock()
 		delete(lc.ours, key) // before the response: the host may reuse the id then
@@ -243,7 +245,7 @@ func (lc *leanCalls) cancelled(params []byte) bool {
 	if jsonrpcline.IsNull(rid) {
 		return false
 	}
-	key, ok := leanID(rid)
+	key, ok := sdkID(rid) // as go-sdk reads it: 41.0 is 41, "\u0061" is "a"
 	if !ok {
 		return false
 	}
@@ -325,6 +327,8 @@ func (lc *leanCalls) refuseDuplicate(key idKey) {
 // close cancels the calls in flight and waits for their responses, before
 // the connection closes.
 func (lc *leanCalls) close() {
+	lc.mu.Lock() // a call starting now has been counted, or sees the end
 	lc.cancel(context.Canceled)
+	lc.mu.Unlock()
 	lc.wg.Wait()
 }

@@ -95,3 +95,30 @@ func TestLeanCallCancelAndDuplicateID(t *testing.T) {
 		t.Errorf("slow cancelled %d times, want 1", n)
 	}
 }
+
+// notifications/cancelled names a lean call however go-sdk would read its
+// id: 41.0 is 41, "\u0061" is "a".
+func TestLeanCallCancelledByAnySpellingOfItsID(t *testing.T) {
+	for id, requestID := range map[string]string{`41`: `41.0`, `"a"`: `"\u0061"`, `42`: `4.2e1`} {
+		f := newFakeSession()
+		f.slowStarted = make(chan struct{}, 1)
+		s := New(f, Options{})
+		c := startRaw(t, s)
+		c.initialize()
+		c.send([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"slow","arguments":{}}}` + "\n"))
+		select {
+		case <-f.slowStarted:
+		case <-time.After(10 * time.Second):
+			t.Fatal("slow did not start")
+		}
+		c.send([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + requestID + `}}` + "\n"))
+		deadline := time.Now().Add(3 * time.Second)
+		for !c.has(id) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if !c.has(id) {
+			t.Errorf("call %s not cancelled by requestId %s", id, requestID)
+		}
+		s.Close()
+	}
+}

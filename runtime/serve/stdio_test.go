@@ -41,15 +41,21 @@ func startRaw(t *testing.T, s *Server) *rawClient {
 		sc := bufio.NewScanner(cr)
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				t.Errorf("server wrote a line that is not a JSON object: %.200q", sc.Bytes())
-				continue
+			var ms []map[string]any // a batch's responses, as go-sdk writes them
+			if err := json.Unmarshal(sc.Bytes(), &ms); err != nil {
+				var m map[string]any
+				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+					t.Errorf("server wrote a line that is not a JSON object or array: %.200q", sc.Bytes())
+					continue
+				}
+				ms = []map[string]any{m}
 			}
-			id, _ := json.Marshal(m["id"])
-			c.mu.Lock()
-			c.got[string(id)] = m
-			c.mu.Unlock()
+			for _, m := range ms {
+				id, _ := json.Marshal(m["id"])
+				c.mu.Lock()
+				c.got[string(id)] = m
+				c.mu.Unlock()
+			}
 		}
 	}()
 	t.Cleanup(func() {

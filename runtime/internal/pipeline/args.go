@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -202,11 +203,11 @@ func (f *flatSchema) accepts(args []byte) bool {
 		if !ok {
 			return
 		}
-		if bytes.IndexByte(k, '\\') >= 0 {
-			ok = false
+		name := k[1 : len(k)-1]
+		if bytes.IndexByte(name, '\\') >= 0 || !utf8.Valid(name) {
+			ok = false // decoded, the key is another: U+FFFD for a byte that is not UTF-8
 			return
 		}
-		name := k[1 : len(k)-1]
 		kind, declared := f.props[string(name)]
 		if !declared {
 			ok = !f.closed
@@ -225,7 +226,8 @@ func (f *flatSchema) accepts(args []byte) bool {
 }
 
 // kindOf reports whether the JSON value v (valid) is plainly of the kind;
-// an integer written with a fraction or exponent is left to the validator.
+// an integer written with a fraction or exponent is left to the validator,
+// and so is a number beyond float64's range (the arguments do not decode).
 func kindOf(v []byte, kind byte) bool {
 	switch kind {
 	case 's':
@@ -233,11 +235,20 @@ func kindOf(v []byte, kind byte) bool {
 	case 'b':
 		return v[0] == 't' || v[0] == 'f'
 	case 'n':
-		return v[0] == '-' || v[0] >= '0' && v[0] <= '9'
+		return (v[0] == '-' || v[0] >= '0' && v[0] <= '9') && inRange(v)
 	case 'i':
-		return (v[0] == '-' || v[0] >= '0' && v[0] <= '9') && bytes.IndexAny(v, ".eE") < 0
+		return (v[0] == '-' || v[0] >= '0' && v[0] <= '9') && bytes.IndexAny(v, ".eE") < 0 && inRange(v)
 	}
 	return false
+}
+
+// inRange reports whether the JSON number v decodes to a float64.
+func inRange(v []byte) bool {
+	if len(v) <= 300 && bytes.IndexAny(v, "eE") < 0 {
+		return true // under 10^300
+	}
+	_, err := strconv.ParseFloat(string(v), 64)
+	return err == nil
 }
 
 // objectOnly reports whether a root schema asks for nothing but an object:
