@@ -88,8 +88,9 @@ func decodeAuth(block *hcl.Block, ctx *hcl.EvalContext, s *serverBlock) (*ir.Ser
 			lit.WriteString(p.Lit)
 			env = env || p.Env != ""
 		}
-		if authSecrets[name] && (!env || strings.TrimSpace(lit.String()) != "") {
-			errAt(at.Expr.Range(), "Literal secret", fmt.Sprintf("auth.%s is a secret: read it at run time with env(\"NAME\") (and nothing else), so it is never compiled into the agent binary.", name))
+		_, inDefault := compiledText(v)
+		if authSecrets[name] && (!env || strings.TrimSpace(lit.String()) != "" || inDefault) {
+			errAt(at.Expr.Range(), "Literal secret", fmt.Sprintf("auth.%s is a secret: read it at run time with env(\"NAME\") (and nothing else, no default), so it is never compiled into the agent binary.", name))
 		}
 		switch {
 		case !env:

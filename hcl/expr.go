@@ -367,9 +367,9 @@ func appendValue(v *ir.Value, expr hcl.Expression, ctx *hcl.EvalContext) hcl.Dia
 		return appendValue(v, e.Wrapped, ctx)
 	case *hclsyntax.FunctionCallExpr:
 		if e.Name == "env" {
-			name, diags := envArg(e.Args, e.Range())
+			p, diags := envArg(e.Args, e.Range())
 			if !diags.HasErrors() {
-				v.Parts = append(v.Parts, ir.ValuePart{Env: name})
+				v.Parts = append(v.Parts, p)
 			}
 			return diags
 		}
@@ -406,18 +406,20 @@ func evalJSONLiteral(expr hcl.Expression) (string, hcl.Diagnostics) {
 	return evalString(expr, nil)
 }
 
-func envArg(args []hclsyntax.Expression, rng hcl.Range) (string, hcl.Diagnostics) {
-	if len(args) != 1 {
-		return "", hcl.Diagnostics{{
+// envArg reads env("NAME") or env("NAME", "DEFAULT"): both literal
+// strings, the default standing in when the variable is unset.
+func envArg(args []hclsyntax.Expression, rng hcl.Range) (ir.ValuePart, hcl.Diagnostics) {
+	if len(args) != 1 && len(args) != 2 {
+		return ir.ValuePart{}, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid env call",
-			Detail:   "env takes exactly one argument, the variable name: env(\"NAME\").",
+			Detail:   "env takes the variable name and, optionally, a default for when it is unset: env(\"NAME\") or env(\"NAME\", \"default\").",
 			Subject:  rng.Ptr(),
 		}}
 	}
 	name, diags := evalString(args[0], nil)
 	if diags.HasErrors() {
-		return "", hcl.Diagnostics{{
+		return ir.ValuePart{}, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid env call",
 			Detail:   "The variable name must be a literal string: env(\"NAME\").",
@@ -425,14 +427,27 @@ func envArg(args []hclsyntax.Expression, rng hcl.Range) (string, hcl.Diagnostics
 		}}
 	}
 	if !envNameRe.MatchString(name) {
-		return "", hcl.Diagnostics{{
+		return ir.ValuePart{}, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid environment variable name",
 			Detail:   fmt.Sprintf("%q is not a valid environment variable name; use letters, digits and underscores.", name),
 			Subject:  args[0].Range().Ptr(),
 		}}
 	}
-	return name, nil
+	p := ir.ValuePart{Env: name}
+	if len(args) == 2 {
+		def, diags := evalString(args[1], nil)
+		if diags.HasErrors() {
+			return ir.ValuePart{}, hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid env call",
+				Detail:   "The default must be a literal string: env(\"NAME\", \"default\").",
+				Subject:  args[1].Range().Ptr(),
+			}}
+		}
+		p.Default, p.HasDefault = def, true
+	}
+	return p, nil
 }
 
 func mergeLits(v ir.Value) ir.Value {

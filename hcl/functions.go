@@ -70,9 +70,10 @@ func unwrapPathErr(err error) error {
 // envMisplacedFunc explains where env() may be used instead of the generic
 // "no function named env".
 var envMisplacedFunc = function.New(&function.Spec{
-	Params: []function.Parameter{{Name: "name", Type: cty.String}},
-	Type:   function.StaticReturnType(cty.String),
+	Params:   []function.Parameter{{Name: "name", Type: cty.String}},
+	VarParam: &function.Parameter{Name: "default", Type: cty.String},
+	Type:     function.StaticReturnType(cty.String),
 	Impl: func([]cty.Value, cty.Type) (cty.Value, error) {
-		return cty.NilVal, function.NewArgErrorf(0, "env() is read when the agent binary runs, so it is only allowed in server env, url and headers values and in rest url and headers")
+		return cty.NilVal, function.NewArgErrorf(0, "env() is read when the agent binary runs, so it is only allowed in the values of server env, url, headers and auth, rest url and headers, and model name, base_url, api_key and headers")
 	},
 })

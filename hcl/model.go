@@ -19,7 +19,7 @@ type modelBlock struct {
 	Name        string
 	NameRange   hcl.Range
 	Provider    string
-	ModelName   string
+	ModelName   ir.Value
 	BaseURL     ir.Value
 	APIKey      ir.Value
 	MaxTokens   int
@@ -54,18 +54,24 @@ func decodeModel(block *hcl.Block, ctx *hcl.EvalContext) (*modelBlock, hcl.Diagn
 	attrs := content.Attributes
 	in := attrReader{attrs, ctx, &diags}
 	readAttr(in, "provider", oneOf("provider", model.Providers), &m.Provider)
-	if a, ok := readAttr(in, "name", evalString, &m.ModelName); ok && strings.TrimSpace(m.ModelName) == "" {
+	if a, ok := readAttr(in, "name", decodeValue, &m.ModelName); ok && emptyLiteral(m.ModelName) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value", Detail: "The model name is the provider's name for it, such as \"gpt-4.1-mini\" or \"claude-sonnet-4-5\"; it cannot be empty.", Subject: a.Expr.Range().Ptr()})
 	}
 	if a, ok := readAttr(in, "base_url", decodeValue, &m.BaseURL); ok {
 		diags = append(diags, checkBaseURL(m.BaseURL, a.Expr.Range(), block.DefRange)...)
 	}
 	if a, ok := readAttr(in, "api_key", decodeValue, &m.APIKey); ok {
-		if lit, ok := literalOnly(m.APIKey); ok && lit != "" {
+		lit, ok := literalOnly(m.APIKey)
+		_, inDefault := compiledText(m.APIKey)
+		if (ok && lit != "") || inDefault {
+			how := "is written literally"
+			if inDefault {
+				how = "has a default in env()"
+			}
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning,
 				Summary:  "Literal secret",
-				Detail:   "The api_key of model " + fmt.Sprintf("%q", m.Name) + " is written literally; it would be compiled into the agent binary. Read it when the binary runs instead: api_key = env(\"OPENAI_API_KEY\").",
+				Detail:   "The api_key of model " + fmt.Sprintf("%q", m.Name) + " " + how + "; it would be compiled into the agent binary. Read it when the binary runs instead, without a default: api_key = env(\"OPENAI_API_KEY\").",
 				Subject:  a.Expr.Range().Ptr(),
 				Context:  block.DefRange.Ptr(),
 			})
@@ -98,6 +104,27 @@ func literalOnly(v ir.Value) (string, bool) {
 		b.WriteString(p.Lit)
 	}
 	return strings.TrimSpace(b.String()), true
+}
+
+// compiledText is what of a value is compiled into the binary: its
+// literal text and its env() defaults. A secret there is as exposed as a
+// literal one.
+func compiledText(v ir.Value) (text string, hasDefault bool) {
+	var b strings.Builder
+	for _, p := range v.Parts {
+		b.WriteString(p.Lit)
+		if p.HasDefault && p.Default != "" {
+			b.WriteString(p.Default)
+			hasDefault = true
+		}
+	}
+	return strings.TrimSpace(b.String()), hasDefault
+}
+
+// emptyLiteral reports a value of blank literal text and no env() part.
+func emptyLiteral(v ir.Value) bool {
+	lit, ok := literalOnly(v)
+	return ok && lit == ""
 }
 
 // checkBaseURL warns about credentials written into a literal base_url

@@ -338,20 +338,21 @@ var (
 func checkSecrets(kvs []keyValue, attr string, ctxRange hcl.Range) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, kv := range kvs {
-		var lit strings.Builder
-		for _, p := range kv.Value.Parts {
-			lit.WriteString(p.Lit)
-		}
-		l := strings.TrimSpace(lit.String())
+		// literals and env() defaults: what is compiled in
+		l, inDefault := compiledText(kv.Value)
 		hasEnv := len(kv.Value.Parts) > 1 || kv.Value.Parts[0].Env != ""
-		if hasEnv || l == "" {
+		if (hasEnv && !inDefault) || l == "" {
 			continue
+		}
+		how := "written literally"
+		if inDefault {
+			how = "in an env() default"
 		}
 		if secretValueRe.MatchString(l) || (secretKeyRe.MatchString(kv.Key) && len(l) >= 8) {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning,
 				Summary:  "Literal secret",
-				Detail:   fmt.Sprintf("The %s value %q looks like a credential written literally; it would be compiled into the agent binary. Read it at run time instead, for example \"Bearer ${env(\"TOKEN\")}\".", attr, kv.Key),
+				Detail:   fmt.Sprintf("The %s value %q looks like a credential %s; it would be compiled into the agent binary. Read it at run time instead, without a default, for example \"Bearer ${env(\"TOKEN\")}\".", attr, kv.Key, how),
 				Subject:  kv.ValueRange.Ptr(),
 				Context:  ctxRange.Ptr(),
 			})

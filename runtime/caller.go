@@ -116,7 +116,9 @@ func (st *agentState) ownModel() (model.Model, string, error) {
 		return nil, "", err
 	}
 	if d := st.s.reg.Model(name); d != nil {
-		name = d.ModelName
+		if n, err := d.ModelName.Resolve(st.s.opts.Getenv); err == nil {
+			name = n
+		}
 	}
 	return m, name, nil
 }

@@ -31,7 +31,7 @@ func enrichedRegistry(t *testing.T, provider string, srv *modeltest.Server) *Reg
 			Env: []decl.KeyValue{{Key: "MEMORY_FILE_PATH", Value: decl.Value{{Lit: filepath.Join(t.TempDir(), "memory.jsonl")}}}}}},
 		Tools:  []decl.Tool{{Name: "weather", Description: "Current weather for a city.", Kind: decl.KindGo, Go: echoGo()}},
 		Agents: []decl.Agent{{Name: "m", Discovery: true, Use: []decl.Use{{Kind: decl.UseServer, Name: "memory"}, {Kind: decl.UseTool, Name: "weather"}}}},
-		Models: []decl.Model{{Name: "fast", Provider: provider, ModelName: "test-model",
+		Models: []decl.Model{{Name: "fast", Provider: provider, ModelName: decl.Value{{Lit: "test-model"}},
 			BaseURL: decl.Value{{Lit: base}}, APIKey: decl.Value{{Env: "ENRICH_TEST_KEY"}}}},
 		Enrich: &decl.Enrich{Model: "fast"},
 	}
@@ -161,7 +161,7 @@ func TestRunTimeEnrichmentSkipsUntrusted(t *testing.T) {
 		},
 		Bundles: []decl.Bundle{{Name: "web_meta", Mode: "meta", Server: "web"}},
 		Agents:  []decl.Agent{{Name: "m", Discovery: true, Use: []decl.Use{{Kind: decl.UseServer, Name: "memory"}, {Kind: decl.UseBundle, Name: "web_meta"}}}},
-		Models:  []decl.Model{{Name: "fast", Provider: "openai", ModelName: "test-model", BaseURL: decl.Value{{Lit: srv.OpenAIBaseURL()}}, APIKey: decl.Value{{Lit: "sk-test-0123456789"}}}},
+		Models:  []decl.Model{{Name: "fast", Provider: "openai", ModelName: decl.Value{{Lit: "test-model"}}, BaseURL: decl.Value{{Lit: srv.OpenAIBaseURL()}}, APIKey: decl.Value{{Lit: "sk-test-0123456789"}}}},
 		Enrich:  &decl.Enrich{Model: "fast"},
 		Index:   search.Build(nil),
 	}

@@ -232,7 +232,7 @@ func explainModel(r *Registry, a *decl.Agent) *ExplainedModel {
 		m.MaxTurns = decl.DefaultMaxTurns
 	}
 	if d := r.Model(a.Model); d != nil {
-		m.Provider, m.Name = d.Provider, d.ModelName
+		m.Provider, m.Name = d.Provider, d.ModelName.Text()
 	}
 	return m
 }

@@ -403,7 +403,9 @@ func (p *Pool) startEnrichment(models *models, logger *slog.Logger) {
 	}
 	en := &enrich.Enricher{Queries: e.Queries, Concurrency: e.Concurrency}
 	if d := p.reg.Model(e.Model); d != nil {
-		en.ModelName = d.Provider + " " + d.ModelName
+		if n, err := d.ModelName.Resolve(models.getenv); err == nil {
+			en.ModelName = d.Provider + " " + n
+		}
 	}
 	m, err := models.get(e.Model)
 	if err != nil {

@@ -43,7 +43,7 @@ func (p *preparedModel) Generate(_ context.Context, req *model.Request) (*model.
 // runBenchSession is an agent of 20 in-process Go tools whose model is m.
 func runBenchSession(tb testing.TB, m model.Model, log *slog.Logger) *Session {
 	object := json.RawMessage(`{"type":"object","properties":{}}`)
-	reg := &Registry{Separator: "__", Defaults: decl.Defaults{MaxDepth: 2}, Models: []decl.Model{{Name: "prepared", Provider: "openai", ModelName: "x"}}}
+	reg := &Registry{Separator: "__", Defaults: decl.Defaults{MaxDepth: 2}, Models: []decl.Model{{Name: "prepared", Provider: "openai", ModelName: decl.Value{{Lit: "x"}}}}}
 	var uses []decl.Use
 	for i := range 20 {
 		name := fmt.Sprintf("tool%02d", i)

@@ -26,7 +26,7 @@ func samplingRegistry(t *testing.T, sampling, provider string, srv *modeltest.Se
 		Servers: []decl.Server{{Name: "everything", Transport: "stdio", Command: node, Args: args, Trusted: true,
 			ProtocolVersion: "2025-11-25", Sampling: sampling}},
 		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseServer, Name: "everything"}}}},
-		Models: []decl.Model{{Name: "fast", Provider: provider, ModelName: "test-model",
+		Models: []decl.Model{{Name: "fast", Provider: provider, ModelName: decl.Value{{Lit: "test-model"}},
 			BaseURL: decl.Value{{Lit: base}}, APIKey: decl.Value{{Lit: "sk-sampling-test-0123456789"}}}},
 	}
 }

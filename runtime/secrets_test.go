@@ -250,7 +250,7 @@ func TestModelKeyScrubbedFromResults(t *testing.T) {
 	reg := &Registry{
 		Package: "p", Separator: "__",
 		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 1 << 20, MaxDepth: 1},
-		Models:   []decl.Model{{Name: "fast", Provider: "openai", ModelName: "m", APIKey: decl.Value{{Env: "MODEL_KEY"}}}},
+		Models:   []decl.Model{{Name: "fast", Provider: "openai", ModelName: decl.Value{{Lit: "m"}}, APIKey: decl.Value{{Env: "MODEL_KEY"}}}},
 		Tools: []decl.Tool{{Name: "leak", Kind: decl.KindGo, InputSchema: json.RawMessage(`{"type":"object"}`),
 			Go: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 				return json.Marshal("the key is " + key)

@@ -110,19 +110,12 @@ func serverConfig(srv *decl.Server, getenv func(string) (string, bool), log *slo
 		Elicitation:     srv.Elicitation,
 	}
 	resolve := func(what string, v decl.Value) (string, error) {
-		for _, p := range v {
-			if p.Env == "" {
-				continue
-			}
-			val, ok := getenv(p.Env)
-			if !ok {
-				return "", fmt.Errorf("server %q: %s: environment variable %s is not set", srv.Name, what, p.Env)
-			}
-			if val != "" {
-				cfg.Redact = append(cfg.Redact, val)
-			}
+		s, err := v.Resolve(getenv)
+		if err != nil {
+			return "", fmt.Errorf("server %q: %s: %w", srv.Name, what, err)
 		}
-		return v.Resolve(getenv)
+		cfg.Redact = append(cfg.Redact, v.FromEnv(getenv)...)
+		return s, nil
 	}
 	for _, kv := range srv.Env {
 		val, err := resolve("env "+kv.Key, kv.Value)

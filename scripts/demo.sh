@@ -90,8 +90,8 @@ else
 -> no model key is set, so the team does not run here. To see the lead delegate to its reader:
    OPENAI_API_KEY=sk-... $team run --agent lead '$prompt'
    ANTHROPIC_API_KEY=sk-ant-... $team run --agent lead_claude '$prompt'
-   For a local Ollama set OPENAI_BASE_URL=http://localhost:11434/v1 and OPENAI_API_KEY=ollama,
-   and name = "qwen3" (a model you pulled) in model "gpt" of examples/team/spec/team.hcl.
+   For a local Ollama set OPENAI_BASE_URL=http://localhost:11434/v1, OPENAI_API_KEY=ollama
+   and OPENAI_MODEL=qwen3 (a model you pulled); the spec reads the model name with env().
 EOF
 fi
 

@@ -90,7 +90,7 @@ func modelValue(m *ir.Model) decl.Model {
 	return decl.Model{
 		Name:        m.Name,
 		Provider:    m.Provider,
-		ModelName:   m.ModelName,
+		ModelName:   m.ModelName.Decl(),
 		BaseURL:     m.BaseURL.Decl(),
 		APIKey:      m.APIKey.Decl(),
 		MaxTokens:   m.MaxTokens,

@@ -76,11 +76,14 @@ type provider struct {
 	name   string
 	lead   string
 	reader string
+	// model is the spec's default model name; modelEnv the variable that
+	// overrides it (name = env(modelEnv, model)).
+	model, modelEnv string
 }
 
 var providers = []provider{
-	{name: "openai", lead: "lead", reader: "reader"},
-	{name: "anthropic", lead: "lead_claude", reader: "reader_claude"},
+	{name: "openai", lead: "lead", reader: "reader", model: "gpt-4.1-mini", modelEnv: "OPENAI_MODEL"},
+	{name: "anthropic", lead: "lead_claude", reader: "reader_claude", model: "claude-sonnet-4-5", modelEnv: "ANTHROPIC_MODEL"},
 }
 
 // env is the binary's environment: nothing of the test process's but PATH,
@@ -240,6 +243,9 @@ func TestLeadDelegatesToReader(t *testing.T) {
 				if req.Format != p.name || !req.HasKey(testKey) {
 					t.Errorf("request to %s without the key", req.Format)
 				}
+				if req.Model != p.model {
+					t.Errorf("model %q, want the spec's default %q", req.Model, p.model)
+				}
 				var tools []string
 				for _, tl := range req.Tools {
 					tools = append(tools, tl.Name)
@@ -257,7 +263,8 @@ func TestLeadDelegatesToReader(t *testing.T) {
 				}
 			}
 
-			// Without --json: the answer alone on stdout.
+			// Without --json: the answer alone on stdout. The model is the
+			// one the environment names (Ollama's "qwen3", say).
 			srv2 := modeltest.NewServer(t)
 			srv2.Respond(func(req *modeltest.Request) modeltest.Turn {
 				if who(req) == "reader" {
@@ -268,9 +275,14 @@ func TestLeadDelegatesToReader(t *testing.T) {
 				}
 				return modeltest.Turn{Text: "Friday."}
 			})
-			r = runTeam(t, env(srv2), "run", "--agent", p.lead, "When is the release?")
+			r = runTeam(t, env(srv2, p.modelEnv+"=qwen3"), "run", "--agent", p.lead, "When is the release?")
 			if r.code != 0 || r.stdout != "Friday.\n" {
 				t.Errorf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+			}
+			for _, req := range srv2.Requests() {
+				if req.Model != "qwen3" {
+					t.Errorf("model %q, want qwen3 from %s", req.Model, p.modelEnv)
+				}
 			}
 		})
 	}

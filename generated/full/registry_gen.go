@@ -18,7 +18,7 @@ import (
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 2
+const GenVersion = 3
 const (
 	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
 	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)

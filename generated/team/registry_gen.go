@@ -13,7 +13,7 @@ import (
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 2
+const GenVersion = 3
 const (
 	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
 	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
@@ -151,19 +151,31 @@ var _toolgenAgents = []decl.Agent{
 
 var _toolgenModels = []decl.Model{
 	{
-		Name:      "claude",
-		Provider:  "anthropic",
-		ModelName: "claude-sonnet-4-5",
+		Name:     "claude",
+		Provider: "anthropic",
+		ModelName: decl.Value{
+			{
+				Env:        "ANTHROPIC_MODEL",
+				Default:    "claude-sonnet-4-5",
+				HasDefault: true,
+			},
+		},
 		BaseURL:   decl.Value{{Env: "ANTHROPIC_BASE_URL"}},
 		APIKey:    decl.Value{{Env: "ANTHROPIC_API_KEY"}},
 		MaxTokens: 4096,
 	},
 	{
-		Name:      "gpt",
-		Provider:  "openai",
-		ModelName: "gpt-4.1-mini",
-		BaseURL:   decl.Value{{Env: "OPENAI_BASE_URL"}},
-		APIKey:    decl.Value{{Env: "OPENAI_API_KEY"}},
+		Name:     "gpt",
+		Provider: "openai",
+		ModelName: decl.Value{
+			{
+				Env:        "OPENAI_MODEL",
+				Default:    "gpt-4.1-mini",
+				HasDefault: true,
+			},
+		},
+		BaseURL: decl.Value{{Env: "OPENAI_BASE_URL"}},
+		APIKey:  decl.Value{{Env: "OPENAI_API_KEY"}},
 	},
 }
 

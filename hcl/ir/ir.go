@@ -12,6 +12,7 @@ package ir
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 	"time"
 
@@ -81,18 +82,12 @@ func (v Value) Decl() decl.Value {
 	if len(v.Parts) == 0 {
 		return nil
 	}
-	out := make(decl.Value, len(v.Parts))
-	for i, p := range v.Parts {
-		out[i] = decl.ValuePart{Lit: p.Lit, Env: p.Env}
-	}
-	return out
+	return slices.Clone(decl.Value(v.Parts))
 }
 
-// ValuePart is either a literal or an environment variable name.
-type ValuePart struct {
-	Lit string
-	Env string // non-empty: look up this variable at run time
-}
+// ValuePart is a literal or an environment variable name (with its
+// default, if any), as the registry declares it.
+type ValuePart = decl.ValuePart
 
 // KeyValue is one entry of a map attribute (env, headers), sorted by Key.
 type KeyValue struct {
@@ -106,7 +101,7 @@ type Model struct {
 	Name        string
 	GoName      string
 	Provider    string // openai | anthropic
-	ModelName   string // the provider's name for it
+	ModelName   Value // the provider's name for it; env() when the binary's user picks it
 	BaseURL     Value
 	APIKey      Value
 	MaxTokens   int

@@ -42,7 +42,12 @@ func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitDiags
 	}
 	d := templates.RuntimeRegistry(spec, goTools).Model(spec.Enrich.Model)
-	opt := enrich.Options{ModelName: d.Provider + " " + d.ModelName, Queries: spec.Enrich.Queries,
+	name, err := d.ModelName.Resolve(os.LookupEnv)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgen enrich: model %s: name: %v\n", d.Name, err)
+		return exitDiags
+	}
+	opt := enrich.Options{ModelName: d.Provider + " " + name, Queries: spec.Enrich.Queries,
 		Concurrency: spec.Enrich.Concurrency, Force: *force, Progress: stderr}
 	tools := catalogTools(spec, goTools)
 	if *dry {

@@ -42,14 +42,7 @@ func FromDecl(srv *decl.Server, url string, getenv func(string) (string, bool)) 
 		{"idp_client_secret", a.IDPClientSecret, &cfg.IDPClientSecret},
 		{"id_token", a.IDToken, &cfg.IDToken},
 	} {
-		for _, p := range f.v {
-			if p.Env == "" {
-				continue
-			}
-			if val, set := getenv(p.Env); set && val != "" {
-				secrets = append(secrets, val)
-			}
-		}
+		secrets = append(secrets, f.v.FromEnv(getenv)...)
 		s, err := f.v.Resolve(getenv)
 		if err != nil {
 			return Config{}, nil, true, fmt.Errorf("server %q: auth.%s: %w", srv.Name, f.attr, err)

@@ -11,9 +11,12 @@ import (
 // provider's own service. A missing api_key or header variable is an
 // error naming the model and the variable, never a value.
 func FromDecl(d *decl.Model, getenv func(string) (string, bool)) (Config, error) {
-	cfg := Config{Label: d.Name, Provider: d.Provider, Name: d.ModelName, MaxTokens: d.MaxTokens,
+	cfg := Config{Label: d.Name, Provider: d.Provider, MaxTokens: d.MaxTokens,
 		Temperature: d.Temperature, Timeout: d.Timeout}
 	var err error
+	if cfg.Name, err = d.ModelName.Resolve(getenv); err != nil {
+		return Config{}, fmt.Errorf("model %s: name: %v", d.Name, err)
+	}
 	cfg.BaseURL, _ = d.BaseURL.Resolve(getenv)
 	if cfg.APIKey, err = d.APIKey.Resolve(getenv); err != nil {
 		return Config{}, fmt.Errorf("model %s: api_key: %v", d.Name, err)

@@ -8,7 +8,7 @@ import "time"
 type Model struct {
 	Name        string // the spec's name ("fast")
 	Provider    string // openai | anthropic
-	ModelName   string // the provider's name ("gpt-4.1-mini")
+	ModelName   Value  // the provider's name ("gpt-4.1-mini"), or env("NAME", "gpt-4.1-mini")
 	BaseURL     Value  // empty: the provider's own service
 	APIKey      Value
 	MaxTokens   int      // 0: the provider's default

@@ -51,10 +51,14 @@ type Defaults struct {
 // no secret is baked into generated code.
 type Value []ValuePart
 
-// ValuePart is a literal (Env == "") or an environment variable name.
+// ValuePart is a literal (Env == "") or an environment variable name: an
+// env("NAME") call, or env("NAME", "DEFAULT") whose Default stands in
+// when the variable is unset.
 type ValuePart struct {
-	Lit string
-	Env string
+	Lit        string
+	Env        string
+	Default    string `json:",omitempty"`
+	HasDefault bool   `json:",omitempty"`
 }
 
 // KeyValue is one entry of env or headers.

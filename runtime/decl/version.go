@@ -11,7 +11,7 @@ type EnforceVersion uint
 
 const (
 	// GenVersion is the version toolgen writes into generated code.
-	GenVersion = 2
-	MinVersion = 2
-	MaxVersion = 2
+	GenVersion = 3
+	MinVersion = 3
+	MaxVersion = 3
 )

@@ -6,10 +6,10 @@ toolgen {
 
 # OpenAI, or any server that speaks Chat Completions: for a local Ollama set
 # OPENAI_BASE_URL=http://localhost:11434/v1, OPENAI_API_KEY=ollama (any
-# value) and name = "qwen3" (a model you pulled). base_url unset: OpenAI.
+# value) and OPENAI_MODEL=qwen3 (a model you pulled). base_url unset: OpenAI.
 model "gpt" {
   provider = "openai"
-  name     = "gpt-4.1-mini"
+  name     = env("OPENAI_MODEL", "gpt-4.1-mini")
   base_url = env("OPENAI_BASE_URL")
   api_key  = env("OPENAI_API_KEY")
 }
@@ -17,7 +17,7 @@ model "gpt" {
 # Anthropic's Messages API; base_url is the host root (unset: Anthropic).
 model "claude" {
   provider   = "anthropic"
-  name       = "claude-sonnet-4-5"
+  name       = env("ANTHROPIC_MODEL", "claude-sonnet-4-5")
   base_url   = env("ANTHROPIC_BASE_URL")
   api_key    = env("ANTHROPIC_API_KEY")
   max_tokens = 4096

@@ -20,12 +20,9 @@ func Secrets(reg *decl.Registry, getenv func(string) (string, bool), log *slog.L
 	warned := map[string]bool{}
 	add := func(v decl.Value, attr slog.Attr) {
 		for _, p := range v {
-			if p.Env == "" {
-				continue
-			}
-			val, ok := getenv(p.Env)
-			if !ok || val == "" {
-				continue // unset: the server or tool fails with its own error
+			val, fromEnv, _ := p.Lookup(getenv)
+			if !fromEnv || val == "" {
+				continue // a literal or a default, or unset: the server or tool fails with its own error
 			}
 			if redact.Short(val) {
 				if key := p.Env + "\x00" + attr.String(); report && !warned[key] {

@@ -10,5 +10,10 @@ server "s" {
 
 server "u" {
   url     = "https://example.com/mcp"
-  headers = { Authorization = env("A", "B") } # ERROR: Invalid env call
+  headers = { Authorization = env("A", "B", "C") } # ERROR: Invalid env call
+}
+
+server "v" {
+  url     = "https://example.com/mcp"
+  headers = { Authorization = env("MCP_AUTH", "Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789") } # WARNING: Literal secret
 }

@@ -35,3 +35,14 @@ agent "writer" {
 agent "reader" {
   instructions = file("missing.md") # ERROR: Invalid function argument
 }
+
+model "defaulted" {
+  provider = "openai"
+  name     = env("MODEL_NAME", "gpt-4.1-mini")
+  api_key  = env("OPENAI_API_KEY", "sk-proj-0123456789abcdef") # WARNING: Literal secret
+}
+
+model "blank" {
+  provider = "openai"
+  name     = "" # ERROR: Invalid value
+}

@@ -22,7 +22,7 @@ defaults {
 
 model "fast" {
   provider = "openai"
-  name     = "gpt-4.1-mini"
+  name     = env("FAST_MODEL", "gpt-4.1-mini")
   base_url = env("OPENAI_BASE_URL")
   api_key  = env("OPENAI_API_KEY")
 }
