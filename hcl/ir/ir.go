@@ -101,7 +101,7 @@ type Model struct {
 	Name        string
 	GoName      string
 	Provider    string // openai | anthropic
-	ModelName   Value // the provider's name for it; env() when the binary's user picks it
+	ModelName   Value  // the provider's name for it; env() when the binary's user picks it
 	BaseURL     Value
 	APIKey      Value
 	MaxTokens   int
