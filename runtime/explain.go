@@ -243,10 +243,7 @@ func explainModel(r *Registry, a *decl.Agent) *ExplainedModel {
 func explainFeatures(r *Registry, p *Pool, a *decl.Agent, bundles []string, inStep bool) (ps, rs []ExplainedFeature) {
 	uses := a.Use
 	if inStep {
-		uses = nil
-		for _, b := range bundles {
-			uses = append(uses, decl.Use{Kind: decl.UseBundle, Name: b})
-		}
+		uses = stepUses(bundles)
 	}
 	for i, u := range uses {
 		switch u.Kind {
@@ -262,22 +259,14 @@ func explainFeatures(r *Registry, p *Pool, a *decl.Agent, bundles []string, inSt
 			}
 		}
 	}
+	cut := ""
+	if a.Allowed != nil {
+		cut = "; cut to tools.allowed"
+	}
 	for _, name := range p.featureServers(uses) {
 		srv := p.servers[name]
-		ps = append(ps, ExplainedFeature{Name: "server." + name, Reason: "its prompts, as " + name + r.Sep() + "NAME" + policyText("allow_prompts", srv.AllowPrompts, "deny_prompts", srv.DenyPrompts)})
-		rs = append(rs, ExplainedFeature{Name: "server." + name, Reason: "its resources and templates, URIs unchanged" + policyText("allow_resources", srv.AllowResources, "deny_resources", srv.DenyResources)})
-	}
-	if a.Allowed != nil {
-		for i := range ps {
-			if strings.HasPrefix(ps[i].Name, "server.") {
-				ps[i].Reason += "; cut to tools.allowed"
-			}
-		}
-		for i := range rs {
-			if strings.HasPrefix(rs[i].Name, "server.") {
-				rs[i].Reason += "; cut to tools.allowed"
-			}
-		}
+		ps = append(ps, ExplainedFeature{Name: "server." + name, Reason: "its prompts, as " + name + r.Sep() + "NAME" + policyText("allow_prompts", srv.AllowPrompts, "deny_prompts", srv.DenyPrompts) + cut})
+		rs = append(rs, ExplainedFeature{Name: "server." + name, Reason: "its resources and templates, URIs unchanged" + policyText("allow_resources", srv.AllowResources, "deny_resources", srv.DenyResources) + cut})
 	}
 	return ps, rs
 }

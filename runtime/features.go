@@ -224,10 +224,7 @@ func (s *Session) featureSets(ctx context.Context) (*agentState, *prompts.Set, *
 	uses := a.Use
 	st.mu.Lock()
 	if st.step != nil {
-		uses = nil
-		for _, b := range st.step.bundles {
-			uses = append(uses, decl.Use{Kind: decl.UseBundle, Name: b})
-		}
+		uses = stepUses(st.step.bundles)
 	}
 	st.mu.Unlock()
 	first := func(key string) bool { _, seen := s.pool.warned.LoadOrStore("collision\x00"+key, true); return !seen }
@@ -262,6 +259,16 @@ func (s *Session) featureSets(ctx context.Context) (*agentState, *prompts.Set, *
 		rs.Servers = append(rs.Servers, resources.Server{Name: name, Source: src, Filter: rf})
 	}
 	return st, ps, rs, st.exit
+}
+
+// stepUses are the use entries in force while a workflow step is active:
+// the step's bundles, not the agent's own tools.use.
+func stepUses(bundles []string) []decl.Use {
+	uses := make([]decl.Use, len(bundles))
+	for i, b := range bundles {
+		uses[i] = decl.Use{Kind: decl.UseBundle, Name: b}
+	}
+	return uses
 }
 
 // watchFeatures passes a server's prompts/list_changed and
