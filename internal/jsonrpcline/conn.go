@@ -405,22 +405,16 @@ func decodeMessage(b []byte) (jsonrpc.Message, error) {
 	if !IsNull(errTok) {
 		return jsonrpc.DecodeMessage(b) // an error response, rare: its members too are go-sdk's to read
 	}
-	var w struct {
-		version, method string
-		id              any
+	var versionText, methodText string
+	var rawID any
+	if err := unmarshalSet(version, &versionText); err != nil {
+		return nil, err
 	}
-	for _, m := range []struct {
-		tok []byte
-		v   any
-	}{{version, &w.version}, {method, &w.method}} {
-		if m.tok != nil {
-			if err := json.Unmarshal(m.tok, m.v); err != nil {
-				return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
-			}
-		}
+	if err := unmarshalSet(method, &methodText); err != nil {
+		return nil, err
 	}
-	if w.version != "2.0" {
-		return nil, fmt.Errorf("invalid message version tag %q; expected %q", w.version, "2.0")
+	if versionText != "2.0" {
+		return nil, fmt.Errorf("invalid message version tag %q; expected %q", versionText, "2.0")
 	}
 	switch {
 	case idTok == nil:
@@ -429,21 +423,32 @@ func decodeMessage(b []byte) (jsonrpc.Message, error) {
 		if err != nil {
 			return nil, fmt.Errorf("invalid id %s", idTok)
 		}
-		w.id = f
+		rawID = f
 	default:
-		if err := json.Unmarshal(idTok, &w.id); err != nil {
-			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		if err := unmarshalSet(idTok, &rawID); err != nil {
+			return nil, err
 		}
 	}
-	id, err := jsonrpc.MakeID(w.id)
+	id, err := jsonrpc.MakeID(rawID)
 	if err != nil {
 		return nil, err
 	}
 	if method != nil {
-		return &jsonrpc.Request{ID: id, Method: w.method, Params: bytes.Clone(params)}, nil
+		return &jsonrpc.Request{ID: id, Method: methodText, Params: bytes.Clone(params)}, nil
 	}
 	if !id.IsValid() {
 		return nil, errors.New("invalid request: a response without an id")
 	}
 	return &jsonrpc.Response{ID: id, Result: bytes.Clone(result)}, nil
+}
+
+// unmarshalSet decodes a member's value into v when the member is there.
+func unmarshalSet(tok []byte, v any) error {
+	if tok == nil {
+		return nil
+	}
+	if err := json.Unmarshal(tok, v); err != nil {
+		return fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	return nil
 }

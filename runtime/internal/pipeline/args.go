@@ -151,6 +151,9 @@ type flatSchema struct {
 	closed   bool            // additionalProperties: false
 }
 
+// flatKinds are the property types a flat schema may ask for.
+var flatKinds = map[string]byte{"string": 's', "boolean": 'b', "number": 'n', "integer": 'i'}
+
 // flatOf returns the flat form of a root schema, or nil if it is not one.
 func flatOf(s *jsonschema.Schema) *flatSchema {
 	c := *s
@@ -166,8 +169,7 @@ func flatOf(s *jsonschema.Schema) *flatSchema {
 			return nil
 		}
 		pc := *p
-		kinds := map[string]byte{"string": 's', "boolean": 'b', "number": 'n', "integer": 'i'}
-		kind, ok := kinds[pc.Type]
+		kind, ok := flatKinds[pc.Type]
 		if !ok || pc.Types != nil {
 			return nil
 		}
