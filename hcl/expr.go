@@ -409,45 +409,61 @@ func evalJSONLiteral(expr hcl.Expression) (string, hcl.Diagnostics) {
 // envArg reads env("NAME") or env("NAME", "DEFAULT"): both literal
 // strings, the default standing in when the variable is unset.
 func envArg(args []hclsyntax.Expression, rng hcl.Range) (ir.ValuePart, hcl.Diagnostics) {
+	bad := func(summary, detail string, at hcl.Range) (ir.ValuePart, hcl.Diagnostics) {
+		return ir.ValuePart{}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: at.Ptr()}}
+	}
 	if len(args) != 1 && len(args) != 2 {
-		return ir.ValuePart{}, hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid env call",
-			Detail:   "env takes the variable name and, optionally, a default for when it is unset: env(\"NAME\") or env(\"NAME\", \"default\").",
-			Subject:  rng.Ptr(),
-		}}
+		return bad("Invalid env call", "env takes the variable name and, optionally, a default for when it is unset: env(\"NAME\") or env(\"NAME\", \"default\").", rng)
 	}
 	name, diags := evalString(args[0], nil)
 	if diags.HasErrors() {
-		return ir.ValuePart{}, hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid env call",
-			Detail:   "The variable name must be a literal string: env(\"NAME\").",
-			Subject:  args[0].Range().Ptr(),
-		}}
+		return bad("Invalid env call", "The variable name must be a literal string: env(\"NAME\").", args[0].Range())
 	}
 	if !envNameRe.MatchString(name) {
-		return ir.ValuePart{}, hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid environment variable name",
-			Detail:   fmt.Sprintf("%q is not a valid environment variable name; use letters, digits and underscores.", name),
-			Subject:  args[0].Range().Ptr(),
-		}}
+		return bad("Invalid environment variable name", fmt.Sprintf("%q is not a valid environment variable name; use letters, digits and underscores.", name), args[0].Range())
 	}
 	p := ir.ValuePart{Env: name}
 	if len(args) == 2 {
 		def, diags := evalString(args[1], nil)
 		if diags.HasErrors() {
-			return ir.ValuePart{}, hcl.Diagnostics{{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid env call",
-				Detail:   "The default must be a literal string: env(\"NAME\", \"default\").",
-				Subject:  args[1].Range().Ptr(),
-			}}
+			return bad("Invalid env call", "The default must be a literal string: env(\"NAME\", \"default\").", args[1].Range())
 		}
 		p.Default, p.HasDefault = def, true
 	}
 	return p, nil
+}
+
+// literalOnly returns v's text when it has no env() part.
+func literalOnly(v ir.Value) (string, bool) {
+	var b strings.Builder
+	for _, p := range v.Parts {
+		if p.Env != "" {
+			return "", false
+		}
+		b.WriteString(p.Lit)
+	}
+	return strings.TrimSpace(b.String()), true
+}
+
+// compiledText is what of a value is compiled into the binary: its
+// literal text and its env() defaults. A secret there is as exposed as a
+// literal one.
+func compiledText(v ir.Value) (text string, hasDefault bool) {
+	var b strings.Builder
+	for _, p := range v.Parts {
+		b.WriteString(p.Lit)
+		if p.HasDefault && p.Default != "" {
+			b.WriteString(p.Default)
+			hasDefault = true
+		}
+	}
+	return strings.TrimSpace(b.String()), hasDefault
+}
+
+// emptyLiteral reports a value of blank literal text and no env() part.
+func emptyLiteral(v ir.Value) bool {
+	lit, ok := literalOnly(v)
+	return ok && lit == ""
 }
 
 func mergeLits(v ir.Value) ir.Value {

@@ -94,39 +94,6 @@ func decodeModel(block *hcl.Block, ctx *hcl.EvalContext) (*modelBlock, hcl.Diagn
 	return m, diags
 }
 
-// literalOnly returns v's text when it has no env() part.
-func literalOnly(v ir.Value) (string, bool) {
-	var b strings.Builder
-	for _, p := range v.Parts {
-		if p.Env != "" {
-			return "", false
-		}
-		b.WriteString(p.Lit)
-	}
-	return strings.TrimSpace(b.String()), true
-}
-
-// compiledText is what of a value is compiled into the binary: its
-// literal text and its env() defaults. A secret there is as exposed as a
-// literal one.
-func compiledText(v ir.Value) (text string, hasDefault bool) {
-	var b strings.Builder
-	for _, p := range v.Parts {
-		b.WriteString(p.Lit)
-		if p.HasDefault && p.Default != "" {
-			b.WriteString(p.Default)
-			hasDefault = true
-		}
-	}
-	return strings.TrimSpace(b.String()), hasDefault
-}
-
-// emptyLiteral reports a value of blank literal text and no env() part.
-func emptyLiteral(v ir.Value) bool {
-	lit, ok := literalOnly(v)
-	return ok && lit == ""
-}
-
 // checkBaseURL warns about credentials written into a literal base_url
 // (https://user:secret@host/v1, ?api_key=...) and rejects what is no URL.
 func checkBaseURL(v ir.Value, rng, ctxRange hcl.Range) hcl.Diagnostics {
