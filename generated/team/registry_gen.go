@@ -8,6 +8,8 @@ import (
 	"context"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	_ "github.com/toolgen-dev/toolgen/runtime/models/anthropic"
+	_ "github.com/toolgen-dev/toolgen/runtime/models/openai"
 	"time"
 )
 

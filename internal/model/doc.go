@@ -1,11 +1,18 @@
 // Package model is the one way toolgen talks to a language model: the
 // agent loop and `toolgen enrich` both send a Request and get a Response,
 // whatever the provider. Two providers cover the servers people run, each
-// through its official Go SDK:
+// through its official Go SDK, each in its own package that registers
+// itself (Register) so a binary links only the SDKs its spec declares:
 //
 //   - "openai": Chat Completions (github.com/openai/openai-go), spoken by
 //     OpenAI, Azure OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter …
+//     Package runtime/models/openai.
 //   - "anthropic": the Messages API (github.com/anthropics/anthropic-sdk-go).
+//     Package runtime/models/anthropic.
+//
+// This package holds no SDK: the interfaces, the wire-independent types,
+// the registry and the helpers both providers share. New with a provider
+// whose package is not linked is an error naming the package to import.
 //
 // A third Model has no server of its own: NewSampling asks the MCP host
 // that called the agent (sampling/createMessage with tools, MCP

@@ -33,9 +33,9 @@ func (e *Error) Unwrap() error { return e.cause }
 // maxDetail bounds how much of a server's error body an error quotes.
 const maxDetail = 500
 
-// newError turns any failure of a call into an *Error.
-func (c *Config) newError(ctx context.Context, status int, detail string, err error) *Error {
-	e := &Error{Model: c.describe(), StatusCode: status}
+// NewError turns any failure of a call into an *Error.
+func (c *Config) NewError(ctx context.Context, status int, detail string, err error) *Error {
+	e := &Error{Model: c.Describe(), StatusCode: status}
 	switch {
 	case ctx.Err() != nil:
 		// The caller gave up; say so rather than quote a half-read stream.
@@ -76,9 +76,9 @@ func (c *Config) baseURLHint() string {
 	return ""
 }
 
-// providerMessage finds the human part of an error body: both providers
+// ProviderMessage finds the human part of an error body: both providers
 // (and most compatible servers) send {"error": {"message": ...}}.
-func providerMessage(body string) string {
+func ProviderMessage(body string) string {
 	body = strings.TrimSpace(body)
 	var shape struct {
 		Error   json.RawMessage `json:"error"`
@@ -103,4 +103,14 @@ func providerMessage(body string) string {
 		body = body[:maxDetail] + "…"
 	}
 	return body
+}
+
+// StreamError rewords an error event inside a stream ("received error while
+// streaming: {json}") as the server's message.
+func StreamError(err error) error {
+	const prefix = "received error while streaming: "
+	if s := err.Error(); strings.HasPrefix(s, prefix) {
+		return errors.New("error in the stream: " + ProviderMessage(s[len(prefix):]))
+	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -65,32 +66,61 @@ const (
 // Providers lists the known providers, for errors and validation.
 var Providers = []string{"anthropic", "openai"}
 
+// ProviderPackage is the package that links a provider into a binary: the
+// generated registry imports it when the spec declares a model of that
+// provider, and it registers itself with Register.
+func ProviderPackage(provider string) string {
+	return "github.com/toolgen-dev/toolgen/runtime/models/" + provider
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]func(Config) Model{}
+)
+
+// Register makes a provider's implementation known to New; its package
+// calls it from init (the database/sql driver pattern), so a binary pays
+// for a provider's SDK only when something imports that package.
+func Register(provider string, newModel func(Config) Model) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[provider]; dup {
+		panic("model: provider " + provider + " registered twice")
+	}
+	registry[provider] = newModel
+}
+
 // New returns the Model that cfg describes. It does not contact the server.
 func New(cfg Config) (Model, error) {
 	if cfg.Name == "" {
-		return nil, fmt.Errorf("%s: no model name", cfg.describe())
+		return nil, fmt.Errorf("%s: no model name", cfg.Describe())
 	}
 	if cfg.MaxTokens < 0 {
-		return nil, fmt.Errorf("%s: max_tokens must not be negative, got %d", cfg.describe(), cfg.MaxTokens)
+		return nil, fmt.Errorf("%s: max_tokens must not be negative, got %d", cfg.Describe(), cfg.MaxTokens)
 	}
 	if cfg.MaxRetries != nil && *cfg.MaxRetries < 0 {
-		return nil, fmt.Errorf("%s: max_retries must not be negative, got %d", cfg.describe(), *cfg.MaxRetries)
+		return nil, fmt.Errorf("%s: max_retries must not be negative, got %d", cfg.Describe(), *cfg.MaxRetries)
 	}
 	if cfg.Timeout < 0 {
-		return nil, fmt.Errorf("%s: timeout must not be negative, got %s", cfg.describe(), cfg.Timeout)
+		return nil, fmt.Errorf("%s: timeout must not be negative, got %s", cfg.Describe(), cfg.Timeout)
 	}
-	switch cfg.Provider {
-	case "openai":
-		return newOpenAI(cfg), nil
-	case "anthropic":
-		return newAnthropic(cfg), nil
+	registryMu.RLock()
+	newModel := registry[cfg.Provider]
+	registryMu.RUnlock()
+	if newModel != nil {
+		return newModel(cfg), nil
+	}
+	if slices.Contains(Providers, cfg.Provider) {
+		return nil, fmt.Errorf("%s: provider %q is not linked into this binary; import _ %q "+
+			"(toolgen generate adds it to the registry of a spec that declares a %s model; regenerate and rebuild)",
+			cfg.Describe(), cfg.Provider, ProviderPackage(cfg.Provider), cfg.Provider)
 	}
 	return nil, fmt.Errorf("%s: unknown provider %q; known providers: %s",
-		cfg.describe(), cfg.Provider, strings.Join(Providers, ", "))
+		cfg.Describe(), cfg.Provider, strings.Join(Providers, ", "))
 }
 
-// describe names the model the way every error does: `model fast (openai gpt-4.1-mini)`.
-func (c *Config) describe() string {
+// Describe names the model the way every error does: `model fast (openai gpt-4.1-mini)`.
+func (c *Config) Describe() string {
 	var b strings.Builder
 	b.WriteString("model ")
 	if c.Label != "" {
@@ -107,9 +137,10 @@ func (c *Config) describe() string {
 	return b.String()
 }
 
-// specOptions are the request options the spec sets (base URL, key,
-// timeout, headers), made with one SDK's own option constructors.
-func specOptions[O any](c *Config, baseURL, apiKey func(string) O, timeout func(time.Duration) O, header func(k, v string) O) []O {
+// SpecOptions are the request options the spec sets (base URL, key,
+// timeout, headers), made with one SDK's own option constructors. This and
+// the other exported helpers below serve the provider packages.
+func SpecOptions[O any](c *Config, baseURL, apiKey func(string) O, timeout func(time.Duration) O, header func(k, v string) O) []O {
 	var opts []O
 	if c.BaseURL != "" {
 		opts = append(opts, baseURL(c.BaseURL))
@@ -120,13 +151,14 @@ func specOptions[O any](c *Config, baseURL, apiKey func(string) O, timeout func(
 	if c.Timeout > 0 {
 		opts = append(opts, timeout(c.Timeout))
 	}
-	for _, k := range sortedKeys(c.Headers) {
+	for _, k := range SortedKeys(c.Headers) {
 		opts = append(opts, header(k, c.Headers[k]))
 	}
 	return opts
 }
 
-func (c *Config) maxRetries() int {
+// Retries is MaxRetries, or DefaultMaxRetries when unset.
+func (c *Config) Retries() int {
 	if c.MaxRetries == nil {
 		return DefaultMaxRetries
 	}
@@ -153,7 +185,8 @@ func (c *Config) secrets() []string {
 	return s
 }
 
-func (c *Config) httpClient() *http.Client {
+// Client is HTTPClient, or the shared default client.
+func (c *Config) Client() *http.Client {
 	if c.HTTPClient != nil {
 		return c.HTTPClient
 	}
@@ -218,6 +251,14 @@ func NewToolResult(callID, text string, isError bool) Message {
 	return Message{Role: ToolResult, ToolCallID: callID, Text: text, IsError: isError, wire: new(wire)}
 }
 
+// Keep is m with a wire cache of its own, empty: like NewUserMessage, it is
+// encoded once and reused on later turns. Providers return their answers
+// this way.
+func Keep(m Message) Message {
+	m.wire = new(wire)
+	return m
+}
+
 // ToolCall is one call the model asks for.
 type ToolCall struct {
 	// ID pairs the call with its result (Message.ToolCallID).
@@ -251,7 +292,8 @@ type Request struct {
 	Stream bool
 }
 
-func (r *Request) jsonName() string {
+// AnswerName names the JSON answer: JSONName, default "answer".
+func (r *Request) AnswerName() string {
 	if r.JSONName == "" {
 		return "answer"
 	}
@@ -298,10 +340,20 @@ func (u *Usage) Add(v Usage) {
 	u.CacheWriteTokens += v.CacheWriteTokens
 }
 
-// validJSONArgs returns args, or "{}" when the model sent none.
-func validJSONArgs(args string) json.RawMessage {
+// ValidJSONArgs returns args, or "{}" when the model sent none.
+func ValidJSONArgs(args string) json.RawMessage {
 	if strings.TrimSpace(args) == "" {
 		return json.RawMessage("{}")
 	}
 	return json.RawMessage(args)
+}
+
+// SortedKeys are m's keys in order, so headers go out deterministically.
+func SortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -23,26 +23,30 @@ type Tool struct {
 // into its request: build a new Toolset only when the surface changes. A
 // Toolset is immutable and safe to share.
 type Toolset struct {
-	tools         []Tool
-	index         map[string]bool
-	openaiWire    func() []byte
-	anthropicWire func() []byte
+	tools []Tool
+	index map[string]bool
+	wires [nslots]struct {
+		once sync.Once
+		json []byte
+	}
 }
 
-// openai is the Chat Completions "tools" array; nil when there are none.
-func (ts *Toolset) openai() []byte {
+// Wire is the provider's "tools" array, encoded by tool (the provider's
+// form of one tool; last marks the final one) on first use and kept; nil
+// when there are no tools.
+func (ts *Toolset) Wire(slot Slot, tool func(t Tool, last bool) []byte) []byte {
 	if ts.Len() == 0 {
 		return nil
 	}
-	return ts.openaiWire()
-}
-
-// anthropic is the Messages "tools" array; nil when there are none.
-func (ts *Toolset) anthropic() []byte {
-	if ts.Len() == 0 {
-		return nil
-	}
-	return ts.anthropicWire()
+	w := &ts.wires[slot]
+	w.once.Do(func() {
+		parts := make([][]byte, len(ts.tools))
+		for i, t := range ts.tools {
+			parts[i] = tool(t, i == len(ts.tools)-1)
+		}
+		w.json = JSONArray(parts)
+	})
+	return w.json
 }
 
 // NewToolset checks the tools and prepares them for the wire.
@@ -56,15 +60,13 @@ func NewToolset(tools []Tool) (*Toolset, error) {
 			return nil, fmt.Errorf("tool %q is listed twice", t.Name)
 		}
 		ts.index[t.Name] = true
-		schema, err := compactSchema(t.InputSchema)
+		schema, err := CompactSchema(t.InputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: input schema: %v", t.Name, err)
 		}
 		t.InputSchema = schema
 		ts.tools[i] = t
 	}
-	ts.openaiWire = sync.OnceValue(ts.buildOpenAI)
-	ts.anthropicWire = sync.OnceValue(ts.buildAnthropic)
 	return ts, nil
 }
 
@@ -92,9 +94,9 @@ func validToolName(name string) bool {
 	return true
 }
 
-// compactSchema checks that s is a JSON object schema and compacts it, so
+// CompactSchema checks that s is a JSON object schema and compacts it, so
 // each turn sends fewer bytes and the SDK's own compaction has less to do.
-func compactSchema(s json.RawMessage) (json.RawMessage, error) {
+func CompactSchema(s json.RawMessage) (json.RawMessage, error) {
 	s = bytes.TrimSpace(s)
 	if len(s) == 0 || string(s) == "null" {
 		return json.RawMessage(`{"type":"object","properties":{}}`), nil
@@ -118,27 +120,9 @@ func compactSchema(s json.RawMessage) (json.RawMessage, error) {
 	return b.Bytes(), nil
 }
 
-func (ts *Toolset) buildOpenAI() []byte {
-	parts := make([][]byte, len(ts.tools))
-	for i, t := range ts.tools {
-		parts[i] = openAITool(t)
-	}
-	return jsonArray(parts)
-}
-
-func (ts *Toolset) buildAnthropic() []byte {
-	parts := make([][]byte, len(ts.tools))
-	for i, t := range ts.tools {
-		// A cache breakpoint after the last tool: the tool list is the
-		// stable start of every request, so later turns read it from cache.
-		parts[i] = anthropicTool(t, i == len(ts.tools)-1)
-	}
-	return jsonArray(parts)
-}
-
-// mustMarshal leaves <, > and & as written, so a schema goes out byte for
+// MustMarshal leaves <, > and & as written, so a schema goes out byte for
 // byte as the tool declared it.
-func mustMarshal(v any) json.RawMessage {
+func MustMarshal(v any) json.RawMessage {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

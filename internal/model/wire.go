@@ -12,11 +12,20 @@ import (
 // SDK's own types) is kept with the message and reused, and a request body
 // is those bytes joined: a turn encodes only what is new.
 
+// Slot names a provider's wire form of a message (and of a Toolset).
+type Slot int
+
+// The providers' slots.
+const (
+	OpenAI Slot = iota
+	Anthropic
+	nslots
+)
+
 // wire holds a message's encoded forms, one per provider. Copies of a
 // Message share it; the atomic slots make sharing across goroutines safe.
 type wire struct {
-	openai    atomic.Pointer[encoded]
-	anthropic atomic.Pointer[encoded]
+	slots [nslots]atomic.Pointer[encoded]
 }
 
 type encoded struct {
@@ -43,13 +52,13 @@ func keyOf(m *Message) msgKey {
 	return k
 }
 
-// encodeOnce returns m's encoding from slot when it is still m's, else
+// EncodeOnce returns m's encoding from slot when it is still m's, else
 // makes it with enc (and keeps it when m has a wire).
-func encodeOnce(m *Message, slot func(*wire) *atomic.Pointer[encoded], enc func() ([]byte, error)) ([]byte, error) {
+func EncodeOnce(m *Message, slot Slot, enc func() ([]byte, error)) ([]byte, error) {
 	if m.wire == nil {
 		return enc()
 	}
-	p := slot(m.wire)
+	p := &m.wire.slots[slot]
 	k := keyOf(m)
 	if e := p.Load(); e != nil && e.from == k {
 		return e.json, nil
@@ -62,12 +71,21 @@ func encodeOnce(m *Message, slot func(*wire) *atomic.Pointer[encoded], enc func(
 	return b, nil
 }
 
-func openAISlot(w *wire) *atomic.Pointer[encoded]    { return &w.openai }
-func anthropicSlot(w *wire) *atomic.Pointer[encoded] { return &w.anthropic }
+// Encoded is the wire form kept for m in slot, nil when none is kept
+// (a Message literal, or not sent yet).
+func (m *Message) Encoded(slot Slot) []byte {
+	if m.wire == nil {
+		return nil
+	}
+	if e := m.wire.slots[slot].Load(); e != nil {
+		return e.json
+	}
+	return nil
+}
 
-// textCache keeps the last encoding of one text, such as a system prompt,
+// TextCache keeps the last encoding of one text, such as a system prompt,
 // which is the same on every turn of an agent.
-type textCache struct {
+type TextCache struct {
 	last atomic.Pointer[encodedText]
 }
 
@@ -76,7 +94,8 @@ type encodedText struct {
 	json []byte
 }
 
-func (c *textCache) get(text string, enc func() ([]byte, error)) ([]byte, error) {
+// Get returns text's encoding, made by enc when text changed.
+func (c *TextCache) Get(text string, enc func() ([]byte, error)) ([]byte, error) {
 	if e := c.last.Load(); e != nil && e.text == text {
 		return e.json, nil
 	}
@@ -88,8 +107,8 @@ func (c *textCache) get(text string, enc func() ([]byte, error)) ([]byte, error)
 	return b, nil
 }
 
-// jsonArray joins encoded values into a JSON array.
-func jsonArray(parts [][]byte) []byte {
+// JSONArray joins encoded values into a JSON array.
+func JSONArray(parts [][]byte) []byte {
 	n := 2
 	for _, p := range parts {
 		n += len(p) + 1
@@ -105,23 +124,23 @@ func jsonArray(parts [][]byte) []byte {
 	return append(out, ']')
 }
 
-// field is one member that joinObject adds: value as it is, or, when
-// items is set, the JSON array of items.
-type field struct {
-	key   string
-	value []byte
-	items [][]byte
+// Field is one member that JoinObject adds: Value as it is, or, when
+// Items is set, the JSON array of Items.
+type Field struct {
+	Key   string
+	Value []byte
+	Items [][]byte
 }
 
-// joinObject adds fields to the JSON object head, which the SDK marshalled
+// JoinObject adds fields to the JSON object head, which the SDK marshalled
 // without them, in one allocation. The values are sent as they are: no
 // re-encoding or compaction.
-func joinObject(head []byte, fields ...field) []byte {
+func JoinObject(head []byte, fields ...Field) []byte {
 	head = bytes.TrimRight(head, " \n")
 	n := len(head)
 	for _, f := range fields {
-		n += len(f.key) + len(f.value) + 6
-		for _, it := range f.items {
+		n += len(f.Key) + len(f.Value) + 6
+		for _, it := range f.Items {
 			n += len(it) + 1
 		}
 	}
@@ -134,14 +153,14 @@ func joinObject(head []byte, fields ...field) []byte {
 		}
 		sep = true
 		out = append(out, '"')
-		out = append(out, f.key...)
+		out = append(out, f.Key...)
 		out = append(out, '"', ':')
-		if f.items == nil {
-			out = append(out, f.value...)
+		if f.Items == nil {
+			out = append(out, f.Value...)
 			continue
 		}
 		out = append(out, '[')
-		for i, it := range f.items {
+		for i, it := range f.Items {
 			if i > 0 {
 				out = append(out, ',')
 			}
@@ -152,21 +171,21 @@ func joinObject(head []byte, fields ...field) []byte {
 	return append(out, '}')
 }
 
-// bodyStart is what every provider's request body starts from: its params,
+// BodyStart is what every provider's request body starts from: its params,
 // encoded by the SDK, and the messages field (each message's encoding
 // reused).
-func bodyStart[P json.Marshaler](c *Config, req *Request, params func(*Request) (P, error), messages func(*Request) ([][]byte, error)) ([]byte, []field, error) {
+func BodyStart[P json.Marshaler](c *Config, req *Request, params func(*Request) (P, error), messages func(*Request) ([][]byte, error)) ([]byte, []Field, error) {
 	p, err := params(req)
 	if err != nil {
 		return nil, nil, err
 	}
 	b, err := p.MarshalJSON()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", c.describe(), err)
+		return nil, nil, fmt.Errorf("%s: %v", c.Describe(), err)
 	}
 	msgs, err := messages(req)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", c.describe(), err)
+		return nil, nil, fmt.Errorf("%s: %v", c.Describe(), err)
 	}
-	return b, []field{{key: "messages", items: msgs}}, nil
+	return b, []Field{{Key: "messages", Items: msgs}}, nil
 }

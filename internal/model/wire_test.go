@@ -1,10 +1,11 @@
-package model
+package model_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	. "github.com/toolgen-dev/toolgen/internal/model"
 	"github.com/toolgen-dev/toolgen/internal/model/modeltest"
 )
 
@@ -29,9 +30,9 @@ func TestMessagesEncodedOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			slot := openAISlot
+			slot := OpenAI
 			if provider == "anthropic" {
-				slot = anthropicSlot
+				slot = Anthropic
 			}
 			msgs := []Message{NewUserMessage("start")}
 			for turn := range 3 {
@@ -48,9 +49,9 @@ func TestMessagesEncodedOnce(t *testing.T) {
 			if provider == "anthropic" {
 				sent--
 			}
-			var before []*encoded
+			var before [][]byte
 			for i := range msgs {
-				before = append(before, slot(msgs[i].wire).Load())
+				before = append(before, msgs[i].Encoded(slot))
 			}
 			for i := range sent {
 				if before[i] == nil {
@@ -67,10 +68,15 @@ func TestMessagesEncodedOnce(t *testing.T) {
 				t.Errorf("first message sent as %q after its text changed", got)
 			}
 			for i := 1; i < sent; i++ {
-				if slot(msgs[i].wire).Load() != before[i] {
+				if !sameBytes(msgs[i].Encoded(slot), before[i]) {
 					t.Errorf("message %d was encoded again", i)
 				}
 			}
 		})
 	}
+}
+
+// sameBytes says whether a and b are the very same encoding, not a copy.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

@@ -1,4 +1,9 @@
-package model
+// Package anthropic links the "anthropic" model provider into a binary:
+// the Messages API through the official SDK
+// (github.com/anthropics/anthropic-sdk-go). The generated registry imports
+// it when the spec declares a model with provider = "anthropic"; nothing
+// else needs to.
+package anthropic
 
 import (
 	"context"
@@ -12,45 +17,51 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/toolgen-dev/toolgen/internal/model"
 )
 
 // anthropicModel speaks the Messages API through the official SDK.
 type anthropicModel struct {
-	cfg       Config
+	cfg       model.Config
 	messages  anthropic.MessageService
-	system    textCache
+	system    model.TextCache
 	maxTokens int64
 	// mustStream is set when the SDK would refuse a plain request this
 	// large (it expects such answers to take more than ten minutes).
 	mustStream bool
 }
 
-func newAnthropic(cfg Config) *anthropicModel {
+func init() {
+	model.Register("anthropic", func(cfg model.Config) model.Model { return newAnthropic(cfg) })
+}
+
+func newAnthropic(cfg model.Config) *anthropicModel {
 	// WithoutEnvironmentDefaults: no ANTHROPIC_* variables or profile files;
 	// the spec says where every value comes from.
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(cfg.httpClient()),
-		option.WithMaxRetries(cfg.maxRetries()),
+		option.WithHTTPClient(cfg.Client()),
+		option.WithMaxRetries(cfg.Retries()),
 		option.WithMiddleware(boundRetryAfter),
 	}
-	opts = append(opts, specOptions(&cfg, option.WithBaseURL, option.WithAPIKey, option.WithRequestTimeout, option.WithHeader)...)
+	opts = append(opts, model.SpecOptions(&cfg, option.WithBaseURL, option.WithAPIKey, option.WithRequestTimeout, option.WithHeader)...)
 	m := &anthropicModel{cfg: cfg, messages: anthropic.NewClient(opts...).Messages}
 	m.maxTokens = int64(cfg.MaxTokens)
 	if m.maxTokens == 0 {
-		m.maxTokens = DefaultAnthropicMaxTokens
+		m.maxTokens = model.DefaultAnthropicMaxTokens
 	}
 	_, err := anthropic.CalculateNonStreamingTimeout(int(m.maxTokens), anthropic.Model(cfg.Name), nil)
 	m.mustStream = err != nil
 	return m
 }
 
-// boundRetryAfter stops the SDK from waiting longer than MaxRetryAfter
+// boundRetryAfter stops the SDK from waiting longer than model.MaxRetryAfter
 // before a retry (it would honour any Retry-After): such an answer ends the
 // call with the server's error, as the OpenAI SDK does.
 func boundRetryAfter(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	res, err := next(req)
-	if res != nil && retryAfter(res.Header) > MaxRetryAfter {
+	if res != nil && retryAfter(res.Header) > model.MaxRetryAfter {
 		res.Header.Set("X-Should-Retry", "false")
 	}
 	return res, err
@@ -70,7 +81,7 @@ func retryAfter(h http.Header) time.Duration {
 	return 0
 }
 
-func (m *anthropicModel) Generate(ctx context.Context, req *Request) (*Response, error) {
+func (m *anthropicModel) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
 	start := time.Now()
 	body, err := m.body(req)
 	if err != nil {
@@ -98,51 +109,51 @@ func (m *anthropicModel) Generate(ctx context.Context, req *Request) (*Response,
 // body is the request. The SDK marshals each part from its own types;
 // messages come encoded from earlier turns where they can, the tools from
 // the Toolset, and the parts are joined without re-encoding.
-func (m *anthropicModel) body(req *Request) ([]byte, error) {
-	b, fields, err := bodyStart(&m.cfg, req, m.params, anthropicMessagesJSON)
+func (m *anthropicModel) body(req *model.Request) ([]byte, error) {
+	b, fields, err := model.BodyStart(&m.cfg, req, m.params, anthropicMessagesJSON)
 	if err != nil {
 		return nil, err
 	}
 	if req.System != "" {
 		// Tools, then system, open every request: cache up to here.
-		sys, err := m.system.get(req.System, func() ([]byte, error) {
+		sys, err := m.system.Get(req.System, func() ([]byte, error) {
 			return json.Marshal([]anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}})
 		})
 		if err != nil {
 			return nil, err
 		}
-		fields = append(fields, field{key: "system", value: sys})
+		fields = append(fields, model.Field{Key: "system", Value: sys})
 	}
-	tools := req.Tools.anthropic()
+	tools := req.Tools.Wire(model.Anthropic, anthropicTool)
 	if len(req.JSONSchema) > 0 {
-		schema, err := compactSchema(req.JSONSchema)
+		schema, err := model.CompactSchema(req.JSONSchema)
 		if err != nil {
-			return nil, fmt.Errorf("%s: JSON schema: %v", m.cfg.describe(), err)
+			return nil, fmt.Errorf("%s: JSON schema: %v", m.cfg.Describe(), err)
 		}
 		// The answer is a tool the model must call; its input is the JSON.
-		answer := anthropicTool(Tool{Name: req.jsonName(), Description: "Give your answer as this tool's input.", InputSchema: schema}, false)
+		answer := anthropicTool(model.Tool{Name: req.AnswerName(), Description: "Give your answer as this tool's input.", InputSchema: schema}, false)
 		if len(tools) == 0 {
-			tools = jsonArray([][]byte{answer})
+			tools = model.JSONArray([][]byte{answer})
 		} else {
 			tools = append(append(append(tools[:len(tools)-1:len(tools)-1], ','), answer...), ']')
 		}
 	}
 	if len(tools) > 0 {
-		fields = append(fields, field{key: "tools", value: tools})
+		fields = append(fields, model.Field{Key: "tools", Value: tools})
 	}
-	return joinObject(b, fields...), nil
+	return model.JoinObject(b, fields...), nil
 }
 
 // params holds everything but the messages, system prompt and tools.
-func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error) {
+func (m *anthropicModel) params(req *model.Request) (anthropic.MessageNewParams, error) {
 	p := anthropic.MessageNewParams{Model: anthropic.Model(m.cfg.Name), MaxTokens: m.maxTokens}
 	if m.cfg.Temperature != nil {
 		p.Temperature = anthropic.Float(*m.cfg.Temperature)
 	}
 	if len(req.JSONSchema) > 0 {
-		name := req.jsonName()
+		name := req.AnswerName()
 		if req.Tools.Has(name) {
-			return p, fmt.Errorf("%s: the JSON answer's name %q is also a tool's; set another JSONName", m.cfg.describe(), name)
+			return p, fmt.Errorf("%s: the JSON answer's name %q is also a tool's; set another JSONName", m.cfg.Describe(), name)
 		}
 		p.ToolChoice.OfTool = &anthropic.ToolChoiceToolParam{Name: name}
 	}
@@ -150,12 +161,12 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 }
 
 // anthropicMessagesJSON encodes the conversation, one item per wire
-// message. Tool results and user text that follow each other become one
+// message. model.Tool results and user text that follow each other become one
 // user message (results first), as the API wants every result of a turn in
 // the message right after it.
-func anthropicMessagesJSON(req *Request) ([][]byte, error) {
+func anthropicMessagesJSON(req *model.Request) ([][]byte, error) {
 	var out [][]byte
-	var group []*Message // the user-side messages of the open user message
+	var group []*model.Message // the user-side messages of the open user message
 	flush := func(last bool) error {
 		if len(group) == 0 {
 			return nil
@@ -168,31 +179,31 @@ func anthropicMessagesJSON(req *Request) ([][]byte, error) {
 				// This block is encoded afresh, with the breakpoint.
 				blocks[i], err = anthropicUserBlock(msg, true).MarshalJSON()
 			} else {
-				blocks[i], err = encodeOnce(msg, anthropicSlot, func() ([]byte, error) { return anthropicUserBlock(msg, false).MarshalJSON() })
+				blocks[i], err = model.EncodeOnce(msg, model.Anthropic, func() ([]byte, error) { return anthropicUserBlock(msg, false).MarshalJSON() })
 			}
 			if err != nil {
 				return err
 			}
 		}
-		out = append(out, joinObject([]byte(`{"role":"user"}`), field{key: "content", items: blocks}))
+		out = append(out, model.JoinObject([]byte(`{"role":"user"}`), model.Field{Key: "content", Items: blocks}))
 		group = group[:0]
 		return nil
 	}
 	for i := range req.Messages {
 		msg := &req.Messages[i]
 		switch msg.Role {
-		case User:
+		case model.User:
 			group = append(group, msg)
-		case ToolResult:
+		case model.ToolResult:
 			if msg.ToolCallID == "" {
 				return nil, fmt.Errorf("message %d: a tool result needs the ID of its call", i)
 			}
 			group = append(group, msg)
-		case Assistant:
+		case model.Assistant:
 			if err := flush(false); err != nil {
 				return nil, err
 			}
-			b, err := encodeOnce(msg, anthropicSlot, func() ([]byte, error) {
+			b, err := model.EncodeOnce(msg, model.Anthropic, func() ([]byte, error) {
 				if raw, ok := msg.Raw.(anthropic.MessageParam); ok {
 					return raw.MarshalJSON() // thinking blocks and all, unchanged
 				}
@@ -213,12 +224,12 @@ func anthropicMessagesJSON(req *Request) ([][]byte, error) {
 }
 
 // anthropicUserBlock is a user text or a tool result as a content block.
-func anthropicUserBlock(msg *Message, cacheBreak bool) anthropic.ContentBlockParamUnion {
+func anthropicUserBlock(msg *model.Message, cacheBreak bool) anthropic.ContentBlockParamUnion {
 	var cc anthropic.CacheControlEphemeralParam
 	if cacheBreak {
 		cc = anthropic.NewCacheControlEphemeralParam()
 	}
-	if msg.Role == User {
+	if msg.Role == model.User {
 		return anthropic.ContentBlockParamUnion{OfText: &anthropic.TextBlockParam{Text: msg.Text, CacheControl: cc}}
 	}
 	r := &anthropic.ToolResultBlockParam{ToolUseID: msg.ToolCallID, CacheControl: cc}
@@ -233,7 +244,7 @@ func anthropicUserBlock(msg *Message, cacheBreak bool) anthropic.ContentBlockPar
 
 // anthropicAssistant rebuilds an assistant message that came from another
 // provider (or was written by hand) from its text and calls.
-func anthropicAssistant(msg *Message) anthropic.MessageParam {
+func anthropicAssistant(msg *model.Message) anthropic.MessageParam {
 	blocks := make([]anthropic.ContentBlockParamUnion, 0, 1+len(msg.ToolCalls))
 	if msg.Text != "" {
 		blocks = append(blocks, anthropic.ContentBlockParamUnion{OfText: &anthropic.TextBlockParam{Text: msg.Text}})
@@ -266,8 +277,8 @@ func (m *anthropicModel) stream(ctx context.Context, head anthropic.MessageNewPa
 	return &msg, nil
 }
 
-func (m *anthropicModel) response(msg *anthropic.Message, req *Request) (*Response, error) {
-	r := &Response{Message: Message{Role: Assistant, Raw: msg.ToParam(), wire: new(wire)}, StopReason: string(msg.StopReason)}
+func (m *anthropicModel) response(msg *anthropic.Message, req *model.Request) (*model.Response, error) {
+	r := &model.Response{Message: model.Keep(model.Message{Role: model.Assistant, Raw: msg.ToParam()}), StopReason: string(msg.StopReason)}
 	wantJSON := len(req.JSONSchema) > 0
 	var text strings.Builder
 	for i := range msg.Content {
@@ -276,7 +287,7 @@ func (m *anthropicModel) response(msg *anthropic.Message, req *Request) (*Respon
 		case "text":
 			text.WriteString(b.Text)
 		case "tool_use":
-			if wantJSON && b.Name == req.jsonName() {
+			if wantJSON && b.Name == req.AnswerName() {
 				r.JSON = b.Input
 				continue
 			}
@@ -284,12 +295,12 @@ func (m *anthropicModel) response(msg *anthropic.Message, req *Request) (*Respon
 			if len(args) == 0 {
 				args = json.RawMessage("{}")
 			}
-			r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Args: args})
+			r.ToolCalls = append(r.ToolCalls, model.ToolCall{ID: b.ID, Name: b.Name, Args: args})
 		}
 	}
 	r.Text = text.String()
 	u := &msg.Usage
-	r.Usage = Usage{
+	r.Usage = model.Usage{
 		InputTokens:      u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
 		OutputTokens:     u.OutputTokens,
 		CacheReadTokens:  u.CacheReadInputTokens,
@@ -297,12 +308,12 @@ func (m *anthropicModel) response(msg *anthropic.Message, req *Request) (*Respon
 	}
 	if wantJSON {
 		// A cut-off call can still parse ("{}" after the SDK repairs it).
-		if !json.Valid(r.JSON) || r.StopReason == StopMaxTokens {
+		if !json.Valid(r.JSON) || r.StopReason == model.StopMaxTokens {
 			r.JSON = nil
-			return r, m.cfg.newError(context.Background(), 0, "", fmt.Errorf("the answer is not valid JSON (stop reason %s)", r.StopReason))
+			return r, m.cfg.NewError(context.Background(), 0, "", fmt.Errorf("the answer is not valid JSON (stop reason %s)", r.StopReason))
 		}
-		if len(r.ToolCalls) == 0 && r.StopReason == StopToolUse {
-			r.StopReason = StopEnd // the forced call is the answer
+		if len(r.ToolCalls) == 0 && r.StopReason == model.StopToolUse {
+			r.StopReason = model.StopEnd // the forced call is the answer
 		}
 	}
 	return r, nil
@@ -316,18 +327,18 @@ func (m *anthropicModel) fail(ctx context.Context, err error) error {
 		if status == 0 && apiErr.Response != nil {
 			status = apiErr.Response.StatusCode
 		}
-		detail := providerMessage(apiErr.RawJSON())
+		detail := model.ProviderMessage(apiErr.RawJSON())
 		if status == http.StatusOK || status == 0 {
 			// An error event inside a 200 stream.
-			return m.cfg.newError(ctx, 0, "", errors.New("error in the stream: "+detail))
+			return m.cfg.NewError(ctx, 0, "", errors.New("error in the stream: "+detail))
 		}
-		return m.cfg.newError(ctx, status, detail, err)
+		return m.cfg.NewError(ctx, status, detail, err)
 	}
-	return m.cfg.newError(ctx, 0, "", streamError(err))
+	return m.cfg.NewError(ctx, 0, "", model.StreamError(err))
 }
 
 // anthropicTool is the Messages form of a tool, marshalled once.
-func anthropicTool(t Tool, cacheBreak bool) []byte {
+func anthropicTool(t model.Tool, cacheBreak bool) []byte {
 	type cacheControl struct {
 		Type string `json:"type"`
 	}
@@ -340,5 +351,5 @@ func anthropicTool(t Tool, cacheBreak bool) []byte {
 	if cacheBreak {
 		v.CacheControl = &cacheControl{Type: "ephemeral"}
 	}
-	return mustMarshal(v)
+	return model.MustMarshal(v)
 }

@@ -1,40 +1,47 @@
-package model
+// Package openai links the "openai" model provider into a binary: Chat
+// Completions through the official SDK (github.com/openai/openai-go),
+// spoken by OpenAI, Azure OpenAI, Ollama, vLLM, llama.cpp, LM Studio,
+// OpenRouter … The generated registry imports it when the spec declares a
+// model with provider = "openai"; nothing else needs to.
+package openai
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/toolgen-dev/toolgen/internal/model"
 )
 
 // openAIModel speaks Chat Completions through the official SDK.
 type openAIModel struct {
-	cfg    Config
+	cfg    model.Config
 	chat   openai.ChatCompletionService
-	system textCache
+	system model.TextCache
 }
 
-func newOpenAI(cfg Config) *openAIModel {
+func init() { model.Register("openai", func(cfg model.Config) model.Model { return newOpenAI(cfg) }) }
+
+func newOpenAI(cfg model.Config) *openAIModel {
 	// The service, unlike openai.NewClient, reads no OPENAI_* variables:
 	// the spec says where every value comes from.
 	opts := []option.RequestOption{
 		option.WithEnvironmentProduction(),
-		option.WithHTTPClient(cfg.httpClient()),
-		option.WithMaxRetries(cfg.maxRetries()),
-		option.WithMaxRetryDelay(MaxRetryAfter),
+		option.WithHTTPClient(cfg.Client()),
+		option.WithMaxRetries(cfg.Retries()),
+		option.WithMaxRetryDelay(model.MaxRetryAfter),
 	}
-	opts = append(opts, specOptions(&cfg, option.WithBaseURL, option.WithAPIKey, option.WithRequestTimeout, option.WithHeader)...)
+	opts = append(opts, model.SpecOptions(&cfg, option.WithBaseURL, option.WithAPIKey, option.WithRequestTimeout, option.WithHeader)...)
 	return &openAIModel{cfg: cfg, chat: openai.NewChatCompletionService(opts...)}
 }
 
-func (m *openAIModel) Generate(ctx context.Context, req *Request) (*Response, error) {
+func (m *openAIModel) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
 	start := time.Now()
 	body, err := m.body(req)
 	if err != nil {
@@ -62,19 +69,19 @@ func (m *openAIModel) Generate(ctx context.Context, req *Request) (*Response, er
 // body is the request. The SDK marshals each part from its own types;
 // messages come encoded from earlier turns where they can, the tools from
 // the Toolset, and the parts are joined without re-encoding.
-func (m *openAIModel) body(req *Request) ([]byte, error) {
-	b, fields, err := bodyStart(&m.cfg, req, m.params, m.messagesJSON)
+func (m *openAIModel) body(req *model.Request) ([]byte, error) {
+	b, fields, err := model.BodyStart(&m.cfg, req, m.params, m.messagesJSON)
 	if err != nil {
 		return nil, err
 	}
-	if tools := req.Tools.openai(); tools != nil {
-		fields = append(fields, field{key: "tools", value: tools})
+	if tools := req.Tools.Wire(model.OpenAI, openAITool); tools != nil {
+		fields = append(fields, model.Field{Key: "tools", Value: tools})
 	}
-	return joinObject(b, fields...), nil
+	return model.JoinObject(b, fields...), nil
 }
 
 // params holds everything but the messages and tools.
-func (m *openAIModel) params(req *Request) (openai.ChatCompletionNewParams, error) {
+func (m *openAIModel) params(req *model.Request) (openai.ChatCompletionNewParams, error) {
 	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(m.cfg.Name)}
 	if m.cfg.MaxTokens > 0 {
 		// max_tokens is deprecated and refused by reasoning models; servers
@@ -85,13 +92,13 @@ func (m *openAIModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 		p.Temperature = openai.Float(*m.cfg.Temperature)
 	}
 	if len(req.JSONSchema) > 0 {
-		schema, err := compactSchema(req.JSONSchema)
+		schema, err := model.CompactSchema(req.JSONSchema)
 		if err != nil {
-			return p, fmt.Errorf("%s: JSON schema: %v", m.cfg.describe(), err)
+			return p, fmt.Errorf("%s: JSON schema: %v", m.cfg.Describe(), err)
 		}
 		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{
 			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
-				Name:   req.jsonName(),
+				Name:   req.AnswerName(),
 				Schema: schema,
 				Strict: openai.Bool(true),
 			},
@@ -107,10 +114,10 @@ func (m *openAIModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 }
 
 // messagesJSON returns each message's encoding, in order.
-func (m *openAIModel) messagesJSON(req *Request) ([][]byte, error) {
+func (m *openAIModel) messagesJSON(req *model.Request) ([][]byte, error) {
 	parts := make([][]byte, 0, len(req.Messages)+1)
 	if req.System != "" {
-		b, err := m.system.get(req.System, openai.SystemMessage(req.System).MarshalJSON)
+		b, err := m.system.Get(req.System, openai.SystemMessage(req.System).MarshalJSON)
 		if err != nil {
 			return nil, err
 		}
@@ -119,15 +126,15 @@ func (m *openAIModel) messagesJSON(req *Request) ([][]byte, error) {
 	for i := range req.Messages {
 		msg := &req.Messages[i]
 		switch msg.Role {
-		case User, Assistant:
-		case ToolResult:
+		case model.User, model.Assistant:
+		case model.ToolResult:
 			if msg.ToolCallID == "" {
 				return nil, fmt.Errorf("message %d: a tool result needs the ID of its call", i)
 			}
 		default:
 			return nil, fmt.Errorf("message %d: unknown role %q", i, msg.Role)
 		}
-		b, err := encodeOnce(msg, openAISlot, func() ([]byte, error) { return openAIMessage(msg).MarshalJSON() })
+		b, err := model.EncodeOnce(msg, model.OpenAI, func() ([]byte, error) { return openAIMessage(msg).MarshalJSON() })
 		if err != nil {
 			return nil, err
 		}
@@ -136,11 +143,11 @@ func (m *openAIModel) messagesJSON(req *Request) ([][]byte, error) {
 	return parts, nil
 }
 
-func openAIMessage(msg *Message) openai.ChatCompletionMessageParamUnion {
+func openAIMessage(msg *model.Message) openai.ChatCompletionMessageParamUnion {
 	switch msg.Role {
-	case User:
+	case model.User:
 		return openai.UserMessage(msg.Text)
-	case ToolResult:
+	case model.ToolResult:
 		return openai.ToolMessage(msg.Text, msg.ToolCallID)
 	}
 	if raw, ok := msg.Raw.(openai.ChatCompletionMessageParamUnion); ok {
@@ -149,7 +156,7 @@ func openAIMessage(msg *Message) openai.ChatCompletionMessageParamUnion {
 	return openAIAssistant(msg.Text, "", msg.ToolCalls)
 }
 
-func openAIAssistant(text, refusal string, calls []ToolCall) openai.ChatCompletionMessageParamUnion {
+func openAIAssistant(text, refusal string, calls []model.ToolCall) openai.ChatCompletionMessageParamUnion {
 	var a openai.ChatCompletionAssistantMessageParam
 	if text != "" {
 		a.Content.OfString = openai.String(text)
@@ -190,15 +197,15 @@ func (m *openAIModel) stream(ctx context.Context, withBody option.RequestOption)
 	return &acc.ChatCompletion, nil
 }
 
-func (m *openAIModel) response(cc *openai.ChatCompletion, req *Request) (*Response, error) {
+func (m *openAIModel) response(cc *openai.ChatCompletion, req *model.Request) (*model.Response, error) {
 	if len(cc.Choices) == 0 {
-		return nil, m.cfg.newError(context.Background(), 0, "", errors.New("the answer has no choices"))
+		return nil, m.cfg.NewError(context.Background(), 0, "", errors.New("the answer has no choices"))
 	}
 	choice := &cc.Choices[0]
 	msg := &choice.Message
-	r := &Response{Message: Message{Role: Assistant, Text: msg.Content, wire: new(wire)}}
+	r := &model.Response{Message: model.Keep(model.Message{Role: model.Assistant, Text: msg.Content})}
 	if len(msg.ToolCalls) > 0 {
-		r.ToolCalls = make([]ToolCall, 0, len(msg.ToolCalls))
+		r.ToolCalls = make([]model.ToolCall, 0, len(msg.ToolCalls))
 		for i := range msg.ToolCalls {
 			tc := &msg.ToolCalls[i]
 			if tc.Type != "" && tc.Type != "function" {
@@ -208,7 +215,7 @@ func (m *openAIModel) response(cc *openai.ChatCompletion, req *Request) (*Respon
 			if id == "" {
 				id = fmt.Sprintf("call_%d", i) // some local servers send none
 			}
-			r.ToolCalls = append(r.ToolCalls, ToolCall{ID: id, Name: tc.Function.Name, Args: validJSONArgs(tc.Function.Arguments)})
+			r.ToolCalls = append(r.ToolCalls, model.ToolCall{ID: id, Name: tc.Function.Name, Args: model.ValidJSONArgs(tc.Function.Arguments)})
 		}
 	}
 	if r.Text == "" && msg.Refusal != "" {
@@ -216,14 +223,14 @@ func (m *openAIModel) response(cc *openai.ChatCompletion, req *Request) (*Respon
 	}
 	r.Raw = openAIAssistant(msg.Content, msg.Refusal, r.ToolCalls)
 	r.StopReason = openAIStopReason(choice.FinishReason, msg.Refusal)
-	r.Usage = Usage{
+	r.Usage = model.Usage{
 		InputTokens:     cc.Usage.PromptTokens,
 		OutputTokens:    cc.Usage.CompletionTokens,
 		CacheReadTokens: cc.Usage.PromptTokensDetails.CachedTokens,
 	}
 	if len(req.JSONSchema) > 0 {
-		if !json.Valid([]byte(msg.Content)) || r.StopReason == StopMaxTokens {
-			return r, m.cfg.newError(context.Background(), 0, "", fmt.Errorf("the answer is not valid JSON (stop reason %s)", r.StopReason))
+		if !json.Valid([]byte(msg.Content)) || r.StopReason == model.StopMaxTokens {
+			return r, m.cfg.NewError(context.Background(), 0, "", fmt.Errorf("the answer is not valid JSON (stop reason %s)", r.StopReason))
 		}
 		r.JSON = json.RawMessage(msg.Content)
 	}
@@ -233,13 +240,13 @@ func (m *openAIModel) response(cc *openai.ChatCompletion, req *Request) (*Respon
 func openAIStopReason(finish, refusal string) string {
 	switch {
 	case refusal != "" || finish == "content_filter":
-		return StopRefusal
+		return model.StopRefusal
 	case finish == "stop":
-		return StopEnd
+		return model.StopEnd
 	case finish == "tool_calls", finish == "function_call":
-		return StopToolUse
+		return model.StopToolUse
 	case finish == "length":
-		return StopMaxTokens
+		return model.StopMaxTokens
 	}
 	return finish
 }
@@ -251,40 +258,21 @@ func (m *openAIModel) fail(ctx context.Context, err error) error {
 	if errors.As(err, &apiErr) {
 		detail := apiErr.Message
 		if detail == "" {
-			detail = providerMessage(apiErr.RawJSON())
+			detail = model.ProviderMessage(apiErr.RawJSON())
 		}
-		return m.cfg.newError(ctx, apiErr.StatusCode, detail, err)
+		return m.cfg.NewError(ctx, apiErr.StatusCode, detail, err)
 	}
-	return m.cfg.newError(ctx, 0, "", streamError(err))
-}
-
-// streamError rewords an error event inside a stream ("received error while
-// streaming: {json}") as the server's message.
-func streamError(err error) error {
-	const prefix = "received error while streaming: "
-	if s := err.Error(); strings.HasPrefix(s, prefix) {
-		return errors.New("error in the stream: " + providerMessage(s[len(prefix):]))
-	}
-	return err
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return m.cfg.NewError(ctx, 0, "", model.StreamError(err))
 }
 
 // openAITool is the Chat Completions form of a tool, marshalled once.
-func openAITool(t Tool) []byte {
+func openAITool(t model.Tool, _ bool) []byte {
 	type function struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description,omitempty"`
 		Parameters  json.RawMessage `json:"parameters"`
 	}
-	return mustMarshal(struct {
+	return model.MustMarshal(struct {
 		Type     string   `json:"type"`
 		Function function `json:"function"`
 	}{"function", function{t.Name, t.Description, t.InputSchema}})

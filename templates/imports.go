@@ -1,0 +1,46 @@
+package templates
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/toolgen-dev/toolgen/hcl/ir"
+	"github.com/toolgen-dev/toolgen/internal/model"
+)
+
+// Link is an optional runtime package the generated registry imports for
+// its side effect (it registers itself with the runtime), and the spec's
+// reasons for it. A binary pays for such a package (its SDK, its
+// compile time, its size) only when its spec declares what needs it.
+type Link struct {
+	Package string
+	// Why names each declaration that pulls the package in:
+	// `model fast (provider "openai")`.
+	Why []string
+}
+
+// Links are the optional packages spec pulls in, sorted by package.
+func Links(spec *ir.Spec) []Link {
+	why := map[string][]string{}
+	for _, m := range spec.Models {
+		pkg := model.ProviderPackage(m.Provider)
+		why[pkg] = append(why[pkg], fmt.Sprintf("model %s (provider %q)", m.Name, m.Provider))
+	}
+	pkgs := make([]string, 0, len(why))
+	for p := range why {
+		pkgs = append(pkgs, p)
+	}
+	slices.Sort(pkgs)
+	out := make([]Link, len(pkgs))
+	for i, p := range pkgs {
+		out[i] = Link{Package: p, Why: why[p]}
+	}
+	return out
+}
+
+// emitLinks adds the blank imports of Links to f.
+func emitLinks(f interface{ Anon(...string) }, spec *ir.Spec) {
+	for _, l := range Links(spec) {
+		f.Anon(l.Package)
+	}
+}
