@@ -33,6 +33,7 @@ type ToolgenJSON struct {
 	Package   string      `json:"package,omitempty" jsonschema_description:"Go package name of the generated code; default: the spec directory's name."`
 	Separator string      `json:"separator,omitempty" jsonschema_description:"Between server and tool in exposed names; default \"__\"."`
 	Enrich    *EnrichJSON `json:"enrich,omitempty" jsonschema_description:"How toolgen enrich asks a model for each tool's search queries."`
+	Telemetry bool        `json:"telemetry,omitempty" jsonschema_description:"Link the OpenTelemetry SDK into the agent binary: Prometheus /metrics on the status page, OTLP over HTTP when OTEL_EXPORTER_OTLP_* is set. Default false: the binary records nothing and stays small."`
 }
 
 type EnrichJSON struct {

@@ -57,6 +57,7 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	spec := &ir.Spec{Separator: defaultSeparator}
 	if t := cfg.toolgen; t != nil {
 		spec.Package = t.Package
+		spec.Telemetry = t.Telemetry
 		if t.Separator != "" {
 			spec.Separator, r.sep = t.Separator, t.Separator
 		}

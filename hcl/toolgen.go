@@ -15,10 +15,14 @@ type toolgenBlock struct {
 	SeparatorRange hcl.Range
 	Enrich         *enrichBlock // toolgen_enrich.go
 	DeclRange      hcl.Range
+
+	// Telemetry links the OpenTelemetry SDK (runtime/telemetry) into the
+	// agent binary; without it the binary records nothing.
+	Telemetry bool
 }
 
 var toolgenSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "package"}, {Name: "separator"}},
+	Attributes: []hcl.AttributeSchema{{Name: "package"}, {Name: "separator"}, {Name: "telemetry"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "enrich"}},
 }
 
@@ -55,6 +59,11 @@ func decodeToolgen(block *hcl.Block, ctx *hcl.EvalContext) (*toolgenBlock, hcl.D
 				})
 			}
 		}
+	}
+	if a := content.Attributes["telemetry"]; a != nil {
+		v, d := evalBool(a.Expr, ctx)
+		diags = append(diags, d...)
+		t.Telemetry = v && !d.HasErrors()
 	}
 	for _, b := range content.Blocks {
 		if t.Enrich != nil {

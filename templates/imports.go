@@ -8,6 +8,8 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/model"
 )
 
+const telemetryPkg = "github.com/toolgen-dev/toolgen/runtime/telemetry"
+
 // Link is an optional runtime package the generated registry imports for
 // its side effect (it registers itself with the runtime), and the spec's
 // reasons for it. A binary pays for such a package (its SDK, its
@@ -25,6 +27,9 @@ func Links(spec *ir.Spec) []Link {
 	for _, m := range spec.Models {
 		pkg := model.ProviderPackage(m.Provider)
 		why[pkg] = append(why[pkg], fmt.Sprintf("model %s (provider %q)", m.Name, m.Provider))
+	}
+	if spec.Telemetry {
+		why[telemetryPkg] = append(why[telemetryPkg], "toolgen { telemetry = true }")
 	}
 	pkgs := make([]string, 0, len(why))
 	for p := range why {

@@ -46,6 +46,10 @@ type Spec struct {
 	Prompts   []*Prompt   `json:",omitempty"` // declared prompts
 	Resources []*Resource `json:",omitempty"` // declared resources
 
+	// Telemetry: toolgen { telemetry = true } links the OpenTelemetry SDK
+	// (runtime/telemetry) into the agent binary.
+	Telemetry bool `json:",omitempty"`
+
 	// Catalog is every tool known at generate time, by exposed name, sorted:
 	// declared tools plus the tools of each server recorded in the lock file
 	// (namespaced "<server><sep><tool>", filtered by the server's allow/deny).

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/toolgen-dev/toolgen/hcl/ir"
 	"github.com/toolgen-dev/toolgen/internal/enrich"
@@ -13,13 +14,37 @@ import (
 	"github.com/toolgen-dev/toolgen/templates"
 )
 
-// runEnrich is `toolgen enrich [--force] [--dry-run] DIR`: ask the model
-// of the spec's toolgen { enrich } block for the search queries of every
-// catalog tool (declared tools and locked server tools) that is new or
-// changed since DIR/toolgen.enrich.json was written, and write that file.
-// `generate` indexes it offline.
-func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fset := newFlags("enrich", stderr, "usage: toolgen enrich [--force] [--dry-run] DIR")
+// EnrichCommand is how a user runs enrichment: a command of its own, so
+// that toolgen (what go generate compiles in every build) links no model
+// SDK. It links both providers.
+const EnrichCommand = "go run github.com/toolgen-dev/toolgen/cmd/toolgen-enrich"
+
+// runEnrich is `toolgen enrich`: --dry-run plans here (no model is asked);
+// asking is cmd/toolgen-enrich's, and this says exactly what to run.
+func runEnrich(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		if a == "--dry-run" || a == "-dry-run" || a == "-h" || a == "--help" {
+			return enrichAs("toolgen enrich", args, stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "toolgen enrich: asking a model needs the provider SDKs, which toolgen does not link "+
+		"(go generate stays fast); run instead:\n\n\t%s %s\n\nfrom your module (--dry-run plans here without asking).\n",
+		EnrichCommand, strings.Join(args, " "))
+	return exitUsage
+}
+
+// Enrich is cmd/toolgen-enrich: `toolgen-enrich [--force] [--dry-run] DIR`.
+func Enrich(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return enrichAs("toolgen-enrich", args, stdin, stdout, stderr)
+}
+
+// enrichAs asks the model of the spec's toolgen { enrich } block for the
+// search queries of every catalog tool (declared tools and locked server
+// tools) that is new or changed since DIR/toolgen.enrich.json was
+// written, and writes that file. `generate` indexes it offline. The model's
+// provider must be linked into the calling binary.
+func enrichAs(prog string, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fset := newFlags("enrich", stderr, "usage: "+prog+" [--force] [--dry-run] DIR")
 	force := fset.Bool("force", false, "ask about every tool again, unchanged ones too")
 	dry := fset.Bool("dry-run", false, "print what would be asked and its estimated cost; ask nothing")
 	dir, spec, code := loadDirArg(fset, args, stderr)
@@ -27,12 +52,12 @@ func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	if spec.Enrich == nil {
-		fmt.Fprintf(stderr, "toolgen enrich: %s has no toolgen { enrich { model = model.NAME } } block: declare a model block and name it there\n", dir)
+		fmt.Fprintf(stderr, prog+": %s has no toolgen { enrich { model = model.NAME } } block: declare a model block and name it there\n", dir)
 		return exitDiags
 	}
 	stored, err := enrich.ReadStored(dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgen enrich: %v\n", err)
+		fmt.Fprintf(stderr, prog+": %v\n", err)
 		return exitDiags
 	}
 	// A Go tool's parameters come from its type-checked argument type.
@@ -44,7 +69,7 @@ func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	d := templates.RuntimeRegistry(spec, goTools).Model(spec.Enrich.Model)
 	name, err := d.ModelName.Resolve(os.LookupEnv)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgen enrich: model %s: name: %v\n", d.Name, err)
+		fmt.Fprintf(stderr, prog+": model %s: name: %v\n", d.Name, err)
 		return exitDiags
 	}
 	opt := enrich.Options{ModelName: d.Provider + " " + name, Queries: spec.Enrich.Queries,
@@ -53,7 +78,7 @@ func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *dry {
 		plan, err := enrich.NewPlan(tools, stored, opt)
 		if err != nil {
-			fmt.Fprintf(stderr, "toolgen enrich: %v\n", err)
+			fmt.Fprintf(stderr, prog+": %v\n", err)
 			return exitDiags
 		}
 		fmt.Fprintf(stdout, "enrich: %d to ask (%d changed), %d unchanged, %d dropped; %d requests, about %d tokens in and %d out\n",
@@ -68,7 +93,7 @@ func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		opt.Model, err = model.New(cfg)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgen enrich: %v\n", err)
+		fmt.Fprintf(stderr, prog+": %v\n", err)
 		return exitDiags
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -78,16 +103,16 @@ func runEnrich(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		// Everything already answered is paid for: keep it, even when
 		// the run stopped early.
 		if _, werr := enrich.WriteStored(dir, report.File); werr != nil {
-			fmt.Fprintf(stderr, "toolgen enrich: %v\n", werr)
+			fmt.Fprintf(stderr, prog+": %v\n", werr)
 			return exitDiags
 		}
 		for _, f := range report.Failed {
-			fmt.Fprintf(stderr, "toolgen enrich: %s: left unenriched\n", f)
+			fmt.Fprintf(stderr, prog+": %s: left unenriched\n", f)
 		}
 		fmt.Fprintln(stdout, report)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgen enrich: %v\n", err)
+		fmt.Fprintf(stderr, prog+": %v\n", err)
 		return exitDiags
 	}
 	if len(report.Failed) > 0 {

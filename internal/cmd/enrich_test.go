@@ -76,7 +76,7 @@ func TestEnrichCommand(t *testing.T) {
 			enrichRun := func(wantCode int) string {
 				t.Helper()
 				var out, errb bytes.Buffer
-				if code := run([]string{"enrich", dir}, &out, &errb); code != wantCode {
+				if code := Enrich([]string{dir}, nil, &out, &errb); code != wantCode {
 					t.Fatalf("enrich exit %d, want %d\nstdout: %s\nstderr: %s", code, wantCode, out.String(), errb.String())
 				}
 				if strings.Contains(out.String()+errb.String(), enrichTestKey) {
@@ -142,7 +142,22 @@ func TestEnrichCommand(t *testing.T) {
 
 func TestEnrichWithoutBlock(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := run([]string{"enrich", repoRoot + "/testdata/specs/valid/minimal"}, &out, &errb); code != exitDiags || !strings.Contains(errb.String(), "enrich { model = model.NAME }") {
+	if code := Enrich([]string{repoRoot + "/testdata/specs/valid/minimal"}, nil, &out, &errb); code != exitDiags || !strings.Contains(errb.String(), "enrich { model = model.NAME }") {
 		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+}
+
+// toolgen links no model SDK: `toolgen enrich` says exactly what to run
+// instead, and asks nothing.
+func TestToolgenEnrichPointsToCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"enrich", "--force", "spec"}, &out, &errb)
+	if want := EnrichCommand + " --force spec"; code != exitUsage || !strings.Contains(errb.String(), want) {
+		t.Fatalf("exit %d, stderr %q: want exit %d naming %q", code, errb.String(), exitUsage, want)
+	}
+	// --dry-run asks nothing, so toolgen still plans.
+	errb.Reset()
+	if code := run([]string{"enrich", "--dry-run", repoRoot + "/testdata/specs/valid/minimal"}, &out, &errb); code != exitDiags || !strings.Contains(errb.String(), "toolgen enrich: ") {
+		t.Fatalf("dry run: exit %d: %s", code, errb.String())
 	}
 }

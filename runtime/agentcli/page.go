@@ -23,7 +23,7 @@ import (
 // OpenTelemetry SDK (/metrics, and OTLP when OTEL_EXPORTER_OTLP_* say so).
 type watch struct {
 	hub *eventhub.Hub // nil: no page
-	sdk *telemetry.SDK
+	sdk telemetry.SDK
 }
 
 // startWatch builds the logger serve's sessions use and the telemetry SDK.

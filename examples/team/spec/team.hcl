@@ -2,6 +2,9 @@
 # binary. Run from the repository root; set the key of the provider you use.
 toolgen {
   package = "team"
+  # Link the OpenTelemetry SDK: /metrics on the status page, OTLP over
+  # HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  telemetry = true
 }
 
 # OpenAI, or any server that speaks Chat Completions: for a local Ollama set

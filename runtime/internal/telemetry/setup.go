@@ -1,38 +1,14 @@
-// Package telemetry is the agent's OpenTelemetry: metrics (Prometheus at
-// /metrics, and OTLP) and traces (OTLP), with the official Go SDK.
-//
-// Two halves, as OpenTelemetry splits them. Setup is the application's:
-// an agent binary (agentcli) builds the SDK once, from its flags and the
-// standard OTEL_* environment variables. New is the instrumentation's: the
-// call pipeline takes the providers a host gives it (the SDK's, or a
-// library host's own) and records calls through Instruments, whose nil
-// value records nothing at no cost.
-//
-// OTLP goes out only when an OTEL_EXPORTER_OTLP_*ENDPOINT variable is
-// set; without one Setup makes no exporter and nothing leaves the process
-// but what /metrics is asked for.
 package telemetry
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/prometheus/otlptranslator"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -49,147 +25,86 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// SDK is the OpenTelemetry SDK an agent binary runs.
-type SDK struct {
-	mp      *sdkmetric.MeterProvider // nil: no metrics
-	tp      *sdktrace.TracerProvider // nil: no traces
-	metrics http.Handler
-	otlp    struct{ metrics, traces bool }
+// SDK is the OpenTelemetry SDK an agent binary runs: runtime/telemetry's
+// when that package is linked, else one that records nothing.
+type SDK interface {
+	// MeterProvider is nil when no metrics are read.
+	MeterProvider() metric.MeterProvider
+	// TracerProvider is nil when traces go nowhere.
+	TracerProvider() trace.TracerProvider
+	// MetricsHandler serves /metrics; nil unless Options.Prometheus.
+	MetricsHandler() http.Handler
+	// Shutdown flushes what is not exported yet.
+	Shutdown(context.Context) error
 }
 
-// Setup builds the SDK: a Prometheus reader when asked, OTLP over HTTP
-// for metrics and for traces when the environment names an endpoint for
-// them. OTEL_SDK_DISABLED=true turns everything off.
-func Setup(ctx context.Context, o Options) (*SDK, error) {
+// LinkPackage is the package that links the SDK into a binary.
+const LinkPackage = "github.com/toolgen-dev/toolgen/runtime/telemetry"
+
+// NotLinked says what to declare for telemetry, in every message about it.
+const NotLinked = "this binary was built without telemetry: declare `toolgen { telemetry = true }` in the spec " +
+	"(or import _ \"" + LinkPackage + "\" in main.go), regenerate and rebuild"
+
+var (
+	setupMu sync.Mutex
+	setupFn func(context.Context, Options) (SDK, error)
+)
+
+// Register installs the SDK's Setup; runtime/telemetry calls it from init.
+func Register(setup func(context.Context, Options) (SDK, error)) {
+	setupMu.Lock()
+	defer setupMu.Unlock()
+	setupFn = setup
+}
+
+// Linked reports whether the SDK is in this binary.
+func Linked() bool {
+	setupMu.Lock()
+	defer setupMu.Unlock()
+	return setupFn != nil
+}
+
+// Setup builds the linked SDK. Without one it returns an SDK that
+// records nothing, and says so when the environment or the options ask
+// for something only the SDK could do: never a silent no-op.
+func Setup(ctx context.Context, o Options) (SDK, error) {
+	setupMu.Lock()
+	setup := setupFn
+	setupMu.Unlock()
+	if setup != nil {
+		return setup(ctx, o)
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.ServiceName == "" {
-		o.ServiceName = "toolgen-agent"
+	if v := otlpAsked(); v != "" && !strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
+		o.Logger.Warn("telemetry.not_linked", "variable", v, "reason", NotLinked+"; nothing is exported")
 	}
-	sdk := &SDK{}
-	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
-		return sdk, nil
-	}
-	res, err := resource.New(ctx,
-		resource.WithAttributes(semconv.ServiceName(o.ServiceName), semconv.ServiceVersion(o.ServiceVersion)),
-		resource.WithTelemetrySDK(),
-		resource.WithFromEnv(), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES: last, so they win
-	)
-	if err != nil {
-		return nil, fmt.Errorf("telemetry resource: %w", err)
-	}
-
-	var readers []sdkmetric.Option
-	if o.Prometheus {
-		reg := prometheus.NewRegistry()
-		exp, err := otelprom.New(
-			otelprom.WithRegisterer(reg),
-			otelprom.WithTranslationStrategy(otlptranslator.UnderscoreEscapingWithSuffixes),
-			otelprom.WithoutScopeInfo(), // one scope (ours): its labels on every series would be noise
-		)
-		if err != nil {
-			return nil, fmt.Errorf("prometheus exporter: %w", err)
-		}
-		readers = append(readers, sdkmetric.WithReader(exp))
-		sdk.metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
-	}
-	if otlpWanted(o.Logger, "metrics") {
-		exp, err := otlpmetrichttp.New(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("OTLP metrics exporter: %w", err)
-		}
-		// The interval is OTEL_METRIC_EXPORT_INTERVAL (default 60 s).
-		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
-		sdk.otlp.metrics = true
-	}
-	if len(readers) > 0 {
-		sdk.mp = sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
-	}
-	if otlpWanted(o.Logger, "traces") {
-		exp, err := otlptracehttp.New(ctx)
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("OTLP trace exporter: %w", err), sdk.Shutdown(ctx))
-		}
-		// Sampling is OTEL_TRACES_SAMPLER (default: parent-based, always on);
-		// batching is OTEL_BSP_*.
-		sdk.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-		sdk.otlp.traces = true
-	}
-	return sdk, nil
+	return noSDK{prometheus: o.Prometheus}, nil
 }
 
-// otlpWanted reads the standard variables for one signal ("metrics" or
-// "traces"): OTEL_<SIGNAL>_EXPORTER (otlp unless none), an endpoint
-// (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_<SIGNAL>_ENDPOINT),
-// and the protocol, of which http/protobuf is the one supported. What it
-// cannot honour it logs, and exports nothing for that signal.
-func otlpWanted(log *slog.Logger, signal string) bool {
-	up := strings.ToUpper(signal)
-	exporters := strings.TrimSpace(os.Getenv("OTEL_" + up + "_EXPORTER"))
-	if exporters == "" {
-		exporters = "otlp"
-	}
-	otlp := false
-	for e := range strings.SplitSeq(exporters, ",") {
-		switch e = strings.TrimSpace(e); e {
-		case "otlp":
-			otlp = true
-		case "none", "":
-		case "prometheus":
-			if signal != "metrics" {
-				log.Warn("telemetry.unsupported", "variable", "OTEL_"+up+"_EXPORTER", "value", e)
-			}
-			// metrics: that is the /metrics endpoint, served when asked for
-		default:
-			log.Warn("telemetry.unsupported", "variable", "OTEL_"+up+"_EXPORTER", "value", e, "reason", "only otlp (over HTTP) and none are supported")
+// otlpAsked is the first OTLP endpoint variable set, "" when none is.
+func otlpAsked() string {
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} {
+		if os.Getenv(v) != "" {
+			return v
 		}
 	}
-	if !otlp || os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_"+up+"_ENDPOINT") == "" {
-		return false
-	}
-	proto := os.Getenv("OTEL_EXPORTER_OTLP_" + up + "_PROTOCOL")
-	if proto == "" {
-		proto = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
-	}
-	if proto != "" && proto != "http/protobuf" {
-		log.Warn("telemetry.unsupported", "signal", signal, "protocol", proto, "reason", "only http/protobuf is supported; nothing is exported for this signal")
-		return false
-	}
-	return true
+	return ""
 }
 
-// MeterProvider is nil when no metrics are read (nothing to give New).
-func (s *SDK) MeterProvider() metric.MeterProvider {
-	if s.mp == nil {
+// noSDK records nothing; its /metrics answers what to declare.
+type noSDK struct{ prometheus bool }
+
+func (noSDK) MeterProvider() metric.MeterProvider  { return nil }
+func (noSDK) TracerProvider() trace.TracerProvider { return nil }
+func (noSDK) Shutdown(context.Context) error       { return nil }
+
+func (s noSDK) MetricsHandler() http.Handler {
+	if !s.prometheus {
 		return nil
 	}
-	return s.mp
-}
-
-// TracerProvider is nil when traces go nowhere.
-func (s *SDK) TracerProvider() trace.TracerProvider {
-	if s.tp == nil {
-		return nil
-	}
-	return s.tp
-}
-
-// MetricsHandler serves the Prometheus exposition (text, or OpenMetrics
-// when the scraper asks for it); nil unless Options.Prometheus.
-func (s *SDK) MetricsHandler() http.Handler { return s.metrics }
-
-// Exporting says which signals go out over OTLP.
-func (s *SDK) Exporting() (metrics, traces bool) { return s.otlp.metrics, s.otlp.traces }
-
-// Shutdown flushes what OTLP has not sent yet and stops the exporters.
-func (s *SDK) Shutdown(ctx context.Context) error {
-	var errs []error
-	if s.tp != nil {
-		errs = append(errs, s.tp.Shutdown(ctx))
-	}
-	if s.mp != nil {
-		errs = append(errs, s.mp.Shutdown(ctx))
-	}
-	return errors.Join(errs...)
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "no metrics: "+NotLinked+".", http.StatusNotImplemented)
+	})
 }

@@ -2,6 +2,7 @@
 toolgen {
   package   = "fullspec"
   separator = "_-"
+  telemetry = true
   enrich {
     model       = model.fast
     queries     = 6

@@ -1,0 +1,3 @@
+toolgen {
+  telemetry = "yes" # ERROR: Invalid value
+}
