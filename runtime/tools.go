@@ -235,18 +235,27 @@ func (c *catalog) Describe(name string) (tools.Description, error) {
 	return d, nil
 }
 
-// Load activates tools, all or none, never outside the agent's policy.
+// Load activates tools, all or none, never outside the agent's policy. A
+// runtime tool the agent already has (output_read, agent__final_report …)
+// is skipped with the reason, not a failure of the whole batch.
 func (c *catalog) Load(names []string) (tools.Loaded, error) {
 	st := (*agentState)(c)
 	snap := st.s.pool.snap.Load()
-	loadable := st.surf.Load().loadable
+	sf := st.surf.Load()
+	loadable := sf.loadable
 	var canon []string
+	var l tools.Loaded
 	for _, n := range names {
 		name := n
 		if t := st.res.aliases[n]; t != "" {
 			name = t
 		}
 		switch {
+		case sf.byName[n] != nil && snap.byName[name] == nil:
+			if !slices.ContainsFunc(l.Skipped, func(s tools.SkippedTool) bool { return s.Name == n }) {
+				l.Skipped = append(l.Skipped, tools.SkippedTool{Name: n,
+					Reason: "one of the runtime's own tools, offered without loading: call it directly"})
+			}
 		case loadable[name] && snap.byName[name] != nil:
 			canon = append(canon, name)
 		case snap.byName[name] != nil:
@@ -255,7 +264,6 @@ func (c *catalog) Load(names []string) (tools.Loaded, error) {
 			return tools.Loaded{}, fmt.Errorf("%v Nothing was loaded.", st.notFound(n))
 		}
 	}
-	var l tools.Loaded
 	st.mu.Lock()
 	for _, n := range canon {
 		if st.loaded[n] {
@@ -354,13 +362,24 @@ func (m *metaServers) Call(ctx context.Context, server, tool string, args json.R
 			name = server + sep + tool
 		}
 		e := st.surf.Load().byName[name]
-		if e == nil || e.info.Kind == decl.KindMeta || decl.IsReservedToolName(e.info.Name) {
-			return "", fmt.Errorf("tool %q is not active for agent %q; load it with %s first", name, st.agent.Name, decl.ToolLoad)
+		if e == nil {
+			// what a direct call of the name is told: not loaded (with the
+			// way to load it) only when the agent may load it
+			msg, _ := st.whyBlocked(name)
+			return "", errors.New(msg)
+		}
+		if e.info.Kind == decl.KindMeta || decl.IsReservedToolName(e.info.Name) {
+			return "", fmt.Errorf("tool %q is one of the runtime's own tools: call it directly, not through %s", name, decl.ToolMCPCall)
 		}
 		return st.invoke(ctx, e, args)
 	}
 	in, ok := st.metaPermits(server, tool)
 	if !in {
+		// outside the meta scope: a known tool of that server gets the
+		// direct call's answer (not loaded, not allowed), anything else the scope
+		if msg, reason := st.whyBlocked(server + sep + tool); reason != "not_found" {
+			return "", errors.New(msg)
+		}
 		return "", st.scopeError(server)
 	}
 	if !ok {

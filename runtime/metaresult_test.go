@@ -1,0 +1,127 @@
+package runtime
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
+)
+
+// seekerFixture: a discovery agent that also offers output_read and the
+// final report, as the seed scenarios' agents do.
+func seekerFixture(t *testing.T, maxBytes int) (*Session, *fixture) {
+	t.Helper()
+	f := newFixture(decl.Agent{Name: "d", Discovery: true,
+		Use: append(useTools("registry_*", "entities_*", "summarize", "read_file", "github__*"),
+			useRuntime(decl.ToolOutputRead, decl.ToolFinalReport)...),
+		Allowed: []string{"registry_*", "entities_get", "summarize", "read_file", "github__*", "tool_*", decl.ToolMCPCall,
+			decl.ToolOutputRead, decl.ToolFinalReport}})
+	if maxBytes > 0 {
+		f.reg.Defaults.ResponseMaxBytes = maxBytes
+	}
+	return open(t, f.reg, "d", f.opts(&events{})), f
+}
+
+// Issue 21 item 13: a tool that is always offered (output_read) failed the
+// whole batch with `tool "output_read" not found; did you mean
+// "output_read"?`; the others load and the skipped one is reported.
+func TestToolLoadSkipsAlwaysOfferedTools(t *testing.T) {
+	s, _ := seekerFixture(t, 0)
+	out := mustOK(t, call(t, s, decl.ToolLoad, `{"names":["registry_list","output_read","agent__final_report","output_read"]}`))
+	var res struct {
+		Loaded  []struct{ Name string }
+		Skipped []struct{ Name, Reason string }
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Loaded) != 1 || res.Loaded[0].Name != "registry_list" {
+		t.Errorf("loaded: %s", out)
+	}
+	var skipped []string
+	for _, sk := range res.Skipped {
+		skipped = append(skipped, sk.Name)
+		if !strings.Contains(sk.Reason, "call it directly") {
+			t.Errorf("skipped %s without saying why: %q", sk.Name, sk.Reason)
+		}
+	}
+	if diff := cmp.Diff([]string{"output_read", "agent__final_report"}, skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	mustOK(t, call(t, s, "registry_list", `{}`))
+	// an unknown name still loads nothing (seed: Load non-existent tool)
+	if r := call(t, s, decl.ToolLoad, `{"names":["output_read","registry_next","no_such_tool"]}`); r.OK || !strings.Contains(r.Error, "othing was loaded") {
+		t.Errorf("unknown name: %+v", r)
+	}
+}
+
+// Issue 21 item 14: mcp_call_tool said "load it with tool_load first" for
+// tools that can never be loaded; it gives a direct call's answer.
+func TestMCPCallToolAnswersAsADirectCall(t *testing.T) {
+	s, _ := seekerFixture(t, 0)
+	for _, name := range []string{
+		"entities_delete",     // outside tools.allowed
+		"graph_traverse",      // not in tools.use
+		"github__delete_repo", // denied by the server
+		"scraper__post_form",  // an untrusted server's
+		"no_such_tool",        // unknown
+		"registry_lst",        // a typo
+	} {
+		direct := call(t, s, name, `{}`)
+		meta := call(t, s, decl.ToolMCPCall, `{"tool":"`+name+`","args":{}}`)
+		if direct.OK || meta.OK {
+			t.Fatalf("%s: direct %+v, meta %+v", name, direct, meta)
+		}
+		if meta.Error != direct.Error {
+			t.Errorf("%s:\nmcp_call_tool: %s\n direct call: %s", name, meta.Error, direct.Error)
+		}
+		if strings.Contains(meta.Error, decl.ToolLoad) {
+			t.Errorf("%s can never be loaded, yet: %s", name, meta.Error)
+		}
+	}
+	// a loadable tool is still told to load
+	if r := call(t, s, decl.ToolMCPCall, `{"tool":"registry_next"}`); r.OK || !strings.Contains(r.Error, decl.ToolLoad) {
+		t.Errorf("loadable tool: %+v", r)
+	}
+	// server and tool given apart, outside any meta scope: a tool the
+	// agent may load is told so; anything else hears of the scope
+	if r := call(t, s, decl.ToolMCPCall, `{"server":"github","tool":"get_file_history"}`); r.OK || r.Error != call(t, s, "github__get_file_history", `{}`).Error {
+		t.Errorf("server+tool: %+v", r)
+	}
+	if r := call(t, s, decl.ToolMCPCall, `{"server":"scraper","tool":"post_form"}`); r.OK || !strings.Contains(r.Error, "not reachable through meta tools") {
+		t.Errorf("server+tool outside the scope: %+v", r)
+	}
+}
+
+// Issue 21 item 15: with a small response_max_bytes, tool_load's own
+// result was spilled and the model never saw the schemas it loaded. The
+// discovery and browse tools are never spilled or cut; other tools are.
+func TestMetaToolResultsAreNotSpilled(t *testing.T) {
+	s, _ := seekerFixture(t, 64)
+	out := mustOK(t, call(t, s, decl.ToolLoad, `{"names":["entities_get","registry_list","summarize"]}`))
+	var res struct {
+		Loaded []struct {
+			Name        string
+			InputSchema json.RawMessage `json:"input_schema"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Loaded) != 3 || len(res.Loaded[0].InputSchema) == 0 {
+		t.Fatalf("tool_load over response_max_bytes: %v: %s", err, out)
+	}
+	for _, c := range []struct{ tool, args, want string }{
+		{decl.ToolFind, `{"query":"entity registry tasks summarize"}`, `"results":[`},
+		{decl.ToolDescribe, `{"name":"entities_get"}`, `"input_schema":{`},
+		{decl.ToolActive, `{}`, `"count":3`},
+	} {
+		if out := mustOK(t, call(t, s, c.tool, c.args)); !strings.Contains(out, c.want) || !json.Valid([]byte(out)) {
+			t.Errorf("%s over response_max_bytes: %s", c.tool, out)
+		}
+	}
+	// a tool's own large answer is still spilled
+	big := strings.Repeat("x", 500)
+	if out := mustOK(t, call(t, s, "summarize", `{"text":"`+big+`"}`)); strings.Contains(out, big) {
+		t.Errorf("a large result was not spilled: %.100s", out)
+	}
+}
