@@ -31,7 +31,7 @@ type Tool struct {
 	Schema      json.RawMessage
 	Run         Handler
 
-	Linked   bool // the call ends with the agent context (it starts children)
+	Linked bool // the call ends with the agent context (it starts children)
 	// NoCap: never spilled or cut at response_max_bytes. output_read is
 	// already paged; the discovery and browse tools answer with what the
 	// model needs to call tools (names, schemas), which a spill handle or a
