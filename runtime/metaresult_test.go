@@ -125,3 +125,55 @@ func TestMetaToolResultsAreNotSpilled(t *testing.T) {
 		t.Errorf("a large result was not spilled: %.100s", out)
 	}
 }
+
+// Issue 21 item 16: a chained alias (e2 → e → summarize, which the spec
+// resolves to two aliases of summarize) was listed twice in tools/list,
+// and tool_find showed the real name where tools/list showed the alias.
+// One tool is shown under one name everywhere; every name answers calls.
+func TestChainedAliasListedOnce(t *testing.T) {
+	chain := []decl.Alias{{Name: "e", Target: "summarize"}, {Name: "e2", Target: "summarize"}}
+	f := newFixture(
+		decl.Agent{Name: "direct", Use: useTools("summarize", "registry_list"), Aliases: chain},
+		decl.Agent{Name: "seeker", Discovery: true, Use: useTools("summarize", "registry_list"), Aliases: chain})
+	s := open(t, f.reg, "direct", f.opts(&events{}))
+	if diff := cmp.Diff([]string{"e", "registry_list"}, poolNames(s)); diff != "" {
+		t.Errorf("tools/list (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"e", "e2", "summarize"} {
+		if out := mustOK(t, call(t, s, name, `{"n":1}`)); out != `{"n":1}` {
+			t.Errorf("%s: %s", name, out)
+		}
+	}
+	if hits := s.Find("summarize a document", 5); len(hits) == 0 || hits[0].Name != "e" {
+		t.Errorf("find shows %+v; tools/list shows e", hits)
+	}
+
+	d := open(t, f.reg, "seeker", f.opts(&events{}))
+	for _, c := range []struct{ tool, args, want string }{
+		{decl.ToolFind, `{"query":"summarize a document"}`, `"name":"e",`},
+		{decl.ToolDescribe, `{"name":"summarize"}`, `"name":"e"`},
+		{decl.ToolLoad, `{"names":["e2"]}`, `"loaded":[{"name":"e",`},
+		{decl.ToolLoad, `{"names":["summarize"]}`, `"already_active":["e"]`},
+		{decl.ToolActive, `{}`, `"tools":[{"name":"e",`},
+	} {
+		if out := mustOK(t, call(t, d, c.tool, c.args)); !strings.Contains(out, c.want) {
+			t.Errorf("%s %s: %s; want %s", c.tool, c.args, out, c.want)
+		}
+	}
+	if diff := cmp.Diff([]string{"e"}, poolNames(d)); diff != "" {
+		t.Errorf("seeker's tools/list after the load (-want +got):\n%s", diff)
+	}
+	x, err := Explain(f.reg, ExplainOptions{Agent: "direct"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range x.Tools {
+		if tl.Status == StatusCallable && tl.Kind != decl.KindInternal {
+			names = append(names, tl.Name)
+		}
+	}
+	if diff := cmp.Diff([]string{"e", "registry_list"}, names); diff != "" {
+		t.Errorf("explain (-want +got):\n%s", diff)
+	}
+}

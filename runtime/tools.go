@@ -184,7 +184,7 @@ func (c *catalog) Find(query string, limit int) ([]FindHit, string) {
 	out := make([]FindHit, len(hits))
 	for i, h := range hits {
 		_, active := sf.byName[h.Name]
-		out[i] = FindHit{Name: h.Name, Description: snap.byName[h.Name].Description, Score: h.Score, Active: active}
+		out[i] = FindHit{Name: st.exposedName(h.Name), Description: snap.byName[h.Name].Description, Score: h.Score, Active: active}
 	}
 	return out, hint
 }
@@ -228,7 +228,7 @@ func (c *catalog) Describe(name string) (tools.Description, error) {
 		return tools.Description{}, st.notFound(name)
 	}
 	_, active := st.surf.Load().byName[info.Name]
-	d := tools.Description{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema, Active: active}
+	d := tools.Description{Name: st.exposedName(info.Name), Description: info.Description, InputSchema: info.InputSchema, Active: active}
 	if pt != nil {
 		d.Category, d.Keywords = pt.Category, pt.Keywords
 	}
@@ -267,14 +267,14 @@ func (c *catalog) Load(names []string) (tools.Loaded, error) {
 	st.mu.Lock()
 	for _, n := range canon {
 		if st.loaded[n] {
-			if !slices.Contains(l.AlreadyActive, n) {
-				l.AlreadyActive = append(l.AlreadyActive, n)
+			if shown := st.exposedName(n); !slices.Contains(l.AlreadyActive, shown) {
+				l.AlreadyActive = append(l.AlreadyActive, shown)
 			}
 			continue
 		}
 		st.loaded[n] = true
 		pt := snap.byName[n]
-		l.Tools = append(l.Tools, tools.LoadedTool{Name: pt.Name, Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema)})
+		l.Tools = append(l.Tools, tools.LoadedTool{Name: st.exposedName(pt.Name), Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema)})
 	}
 	changed := len(l.Tools) > 0 && st.rebuildSurfaceLocked()
 	l.ActiveCount = len(st.loaded)
@@ -294,9 +294,10 @@ func (c *catalog) Active() []tools.ActiveTool {
 	var out []tools.ActiveTool
 	for _, n := range names {
 		if pt := snap.byName[n]; pt != nil {
-			out = append(out, tools.ActiveTool{Name: n, Description: pt.Description})
+			out = append(out, tools.ActiveTool{Name: st.exposedName(n), Description: pt.Description})
 		}
 	}
+	slices.SortFunc(out, func(a, b tools.ActiveTool) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
