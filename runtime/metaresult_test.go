@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -175,5 +176,38 @@ func TestChainedAliasListedOnce(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"e", "registry_list"}, names); diff != "" {
 		t.Errorf("explain (-want +got):\n%s", diff)
+	}
+}
+
+// Issue 21 item 17: a host-supplied Options.Memory was shared across a
+// switch, under keys that did not say which agent wrote them: after a
+// switch the host read the last agent's report as the new one's. Each
+// agent has its own keys (MemoryKey).
+func TestHostMemoryIsPerAgent(t *testing.T) {
+	report := useRuntime(decl.ToolFinalReport, decl.ToolTaskStatus)
+	f := newFixture(decl.Agent{Name: "coder", Use: report}, decl.Agent{Name: "writer", Use: report})
+	opts := f.opts(&events{})
+	mem := newMemStore()
+	opts.Memory = mem
+	s := open(t, f.reg, "coder", opts)
+	mustOK(t, call(t, s, decl.ToolFinalReport, `{"status":"success","content":"coded"}`))
+	mustOK(t, call(t, s, decl.ToolTaskStatus, `{"status":"completed"}`))
+	if err := s.Switch(context.Background(), "writer"); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := s.st.Load().memory.Get(MemoryFinalReport); ok {
+		t.Errorf("writer sees coder's final report: %s", v)
+	}
+	mustOK(t, call(t, s, decl.ToolFinalReport, `{"status":"partial","content":"written"}`))
+	for agent, want := range map[string]string{"coder": `"content":"coded"`, "writer": `"content":"written"`} {
+		if got, _ := mem.Get(MemoryKey(agent, MemoryFinalReport)); !strings.Contains(got, want) {
+			t.Errorf("%s's final report in the host's memory = %q, want %s", agent, got, want)
+		}
+	}
+	if _, ok := mem.Get(MemoryKey("writer", MemoryTaskStatus)); ok {
+		t.Error("writer has coder's task status")
+	}
+	if got, _ := mem.Get(MemoryKey("coder", MemoryTaskStatus)); !strings.Contains(got, "completed") {
+		t.Errorf("coder's task status = %q", got)
 	}
 }

@@ -913,7 +913,7 @@ func TestFullExample(t *testing.T) {
 		s, _ := open(t, e, full.AgentMaintainer, func(o *runtime.Options) { o.Memory = mem })
 		ok(t, s, "agent__task_status", `{"status":"in-progress","now":"counting"}`)
 		ok(t, s, "agent__final_report", `{"status":"success","content":"done"}`)
-		if got, _ := mem.Get(runtime.MemoryFinalReport); !strings.Contains(got, `"content":"done"`) {
+		if got, _ := mem.Get(runtime.MemoryKey(full.AgentMaintainer, runtime.MemoryFinalReport)); !strings.Contains(got, `"content":"done"`) {
 			t.Errorf("final report in memory = %q", got)
 		}
 		fails(t, s, "agent__final_report", `{"status":"maybe"}`, "status must be")
