@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -209,5 +210,32 @@ func TestHostMemoryIsPerAgent(t *testing.T) {
 	}
 	if got, _ := mem.Get(MemoryKey("coder", MemoryTaskStatus)); !strings.Contains(got, "completed") {
 		t.Errorf("coder's task status = %q", got)
+	}
+}
+
+// Issue 21 item 18: a name or glob in tools.use that matched nothing was
+// skipped at run time without an event; it is a tool.unmatched warning,
+// once per pool.
+func TestUnmatchedUseEntryIsAnEvent(t *testing.T) {
+	f := newFixture(decl.Agent{Name: "a", Use: []decl.Use{
+		{Kind: decl.UseGlob, Name: "nothing_*"},
+		{Kind: decl.UseGlob, Name: "github__search_issues"}, // its server connects, and lacks it
+		{Kind: decl.UseGlob, Name: "summ*"},
+	}})
+	ev := &events{}
+	open(t, f.reg, "a", f.opts(ev))
+	open(t, f.reg, "a", f.opts(ev)) // a second session says nothing new
+	for _, pattern := range []string{"nothing_*", "github__search_issues"} {
+		got := ev.named(EventToolUnmatched, "pattern", pattern)
+		if len(got) != 1 {
+			t.Errorf("%s: %d tool.unmatched events, want 1", pattern, len(got))
+			continue
+		}
+		if got[0].Level != slog.LevelWarn || got[0].Attrs["agent"] != "a" || !strings.HasPrefix(got[0].Attrs["entry"], "tools.use[") {
+			t.Errorf("%s: %+v", pattern, got[0])
+		}
+	}
+	if got := ev.named(EventToolUnmatched, "pattern", "summ*"); len(got) != 0 {
+		t.Errorf("a glob that matched: %+v", got)
 	}
 }
