@@ -78,13 +78,15 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	}
 	start := time.Now()
 	st := &agentState{
-		s: s, agent: a, log: s.opts.Logger, memory: s.opts.Memory,
+		s: s, agent: a, log: s.opts.Logger,
 		drained: make(chan struct{}), stopWait: make(chan struct{}), replaced: make(chan struct{}), ups: map[string]*upstreamConn{},
 		loaded: map[string]bool{}, entries: map[*PoolTool]*entry{}, builtins: map[string]builtInstance{},
 		maxBytes: s.reg.Defaults.ResponseMaxBytes, budget: pipeline.Budget{Limit: int64(s.reg.Defaults.ContextBudget)},
 		cache: pipeline.NewCache(),
 	}
-	if st.memory == nil {
+	if s.opts.Memory != nil {
+		st.memory = agentMemory{s.opts.Memory, a.Name}
+	} else {
 		st.memory = newMemStore()
 	}
 	st.spill = pipeline.NewSpill(s.opts.SpillDir)

@@ -312,15 +312,27 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 	if len(name) > maxToolName {
 		// no tool has such a name: say so without echoing it, and without
 		// an edit distance over megabytes
-		msg := fmt.Sprintf("tool not found: a name of %d bytes is longer than any tool's name", len(name))
+		msg, _ := st.whyBlocked(name)
 		event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", strings.ToValidUTF8(name[:maxToolName], "")+"…"),
 			slog.String("agent", st.agent.Name), slog.String("reason", "not_found"))
 		st.s.tel.Blocked(ctx, "", false)
 		return Result{Error: msg, Latency: mono() - start}
 	}
+	msg, reason := st.whyBlocked(name)
+	event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", st.agent.Name), slog.String("reason", reason))
+	st.s.tel.Blocked(ctx, name, reason != "not_found")
+	return Result{Error: pipeline.ErrorText(st.s.scrub, msg), Latency: mono() - start}
+}
+
+// whyBlocked says why the agent cannot call name, and the tool.blocked
+// reason: the one answer for a direct call
+// and for mcp_call_tool.
+func (st *agentState) whyBlocked(name string) (msg, reason string) {
+	if len(name) > maxToolName {
+		return fmt.Sprintf("tool not found: a name of %d bytes is longer than any tool's name", len(name)), "not_found"
+	}
 	snap := st.s.pool.snap.Load()
 	agent := st.agent.Name
-	var msg, reason string
 	sf := st.surf.Load()
 	loadable := sf.loadable[name] || sf.loadable[st.res.aliases[name]]
 	switch to, renamed := snap.renamed[name]; {
@@ -349,9 +361,7 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		}
 		reason = "not_found"
 	}
-	event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", agent), slog.String("reason", reason))
-	st.s.tel.Blocked(ctx, name, reason != "not_found")
-	return Result{Error: pipeline.ErrorText(st.s.scrub, msg), Latency: mono() - start}
+	return msg, reason
 }
 
 // maxToolName bounds the names a blocked call is answered about: far

@@ -12,6 +12,7 @@ const (
 	EventToolCall           = event.ToolCall
 	EventToolBlocked        = event.ToolBlocked
 	EventToolUnknown        = event.ToolUnknown
+	EventToolUnmatched      = event.ToolUnmatched  // a name or glob in tools.use matched no tool when the agent was built; skipped
 	EventToolLateResult     = event.ToolLateResult // a result that arrived after a forced teardown, discarded
 	EventToolCollision      = event.ToolCollision  // two tools wanted one exposed name; the loser is not offered
 	EventServerStart        = event.ServerStart

@@ -284,22 +284,23 @@ func policyText(allowAttr string, allow []string, denyAttr string, deny []string
 }
 
 // listUnderAliases renames a callable or loadable tool with an alias to
-// its alias (each, if several), as a session lists it.
+// the alias a session lists it under (aliasFor).
 func listUnderAliases(tools map[string]*ExplainedTool, aliases []decl.Alias) {
-	aliased := map[string]bool{}
-	for _, al := range aliases {
-		t := tools[al.Target]
-		if t == nil || t.Status == StatusExcluded || tools[al.Name] != nil {
-			continue
+	taken := func(n string) bool { return tools[n] != nil }
+	renamed := map[string]string{}
+	for _, name := range sortedKeys(tools) {
+		if t := tools[name]; t.Status != StatusExcluded {
+			if al := aliasFor(aliases, name, taken); al != "" {
+				renamed[name] = al
+			}
 		}
-		c := *t
-		c.Name = al.Name
-		c.Reasons = append(slices.Clone(t.Reasons), fmt.Sprintf("listed under its alias %q (%s still answers calls)", al.Name, al.Target))
-		tools[al.Name] = &c
-		aliased[al.Target] = true
 	}
-	for n := range aliased {
-		delete(tools, n)
+	for name, al := range renamed {
+		c := *tools[name]
+		c.Name = al
+		c.Reasons = append(slices.Clone(c.Reasons), fmt.Sprintf("listed under its alias %q (%s still answers calls)", al, name))
+		tools[al] = &c
+		delete(tools, name)
 	}
 }
 

@@ -21,7 +21,7 @@ type Options struct {
 	Workdir    string                      // base for policy paths; default "."
 	SpillDir   string                      // spilled outputs; default a temp dir per session
 	Runner     Runner                      // runs sub-agents; nil: the built-in loop on the spec's models (runner.go)
-	Memory     Memory                      // per-session store; default in-memory
+	Memory     Memory                      // the host's store, keys per agent (MemoryKey); default in-memory per agent context
 	Connector  Connector                   // default: the Host's MCP connections
 	HTTPClient *http.Client                // REST tools; nil: runtime/internal/rest's default
 	Depth      int                         // sub-agent depth; 0 at top level
@@ -62,6 +62,22 @@ const (
 	MemoryFinalReport = tools.MemoryFinalReport
 	MemoryTaskStatus  = tools.MemoryTaskStatus
 )
+
+// MemoryKey is where an agent's key lives in a host's Options.Memory: each
+// agent of a session has keys of its own, so after a switch the host never
+// reads the last agent's report as the new one's. A host reads agent A's
+// final report with mem.Get(runtime.MemoryKey("A", runtime.MemoryFinalReport)).
+// A sub-agent's session has a memory of its own (never the host's).
+func MemoryKey(agent, key string) string { return agent + "/" + key }
+
+// agentMemory is one agent's view of the host's Memory.
+type agentMemory struct {
+	m     Memory
+	agent string
+}
+
+func (a agentMemory) Get(key string) (string, bool) { return a.m.Get(MemoryKey(a.agent, key)) }
+func (a agentMemory) Set(key, value string)         { a.m.Set(MemoryKey(a.agent, key), value) }
 
 func (o Options) withDefaults() Options {
 	if o.Logger == nil {

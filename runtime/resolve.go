@@ -210,13 +210,14 @@ func (p *Pool) resolveAgent(snap *poolSnapshot, a *decl.Agent, depth, limit int,
 				r.warn(EventToolUnknown, "unknown runtime tool in tools.use; skipped", slog.String("agent", a.Name), slog.String("tool", u.Name))
 			}
 		case decl.UseGlob:
-			n := 0
+			n, untrusted := 0, 0
 			for _, t := range snap.tools {
 				if !decl.Match(u.Name, t.Name) {
 					continue
 				}
 				if t.Untrusted {
 					tr.exclude(t.Name, "%s glob %q: untrusted server, meta only", where, u.Name)
+					untrusted++
 					continue
 				}
 				r.add(t, "%s glob %q", where, u.Name)
@@ -224,6 +225,14 @@ func (p *Pool) resolveAgent(snap *poolSnapshot, a *decl.Agent, depth, limit int,
 			}
 			if n == 0 {
 				tr.note("", "%s glob %q matches no tool in the pool", where, u.Name)
+				msg := "matches no tool in the pool; skipped"
+				if untrusted > 0 {
+					msg = "matches only tools of untrusted servers, which are meta only; skipped"
+				}
+				// once per pool: every session of the agent would say the same
+				r.warnings = append(r.warnings, warning{event: EventToolUnmatched, msg: msg,
+					attrs: []slog.Attr{slog.String("agent", a.Name), slog.String("pattern", u.Name), slog.String("entry", where)},
+					once:  EventToolUnmatched + "\x00" + a.Name + "\x00" + u.Name})
 			}
 		}
 	}

@@ -92,27 +92,51 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 }
 
 // underAliases lists a tool with an alias under the name the agent chose
-// (each alias, if several), so hosts that check a call's name against
-// tools/list accept it; its own name still answers calls.
+// (aliasFor), so hosts that check a call's name against tools/list accept
+// it; its own name and its other aliases still answer calls.
 func (st *agentState) underAliases(list []ToolInfo) []ToolInfo {
-	listed := make(map[string]int, len(list))
-	for i, info := range list {
-		listed[info.Name] = i
-	}
-	aliased := map[string]bool{}
-	for _, al := range st.agent.Aliases {
-		_, taken := listed[al.Name]
-		if i, visible := listed[al.Target]; visible && !taken {
-			info := list[i]
-			info.Name = al.Name
-			list = append(list, info)
-			aliased[al.Target] = true
-		}
-	}
-	if len(aliased) == 0 {
+	if len(st.agent.Aliases) == 0 {
 		return list
 	}
-	return slices.DeleteFunc(list, func(info ToolInfo) bool { return aliased[info.Name] })
+	listed := make(map[string]bool, len(list))
+	for _, info := range list {
+		listed[info.Name] = true
+	}
+	taken := func(n string) bool { return listed[n] }
+	for i := range list {
+		if al := aliasFor(st.agent.Aliases, list[i].Name, taken); al != "" {
+			list[i].Name = al
+		}
+	}
+	return list
+}
+
+// aliasFor is the one name a tool with aliases is shown under: its first
+// alias in the agent's list (sorted by name) that names no other tool;
+// "" when it has none. One tool, one name: a chain e2 → e → tool gives the
+// tool two aliases, and a model shown both would see the tool twice.
+func aliasFor(aliases []decl.Alias, target string, taken func(string) bool) string {
+	for _, al := range aliases {
+		if al.Target == target && !taken(al.Name) {
+			return al.Name
+		}
+	}
+	return ""
+}
+
+// exposedName is the name the agent is shown for a tool: its alias
+// (aliasFor), else its own. tool_find, tool_describe, tool_load and
+// tool_active say what tools/list says.
+func (st *agentState) exposedName(name string) string {
+	if len(st.agent.Aliases) == 0 {
+		return name
+	}
+	sf := st.surf.Load()
+	taken := func(n string) bool { e := sf.byName[n]; return e != nil && e.info.Name == n }
+	if al := aliasFor(st.agent.Aliases, name, taken); al != "" {
+		return al
+	}
+	return name
 }
 
 // stepTools lists the current step's tools; st.mu is held.

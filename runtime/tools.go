@@ -184,7 +184,7 @@ func (c *catalog) Find(query string, limit int) ([]FindHit, string) {
 	out := make([]FindHit, len(hits))
 	for i, h := range hits {
 		_, active := sf.byName[h.Name]
-		out[i] = FindHit{Name: h.Name, Description: snap.byName[h.Name].Description, Score: h.Score, Active: active}
+		out[i] = FindHit{Name: st.exposedName(h.Name), Description: snap.byName[h.Name].Description, Score: h.Score, Active: active}
 	}
 	return out, hint
 }
@@ -228,25 +228,34 @@ func (c *catalog) Describe(name string) (tools.Description, error) {
 		return tools.Description{}, st.notFound(name)
 	}
 	_, active := st.surf.Load().byName[info.Name]
-	d := tools.Description{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema, Active: active}
+	d := tools.Description{Name: st.exposedName(info.Name), Description: info.Description, InputSchema: info.InputSchema, Active: active}
 	if pt != nil {
 		d.Category, d.Keywords = pt.Category, pt.Keywords
 	}
 	return d, nil
 }
 
-// Load activates tools, all or none, never outside the agent's policy.
+// Load activates tools, all or none, never outside the agent's policy. A
+// runtime tool the agent already has (output_read, agent__final_report …)
+// is skipped with the reason, not a failure of the whole batch.
 func (c *catalog) Load(names []string) (tools.Loaded, error) {
 	st := (*agentState)(c)
 	snap := st.s.pool.snap.Load()
-	loadable := st.surf.Load().loadable
+	sf := st.surf.Load()
+	loadable := sf.loadable
 	var canon []string
+	var l tools.Loaded
 	for _, n := range names {
 		name := n
 		if t := st.res.aliases[n]; t != "" {
 			name = t
 		}
 		switch {
+		case sf.byName[n] != nil && snap.byName[name] == nil:
+			if !slices.ContainsFunc(l.Skipped, func(s tools.SkippedTool) bool { return s.Name == n }) {
+				l.Skipped = append(l.Skipped, tools.SkippedTool{Name: n,
+					Reason: "one of the runtime's own tools, offered without loading: call it directly"})
+			}
 		case loadable[name] && snap.byName[name] != nil:
 			canon = append(canon, name)
 		case snap.byName[name] != nil:
@@ -255,18 +264,17 @@ func (c *catalog) Load(names []string) (tools.Loaded, error) {
 			return tools.Loaded{}, fmt.Errorf("%v Nothing was loaded.", st.notFound(n))
 		}
 	}
-	var l tools.Loaded
 	st.mu.Lock()
 	for _, n := range canon {
 		if st.loaded[n] {
-			if !slices.Contains(l.AlreadyActive, n) {
-				l.AlreadyActive = append(l.AlreadyActive, n)
+			if shown := st.exposedName(n); !slices.Contains(l.AlreadyActive, shown) {
+				l.AlreadyActive = append(l.AlreadyActive, shown)
 			}
 			continue
 		}
 		st.loaded[n] = true
 		pt := snap.byName[n]
-		l.Tools = append(l.Tools, tools.LoadedTool{Name: pt.Name, Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema)})
+		l.Tools = append(l.Tools, tools.LoadedTool{Name: st.exposedName(pt.Name), Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema)})
 	}
 	changed := len(l.Tools) > 0 && st.rebuildSurfaceLocked()
 	l.ActiveCount = len(st.loaded)
@@ -286,9 +294,10 @@ func (c *catalog) Active() []tools.ActiveTool {
 	var out []tools.ActiveTool
 	for _, n := range names {
 		if pt := snap.byName[n]; pt != nil {
-			out = append(out, tools.ActiveTool{Name: n, Description: pt.Description})
+			out = append(out, tools.ActiveTool{Name: st.exposedName(n), Description: pt.Description})
 		}
 	}
+	slices.SortFunc(out, func(a, b tools.ActiveTool) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -354,13 +363,24 @@ func (m *metaServers) Call(ctx context.Context, server, tool string, args json.R
 			name = server + sep + tool
 		}
 		e := st.surf.Load().byName[name]
-		if e == nil || e.info.Kind == decl.KindMeta || decl.IsReservedToolName(e.info.Name) {
-			return "", fmt.Errorf("tool %q is not active for agent %q; load it with %s first", name, st.agent.Name, decl.ToolLoad)
+		if e == nil {
+			// what a direct call of the name is told: not loaded (with the
+			// way to load it) only when the agent may load it
+			msg, _ := st.whyBlocked(name)
+			return "", errors.New(msg)
+		}
+		if e.info.Kind == decl.KindMeta || decl.IsReservedToolName(e.info.Name) {
+			return "", fmt.Errorf("tool %q is one of the runtime's own tools: call it directly, not through %s", name, decl.ToolMCPCall)
 		}
 		return st.invoke(ctx, e, args)
 	}
 	in, ok := st.metaPermits(server, tool)
 	if !in {
+		// outside the meta scope: a known tool of that server gets the
+		// direct call's answer (not loaded, not allowed), anything else the scope
+		if msg, reason := st.whyBlocked(server + sep + tool); reason != "not_found" {
+			return "", errors.New(msg)
+		}
 		return "", st.scopeError(server)
 	}
 	if !ok {

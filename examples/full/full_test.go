@@ -382,8 +382,9 @@ func TestFullExample(t *testing.T) {
 		}
 		r := ok(t, s, "tool_find", `{"query":"read the contents of a file","limit":5}`)
 		must(t, json.Unmarshal([]byte(r.Result), &found))
-		if len(found.Results) == 0 || found.Results[0].Name != "read_file" || found.Results[0].Active {
-			t.Fatalf("tool_find = %s; want read_file first, inactive", r.Result)
+		// under the alias tools/list shows it by (read = "read_file")
+		if len(found.Results) == 0 || found.Results[0].Name != "read" || found.Results[0].Active {
+			t.Fatalf("tool_find = %s; want read first, inactive", r.Result)
 		}
 		for i := 1; i < len(found.Results); i++ {
 			if found.Results[i].Score > found.Results[i-1].Score {
@@ -420,7 +421,7 @@ func TestFullExample(t *testing.T) {
 		must(t, json.Unmarshal([]byte(r.Result), &loaded))
 		// the builtin's schema, not an empty object: hosts that ignore
 		// tools/list_changed rely on what tool_load returns
-		if len(loaded.Loaded) != 2 || loaded.Loaded[0].Name != "read_file" || loaded.Loaded[1].Name != "summarize" ||
+		if len(loaded.Loaded) != 2 || loaded.Loaded[0].Name != "read" || loaded.Loaded[1].Name != "summarize" ||
 			!strings.Contains(string(loaded.Loaded[0].InputSchema), `"path"`) || !strings.Contains(string(loaded.Loaded[1].InputSchema), `"max_sentences"`) {
 			t.Errorf("tool_load = %s", r.Result)
 		}
@@ -444,7 +445,7 @@ func TestFullExample(t *testing.T) {
 			t.Errorf("mcp_call_tool(summarize) = %q", r.Result)
 		}
 		r = ok(t, s, "tool_active", `{}`)
-		if !strings.Contains(r.Result, `"count":2`) || !strings.Contains(r.Result, `"name":"read_file"`) || !strings.Contains(r.Result, `"name":"summarize"`) {
+		if !strings.Contains(r.Result, `"count":2`) || !strings.Contains(r.Result, `"name":"read"`) || !strings.Contains(r.Result, `"name":"summarize"`) {
 			t.Errorf("tool_active = %s", r.Result)
 		}
 		r = ok(t, s, "tool_describe", `{"name":"write_file"}`) // loadable, not loaded
@@ -454,7 +455,7 @@ func TestFullExample(t *testing.T) {
 		fails(t, s, "tool_describe", `{"name":"weather"}`, "not found")
 		// idempotent
 		r = ok(t, s, "tool_load", `{"names":["read_file"]}`)
-		if !strings.Contains(r.Result, `"already_active":["read_file"]`) {
+		if !strings.Contains(r.Result, `"already_active":["read"]`) {
 			t.Errorf("second tool_load = %s", r.Result)
 		}
 		// everything__get-env (it would print the environment) is denied by
@@ -912,7 +913,7 @@ func TestFullExample(t *testing.T) {
 		s, _ := open(t, e, full.AgentMaintainer, func(o *runtime.Options) { o.Memory = mem })
 		ok(t, s, "agent__task_status", `{"status":"in-progress","now":"counting"}`)
 		ok(t, s, "agent__final_report", `{"status":"success","content":"done"}`)
-		if got, _ := mem.Get(runtime.MemoryFinalReport); !strings.Contains(got, `"content":"done"`) {
+		if got, _ := mem.Get(runtime.MemoryKey(full.AgentMaintainer, runtime.MemoryFinalReport)); !strings.Contains(got, `"content":"done"`) {
 			t.Errorf("final report in memory = %q", got)
 		}
 		fails(t, s, "agent__final_report", `{"status":"maybe"}`, "status must be")

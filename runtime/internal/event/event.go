@@ -18,6 +18,7 @@ const (
 	ToolCall           = "tool.call"
 	ToolBlocked        = "tool.blocked"
 	ToolUnknown        = "tool.unknown"
+	ToolUnmatched      = "tool.unmatched"   // a name or glob in tools.use matched no tool when the agent was built; skipped
 	ToolLateResult     = "tool.late_result" // a result that arrived after a forced teardown, discarded
 	ToolCollision      = "tool.collision"   // two tools wanted one exposed name; the loser is not offered
 	ServerStart        = "server.start"

@@ -17,7 +17,8 @@ type Catalog interface {
 	Find(query string, limit int) (hits []FindHit, hint string)
 	// Describe is one tool the agent may know about (loadable or callable).
 	Describe(name string) (Description, error)
-	// Load activates tools by name, all or none.
+	// Load activates tools by name, all or none; a name that needs no
+	// loading (one of the runtime's own tools) is skipped, with why.
 	Load(names []string) (Loaded, error)
 	// Active lists the loaded tools.
 	Active() []ActiveTool
@@ -45,7 +46,15 @@ type Description struct {
 type Loaded struct {
 	Tools         []LoadedTool // newly active, in the order asked
 	AlreadyActive []string
+	Skipped       []SkippedTool // asked for, but nothing to load
 	ActiveCount   int
+}
+
+// SkippedTool is a name tool_load did not load, and why: the model reads
+// the reason and calls the tool directly.
+type SkippedTool struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 // LoadedTool is one tool tool_load activated.
@@ -91,7 +100,7 @@ func Discovery(c Catalog) []Tool {
 		{
 			Name:        decl.ToolFind,
 			Description: "Search the tools you can load; marks the active ones. Describe the action and the object in plain words (\"delete a calendar event\", \"remember a fact about a person\").",
-			Kind:        decl.KindDiscovery, Namespace: "discovery", Schema: findSchema,
+			Kind:        decl.KindDiscovery, Namespace: "discovery", Schema: findSchema, NoCap: true,
 			Run: func(_ context.Context, args json.RawMessage) (string, error) {
 				var a findArgs
 				if err := decode(args, &a); err != nil {
@@ -114,7 +123,7 @@ func Discovery(c Catalog) []Tool {
 		{
 			Name:        decl.ToolDescribe,
 			Description: "Describe one tool: description, input schema, category, keywords, active status.",
-			Kind:        decl.KindDiscovery, Namespace: "discovery", Schema: describeSchema,
+			Kind:        decl.KindDiscovery, Namespace: "discovery", Schema: describeSchema, NoCap: true,
 			Run: func(_ context.Context, args json.RawMessage) (string, error) {
 				var a describeArgs
 				if err := decode(args, &a); err != nil {
@@ -136,8 +145,8 @@ func Discovery(c Catalog) []Tool {
 		},
 		{
 			Name:        decl.ToolLoad,
-			Description: "Activate tools by name (all or none); returns their schemas.",
-			Kind:        decl.KindDiscovery, Namespace: "discovery", Schema: loadSchema,
+			Description: "Activate tools by name (all or none); returns their schemas. Tools you already have need no loading.",
+			Kind:        decl.KindDiscovery, Namespace: "discovery", Schema: loadSchema, NoCap: true,
 			Run: func(_ context.Context, args json.RawMessage) (string, error) {
 				var a loadArgs
 				if err := decode(args, &a); err != nil {
@@ -156,15 +165,19 @@ func Discovery(c Catalog) []Tool {
 				if l.AlreadyActive == nil {
 					l.AlreadyActive = []string{} // [] rather than null when nothing was active
 				}
-				return marshal(map[string]any{
+				res := map[string]any{
 					"loaded": l.Tools, "already_active": l.AlreadyActive, "active_count": l.ActiveCount,
 					"note": "Loaded tools are callable by name, or through " + decl.ToolMCPCall + " with {tool, args}.",
-				})
+				}
+				if len(l.Skipped) > 0 {
+					res["skipped"] = l.Skipped
+				}
+				return marshal(res)
 			},
 		},
 		{
 			Name: decl.ToolActive, Description: "List the tools loaded so far.",
-			Kind: decl.KindDiscovery, Namespace: "discovery", Schema: noArgs,
+			Kind: decl.KindDiscovery, Namespace: "discovery", Schema: noArgs, NoCap: true,
 			Run: func(context.Context, json.RawMessage) (string, error) {
 				out := c.Active()
 				if out == nil {

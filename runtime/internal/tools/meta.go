@@ -55,7 +55,7 @@ func MetaBrowse(s Servers, scope []string) []Tool {
 	return []Tool{
 		{
 			Name: decl.ToolMCPList, Description: "List the tools of an MCP server (paged)." + in,
-			Kind: decl.KindMeta, Namespace: "mcp", Schema: mcpListSchema,
+			Kind: decl.KindMeta, Namespace: "mcp", Schema: mcpListSchema, NoCap: true,
 			Run: func(ctx context.Context, args json.RawMessage) (string, error) {
 				var a mcpListArgs
 				if err := decode(args, &a); err != nil {
@@ -87,7 +87,7 @@ func MetaBrowse(s Servers, scope []string) []Tool {
 		},
 		{
 			Name: decl.ToolMCPSchema, Description: "Get the input schema of one MCP server tool." + in,
-			Kind: decl.KindMeta, Namespace: "mcp", Schema: mcpSchemaSchema,
+			Kind: decl.KindMeta, Namespace: "mcp", Schema: mcpSchemaSchema, NoCap: true,
 			Run: func(ctx context.Context, args json.RawMessage) (string, error) {
 				var a mcpSchemaArgs
 				if err := decode(args, &a); err != nil {

@@ -31,8 +31,12 @@ type Tool struct {
 	Schema      json.RawMessage
 	Run         Handler
 
-	Linked   bool // the call ends with the agent context (it starts children)
-	NoCap    bool // already paged: never spilled again (output_read)
+	Linked bool // the call ends with the agent context (it starts children)
+	// NoCap: never spilled or cut at response_max_bytes. output_read is
+	// already paged; the discovery and browse tools answer with what the
+	// model needs to call tools (names, schemas), which a spill handle or a
+	// cut would hide, and each is bounded by its own limit or paging.
+	NoCap    bool
 	NoBudget bool // its inner calls are counted one by one (batch)
 }
 
