@@ -11,8 +11,10 @@ import "os"
 var Inherited = []string{"HOME", "LOGNAME", "USER", "PATH", "SHELL", "TERM", "LANG", "LC_ALL", "TMPDIR", "TZ"}
 
 // For returns the inherited variables that are set, then extra (KEY=VALUE
-// pairs, which win over inherited ones of the same name).
+// pairs, which win over inherited ones of the same name). It calls Protect
+// first: whoever builds a child's environment is about to start one.
 func For(extra []string) []string {
+	Protect()
 	env := make([]string, 0, len(Inherited)+len(extra))
 	for _, k := range Inherited {
 		if v, ok := os.LookupEnv(k); ok {

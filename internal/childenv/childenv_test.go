@@ -1,6 +1,8 @@
 package childenv
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -25,5 +27,21 @@ func TestForKeepsOnlyTheListAndDeclared(t *testing.T) {
 	}
 	if !slices.Contains(lines, "PATH=/opt/bin") { // the later entry wins in exec
 		t.Errorf("declared PATH does not win: %v", lines)
+	}
+}
+
+// After Protect the agent still reads its own environment, and a child
+// (root here, when the tests run as root) reads none of it from /proc.
+func TestProtectHidesEnvironFromChildren(t *testing.T) {
+	t.Setenv("PROTECT_TEST_TOKEN", "tok-9d8c7b6a5f4e")
+	if err := Protect(); err != nil {
+		t.Fatal(err)
+	}
+	if got := os.Getenv("PROTECT_TEST_TOKEN"); got != "tok-9d8c7b6a5f4e" {
+		t.Fatalf("os.Getenv after Protect = %q", got)
+	}
+	out, _ := exec.Command("cat", fmt.Sprintf("/proc/%d/environ", os.Getpid())).CombinedOutput()
+	if strings.Contains(string(out), "tok-9d8c7b6a5f4e") || strings.Contains(string(out), "PATH=") {
+		t.Errorf("a child read the agent's environment: %q", out)
 	}
 }

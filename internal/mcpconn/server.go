@@ -296,7 +296,7 @@ func (s *server) withProcessState(reason string, l *link) string {
 		reason += "; " + e
 	}
 	if t := l.proc.tail(); t != "" {
-		reason += "; stderr: " + t
+		reason += "; stderr: " + t // statuspage's /readyz cuts the reason here
 	}
 	return s.redact(reason)
 }

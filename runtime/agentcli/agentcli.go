@@ -33,6 +33,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/toolgen-dev/toolgen/internal/childenv"
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 
 	"github.com/toolgen-dev/toolgen/runtime"
@@ -84,6 +85,11 @@ func (o Options) withDefaults() Options {
 // and SIGTERM cancel the command; the session is then closed, which stops
 // the MCP servers it started. It returns the exit code.
 func Main(reg *runtime.Registry, args []string) int {
+	// Before anything starts a child: no child may read this process's
+	// environment, which holds every server's tokens.
+	if err := childenv.Protect(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: warning: children may read this process's environment: %v\n", filepath.Base(os.Args[0]), err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// After the first signal, restore the default handling: a second

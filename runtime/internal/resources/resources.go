@@ -1,7 +1,9 @@
 // Package resources is an agent's resources and resource templates: the
 // ones it declares and those of the servers it uses, under the same policy
-// as its tools. URIs pass through unchanged; when two servers claim one
-// URI the first (declared resources, then servers by name) wins.
+// as its tools. URIs pass through unchanged; when two servers list one
+// URI the first (declared resources, then servers by name) wins. A URI
+// only templates match goes to the most specific template; templates of
+// two servers equally specific refuse it.
 package resources
 
 import (
@@ -131,27 +133,82 @@ func (s *Set) Templates(ctx context.Context) []*mcp.ResourceTemplate {
 }
 
 // owner finds who serves uri for the agent: a listed resource, or else the
-// first template that matches it, of a server whose lists permit the URI
-// itself (so deny_resources holds for URIs a template makes up). Anything
-// else is ErrNotFound and a resource.blocked event.
+// most specific template that matches it, of a server whose lists permit
+// the URI itself (so deny_resources holds for URIs a template makes up).
+// Anything else is ErrNotFound and a resource.blocked event.
 func (s *Set) owner(ctx context.Context, uri string) (entry, error) {
 	for _, e := range s.entries(ctx) {
 		if e.resource.URI == uri {
 			return e, nil
 		}
 	}
+	var matches []templateEntry
 	for _, t := range s.templates(ctx) {
 		if t.compiled.Match(uri) == nil {
 			continue
 		}
 		if Permits(t.server.Filter, "", uri) || permitsByTemplate(t.server.Filter, t.template, uri) {
 			if s.Admits("", uri) || s.Admits("", t.template.URITemplate) {
-				return entry{resource: &mcp.Resource{URI: uri}, server: t.server}, nil
+				matches = append(matches, t)
 			}
 		}
 	}
+	if t, ok := s.mostSpecific(uri, matches); ok {
+		return entry{resource: &mcp.Resource{URI: uri}, server: t.server}, nil
+	}
 	event.Emit(s.Log, slog.LevelWarn, event.ResourceBlocked, slog.String("uri", uri))
 	return entry{}, fmt.Errorf("%w: %q", ErrNotFound, uri)
+}
+
+// mostSpecific picks the template with the most literal text among those
+// matching uri, so that a server listing a catch-all (repo://{+path})
+// cannot take the reads of another's repo://item/{id} by sorting first.
+// When templates of two servers tie at the top, neither gets the read.
+// Matches of more than one server are a resource.collision event.
+func (s *Set) mostSpecific(uri string, matches []templateEntry) (templateEntry, bool) {
+	if len(matches) == 0 {
+		return templateEntry{}, false
+	}
+	best, tied := matches[0], false
+	var names []string
+	for _, t := range matches {
+		if !slices.Contains(names, "server."+t.server.Name) {
+			names = append(names, "server."+t.server.Name)
+		}
+		switch d := literalLen(t.template.URITemplate) - literalLen(best.template.URITemplate); {
+		case d > 0:
+			best, tied = t, false
+		case d == 0 && t.server.Name != best.server.Name:
+			tied = true
+		}
+	}
+	if len(names) > 1 && (s.First == nil || s.First("template\x00"+uri)) {
+		attrs := []slog.Attr{slog.String("uri", uri), slog.Any("servers", names)}
+		if tied {
+			attrs = append(attrs, slog.Bool("refused", true))
+		} else {
+			attrs = append(attrs, slog.String("winner", "server."+best.server.Name), slog.String("template", best.template.URITemplate))
+		}
+		event.Emit(s.Log, slog.LevelWarn, event.ResourceCollision, attrs...)
+	}
+	return best, !tied
+}
+
+// literalLen is how much of a URI template is literal text, outside its
+// {expressions}: the measure of how specific it is.
+func literalLen(tmpl string) int {
+	n, depth := 0, 0
+	for _, r := range tmpl {
+		switch {
+		case r == '{':
+			depth++
+		case r == '}' && depth > 0:
+			depth--
+		case depth == 0:
+			n++
+		}
+	}
+	return n
 }
 
 // permitsByTemplate admits a URI made from a template the allow lists name

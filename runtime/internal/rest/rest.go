@@ -316,6 +316,9 @@ func (t *Tool) request(ctx context.Context, args json.RawMessage) (*http.Request
 	if !t.sameOrigin(u) {
 		return nil, fmt.Errorf("the arguments change the URL's host (%s); they may only fill in the path and query", redact(u))
 	}
+	if seg, ok := dotSegment(u.EscapedPath()); ok {
+		return nil, fmt.Errorf("the arguments put the dot segment %q into the URL's path, which would move the request elsewhere on the server", seg)
+	}
 
 	var leftover []string
 	for name := range fields {
@@ -504,4 +507,18 @@ func isToken(s string) bool {
 		}
 	}
 	return true
+}
+
+// dotSegment finds a "." or ".." segment in an escaped path, also written
+// percent-encoded (%2e): a server or proxy resolves them (RFC 3986 §5.2.4),
+// so an argument "..", which the template's escaping leaves as it is,
+// would reach another endpoint with the tool's credentials. One written
+// into the spec's URL is refused as well: no API needs one.
+func dotSegment(path string) (string, bool) {
+	for _, seg := range strings.Split(path, "/") {
+		if un, err := url.PathUnescape(seg); err == nil && (un == "." || un == "..") {
+			return seg, true
+		}
+	}
+	return "", false
 }

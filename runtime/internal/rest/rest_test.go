@@ -286,3 +286,46 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// An argument that is a dot segment ("..", ".", or percent-encoded) would
+// move the request up the API's path (GET /v1/.. with the bearer token):
+// it is refused, and nothing reaches the server.
+func TestDotSegmentArgumentsRefused(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.RequestURI)
+		mu.Unlock()
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	simple := mustNew(t, Spec{URL: srv.URL + "/v1/items/{id}/detail"}, nil)
+	reserved := mustNew(t, Spec{URL: srv.URL + "/v1/files/{+path}"}, nil)
+	dotted := mustNew(t, Spec{URL: srv.URL + "/v1{/seg*}"}, nil)
+	for _, c := range []struct {
+		tool *Tool
+		args string
+	}{
+		{simple, `{"id":".."}`},
+		{simple, `{"id":"."}`},
+		{reserved, `{"path":"a/../../admin"}`},
+		{reserved, `{"path":"%2e%2E/admin"}`},
+		{reserved, `{"path":"./x"}`},
+		{dotted, `{"seg":["a",".."]}`},
+	} {
+		if _, err := c.tool.Call(context.Background(), json.RawMessage(c.args)); err == nil || !strings.Contains(err.Error(), "dot segment") {
+			t.Errorf("%s with %s: err = %v, want a dot segment refusal", c.tool.raw, c.args, err)
+		}
+	}
+	for _, args := range []string{`{"id":"..."}`, `{"id":"a.b"}`} {
+		if _, err := simple.Call(context.Background(), json.RawMessage(args)); err != nil {
+			t.Errorf("%s: %v", args, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 {
+		t.Errorf("the server got %v, want only the two ordinary calls", got)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolgen-dev/toolgen/runtime/internal/statuspage"
@@ -148,10 +149,13 @@ func TestSwitchRefusals(t *testing.T) {
 	}
 }
 
-// The page and the API answer loopback names only (and Options.Hosts);
-// probes (/healthz, /readyz) answer any Host.
+// Every path answers loopback names only (and Options.Hosts); probes
+// (/healthz, /readyz, /metrics) also any IP address, never another name:
+// a page on a name rebound to 127.0.0.1 reads none of them.
 func TestHostCheck(t *testing.T) {
-	b := newBackend(t, "coder", backendOptions{})
+	b := newBackend(t, "coder", backendOptions{metrics: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "toolgen_up 1\n")
+	})})
 	get := func(path, host string) int {
 		req, _ := http.NewRequest(http.MethodGet, b.url(path), nil)
 		req.Host = host
@@ -179,6 +183,16 @@ func TestHostCheck(t *testing.T) {
 		{"/ui/", "localhost", 200},
 		{"/healthz", "10.1.2.3:8080", 200},
 		{"/readyz", "10.1.2.3:8080", 200},
+		{"/metrics", "[fd00::1]:8080", 200},
+		{"/readyz", "127.0.0.1" + port, 200},
+		{"/healthz", "evil.example" + port, 403},
+		{"/readyz", "evil.example" + port, 403},
+		{"/metrics", "evil.example" + port, 403},
+		{"/readyz", "10.1.2.3.evil.example", 403},
+		{"/", "evil.example", 403},
+		{"/ui", "evil.example", 403},
+		{"/nothing", "evil.example", 403},
+		{"/api/status", "10.1.2.3", 403},
 	} {
 		if got := get(c.path, c.host); got != c.code {
 			t.Errorf("GET %s with Host %s: %d, want %d", c.path, c.host, got, c.code)
@@ -245,6 +259,45 @@ func TestHealthAndReady(t *testing.T) {
 	getJSON(t, b.url("/healthz"), http.StatusServiceUnavailable, &h)
 	if h.Status != "stopping" {
 		t.Errorf("/healthz after Close = %+v", h)
+	}
+}
+
+// /readyz says why a server is down without its stderr, where a failing
+// server may have printed its password; /api/status, behind the Host
+// check, keeps it.
+func TestReadyzCarriesNoStderr(t *testing.T) {
+	b := newBackend(t, "coder", backendOptions{stderrDown: "could not connect: postgres://app:hunter2-db-pass@db/app"})
+	var r struct {
+		Ready   bool
+		Servers []struct{ Name, Health, Error string }
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get(b.url("/readyz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(body), "hunter2") {
+			t.Fatalf("/readyz carries the server's stderr: %s", body)
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			t.Fatal(err)
+		}
+		if i := slices.IndexFunc(r.Servers, func(s struct{ Name, Health, Error string }) bool { return s.Name == "leaky" }); i >= 0 && r.Servers[i].Health == "red" {
+			if r.Ready || r.Servers[i].Error == "" {
+				t.Errorf("/readyz = %s", body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("leaky never turned red: %s", body)
+		}
+	}
+	st := getStatus(t, b)
+	i := slices.IndexFunc(st.Servers, func(s statuspage.Server) bool { return s.Name == "leaky" })
+	if i < 0 || !strings.Contains(st.Servers[i].Error, "hunter2") {
+		t.Errorf("/api/status lost the stderr tail: %+v", st.Servers)
 	}
 }
 

@@ -134,6 +134,9 @@ type backendOptions struct {
 	// down adds a server "search" that cannot start (nothing listens at
 	// its address), for the picture.
 	down bool
+	// stderrDown adds a server "leaky" that writes this on stderr and
+	// exits at start.
+	stderrDown string
 }
 
 func newBackend(t *testing.T, agent string, o backendOptions) *backend {
@@ -145,6 +148,11 @@ func newBackend(t *testing.T, agent string, o backendOptions) *backend {
 		b.reg.Servers = append(b.reg.Servers, decl.Server{Name: "search", Transport: "http", URL: decl.Value{{Lit: closedURL(t)}},
 			Trusted: true, StartupTimeout: 2 * time.Second})
 		b.reg.Agents[0].Use = append(b.reg.Agents[0].Use, decl.Use{Kind: decl.UseServer, Name: "search"})
+	}
+	if o.stderrDown != "" {
+		b.reg.Servers = append(b.reg.Servers, decl.Server{Name: "leaky", Transport: "stdio", Command: "/bin/sh",
+			Args: []string{"-c", `echo "$0" >&2; exit 1`, o.stderrDown}, Trusted: true, StartupTimeout: 5 * time.Second})
+		b.reg.Agents[0].Use = append(b.reg.Agents[0].Use, decl.Use{Kind: decl.UseServer, Name: "leaky"})
 	}
 	b.hub = eventhub.New(eventhub.Options{Size: o.hubSize})
 	logger := slog.New(b.hub.Handler(slog.DiscardHandler))

@@ -13,9 +13,10 @@
 //	GET  /healthz, /readyz    serving; every server of the agent up
 //	/metrics                  Options.Metrics, when set
 //
-// The page and the API answer only requests addressed to a loopback name
-// or to one of Options.Hosts, so that a web page elsewhere cannot reach
-// them through a DNS name it rebinds to 127.0.0.1.
+// Every path answers only requests addressed to a loopback name or to one
+// of Options.Hosts, so that a web page elsewhere cannot reach it through a
+// DNS name it rebinds to 127.0.0.1; the probes (/healthz, /readyz,
+// /metrics) also answer an IP address, which no rebinding can send.
 package statuspage
 
 import (
@@ -68,16 +69,16 @@ func New(o Options) *Handler {
 
 	h.mux.Handle("GET /{$}", http.RedirectHandler("/ui/", http.StatusFound))
 	h.mux.Handle("GET /ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
-	h.mux.Handle("GET /ui/", h.local(pageHeaders(page)))
-	h.mux.Handle("GET /api/status", h.local(http.HandlerFunc(h.status)))
-	h.mux.Handle("GET /api/find", h.local(http.HandlerFunc(h.find)))
-	h.mux.Handle("POST /api/switch", h.local(http.HandlerFunc(h.switchAgent)))
-	h.mux.Handle("GET /api/events", h.local(http.HandlerFunc(h.events)))
-	h.mux.Handle("GET /api/outputs", h.local(http.HandlerFunc(h.outputs)))
-	h.mux.Handle("GET /api/outputs/{handle...}", h.local(http.HandlerFunc(h.outputPage)))
-	h.mux.Handle("/api/", h.local(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h.mux.Handle("GET /ui/", pageHeaders(page))
+	h.mux.HandleFunc("GET /api/status", h.status)
+	h.mux.HandleFunc("GET /api/find", h.find)
+	h.mux.HandleFunc("POST /api/switch", h.switchAgent)
+	h.mux.HandleFunc("GET /api/events", h.events)
+	h.mux.HandleFunc("GET /api/outputs", h.outputs)
+	h.mux.HandleFunc("GET /api/outputs/{handle...}", h.outputPage)
+	h.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API: "+r.Method+" "+r.URL.Path)
-	})))
+	})
 	h.mux.HandleFunc("GET /healthz", h.healthz)
 	h.mux.HandleFunc("GET /readyz", h.readyz)
 	if o.Metrics != nil {
@@ -86,7 +87,14 @@ func New(o Options) *Handler {
 	return h
 }
 
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// ServeHTTP checks the Host before any path is looked at.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.hostAllowed(r.Host, isProbe(r.URL.Path)) {
+		writeError(w, http.StatusForbidden, "host "+quote(r.Host)+" is not one this agent answers to: a loopback name, or one the agent is told to answer to")
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
 
 // Close ends the event streams, which would otherwise hold
 // http.Server.Shutdown until its deadline (register it with

@@ -1,6 +1,9 @@
 package statuspage
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+)
 
 // healthz: the process is serving. It asks the agent nothing, so that a
 // supervisor's probe never waits on a busy session.
@@ -14,7 +17,10 @@ func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 // readyz: every server the current agent needs is up (green or yellow).
-// The body says which are not and why.
+// The body says which are not and why, without what the server wrote on
+// stderr (a connection string with its password, say): a probe's body
+// ends up in logs of other systems. /api/status, behind the same Host
+// check, keeps it.
 func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
 	type server struct {
 		Name   string `json:"name"`
@@ -28,11 +34,22 @@ func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
 		if s.Health != Green && s.Health != Yellow {
 			ready = false
 		}
-		servers = append(servers, server{s.Name, s.Health, s.Error})
+		servers = append(servers, server{s.Name, s.Health, withoutStderr(s.Error)})
 	}
 	code := http.StatusOK
 	if !ready {
 		code = http.StatusServiceUnavailable
 	}
 	writeJSON(w, code, map[string]any{"ready": ready, "agent": st.Agent, "servers": servers})
+}
+
+// stderrMark starts the last stderr lines in a server's failure reason
+// (internal/mcpconn's withProcessState).
+const stderrMark = "; stderr: "
+
+func withoutStderr(reason string) string {
+	if i := strings.Index(reason, stderrMark); i >= 0 {
+		return reason[:i]
+	}
+	return reason
 }

@@ -10,21 +10,13 @@ import (
 	"strings"
 )
 
-// local answers only requests whose Host is a loopback name or one of
-// Options.Hosts. A browser sends the name it resolved, so a page on a
-// rebound DNS name (evil.example → 127.0.0.1) is refused even though it
-// reached the loopback listener and counts as same-origin to the browser.
-func (h *Handler) local(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.hostAllowed(r.Host) {
-			writeError(w, http.StatusForbidden, "host "+quote(r.Host)+" is not one this page answers to: a loopback name, or one the agent is told to answer to")
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (h *Handler) hostAllowed(hostport string) bool {
+// hostAllowed: the Host is a loopback name or one of Options.Hosts, or,
+// for a probe, any IP address. A browser sends the name it resolved, so a
+// page on a rebound DNS name (evil.example → 127.0.0.1) is refused even
+// though it reached the loopback listener and counts as same-origin to the
+// browser. An IP address is no rebinding (the page's origin would be that
+// address), and a supervisor probes a pod or host by its address.
+func (h *Handler) hostAllowed(hostport string, probe bool) bool {
 	host := hostport
 	if hst, _, err := net.SplitHostPort(hostport); err == nil {
 		host = hst
@@ -33,7 +25,7 @@ func (h *Handler) hostAllowed(hostport string) bool {
 	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
 		return true
 	}
-	if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() {
+	if ip, err := netip.ParseAddr(host); err == nil && (probe || ip.Unmap().IsLoopback()) {
 		return true
 	}
 	return slices.ContainsFunc(h.hosts, func(a string) bool { return a == "*" || strings.EqualFold(a, host) })
@@ -75,4 +67,9 @@ func quote(s string) string {
 		s = s[:200] + "…"
 	}
 	return strconv.Quote(s)
+}
+
+// isProbe: the paths supervisors and scrapers ask.
+func isProbe(path string) bool {
+	return path == "/healthz" || path == "/readyz" || path == "/metrics"
 }

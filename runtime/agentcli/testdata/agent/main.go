@@ -5,7 +5,8 @@
 // TESTAGENT_NODE and TESTAGENT_EVERYTHING name node and server-everything's
 // dist/index.js; TESTAGENT_ROOT is the directory read_file may read.
 // TESTAGENT_ALPHA, when set, is the hang fixture server: it adds the
-// server alpha and the agent watcher (the status page tests').
+// server alpha and the agent watcher (the status page tests');
+// TESTAGENT_SNOOP, the hostile server snoop and the agent snooper.
 package main
 
 import (
@@ -21,7 +22,21 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
-func main() { os.Exit(agentcli.Main(withOAuth(withAlpha(registry())), os.Args[1:])) }
+func main() { os.Exit(agentcli.Main(withSnoop(withOAuth(withAlpha(registry()))), os.Args[1:])) }
+
+// withSnoop adds the hostile server snoop (TESTAGENT_SNOOP), which reads
+// its parent's /proc environ, and the agent snooper, which uses it.
+func withSnoop(reg *runtime.Registry) *runtime.Registry {
+	bin := os.Getenv("TESTAGENT_SNOOP")
+	if bin == "" {
+		return reg
+	}
+	reg.Servers = append(reg.Servers, decl.Server{Name: "snoop", Transport: "stdio", Command: bin, Trusted: true,
+		StartupTimeout: 30 * time.Second})
+	reg.Agents = append(reg.Agents, decl.Agent{Name: "snooper", Description: "Uses the hostile server snoop.",
+		Use: []decl.Use{{Kind: decl.UseServer, Name: "snoop"}}})
+	return reg
+}
 
 // withAlpha adds the server alpha (TESTAGENT_ALPHA, pinged every 200 ms)
 // and the agent watcher, which uses it, shout and report.
