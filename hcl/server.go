@@ -49,6 +49,8 @@ type serverBlock struct {
 	// to the host; default false, since they speak of tools the agent's
 	// lists may hide.
 	ForwardInstructions bool
+
+	OnDrift string // warn | pin | refuse; "": decl.Server.DriftMode's default
 }
 
 const defaultProtocolVersion = "2025-11-25"
@@ -56,6 +58,7 @@ const defaultProtocolVersion = "2025-11-25"
 var (
 	transports   = []string{ir.TransportHTTP, ir.TransportSSE, ir.TransportStdio, ir.TransportTCP, ir.TransportWS}
 	trustLevels  = []string{"trusted", "untrusted"}
+	driftModes   = []string{decl.DriftPin, decl.DriftRefuse, decl.DriftWarn}
 	protocolRe   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	serverSchema = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
@@ -65,7 +68,7 @@ var (
 			{Name: "cache"}, {Name: "startup_timeout"}, {Name: "protocol_version"},
 			{Name: "sampling"}, {Name: "elicitation"},
 			{Name: "allow_prompts"}, {Name: "deny_prompts"}, {Name: "allow_resources"}, {Name: "deny_resources"},
-			{Name: "forward_instructions"},
+			{Name: "forward_instructions"}, {Name: "on_drift"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "health_check"}, {Type: "auth"}},
 	}
@@ -235,6 +238,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 	}
 	diags = append(diags, s.serverRequests.decode(attrs, ctx)...)
 	readAttr(in, "forward_instructions", evalBool, &s.ForwardInstructions)
+	readAttr(in, "on_drift", oneOf("on_drift", driftModes), &s.OnDrift)
 	var first *hcl.Block
 	for _, hb := range content.Blocks {
 		if hb.Type == "auth" {

@@ -192,7 +192,8 @@ func (st *agentState) recordTools(name string, up Upstream) bool {
 	changed, d := st.s.pool.setLive(name, up.Tools())
 	if !d.empty() {
 		event.Emit(st.log, slog.LevelWarn, EventLockDrift, slog.String("server", name),
-			slog.Any("added", d.Added), slog.Any("removed", d.Removed), slog.Any("changed", d.Changed))
+			slog.Any("added", d.Added), slog.Any("removed", d.Removed), slog.Any("changed", d.Changed),
+			slog.String("on_drift", st.s.pool.servers[name].DriftMode()), slog.Any("held", d.Held))
 	}
 	st.reportCollisions()
 	return changed

@@ -54,6 +54,7 @@ type Pool struct {
 	bundles map[string]*decl.Bundle
 	agents  map[string]*decl.Agent
 	queues  map[string]*pipeline.Queue
+	locked  map[string]map[string]*decl.Tool // server → locked tools by the server's names (drift.go)
 
 	warned sync.Map // keys of warnings logged once per pool
 
@@ -84,6 +85,7 @@ func newPool(reg *Registry) *Pool {
 		agents:  map[string]*decl.Agent{},
 		queues:  map[string]*pipeline.Queue{},
 		live:    map[string][]UpstreamTool{},
+		locked:  lockedByServer(reg),
 	}
 	for i := range reg.Servers {
 		p.servers[reg.Servers[i].Name] = &reg.Servers[i]
@@ -123,9 +125,10 @@ func (p *Pool) Invalidate(server string) {
 	p.rebuild()
 }
 
-// drift is how a live tools/list differs from the lock file.
+// drift is how a live tools/list differs from the lock file; Held are
+// the tools the server's on_drift keeps from agents.
 type drift struct {
-	Added, Removed, Changed []string
+	Added, Removed, Changed, Held []string
 }
 
 func (d drift) empty() bool { return len(d.Added)+len(d.Removed)+len(d.Changed) == 0 }
@@ -143,7 +146,9 @@ func (p *Pool) setLive(server string, tools []UpstreamTool) (changed bool, d dri
 	}
 	p.live[server] = tools
 	p.rebuild()
-	return true, p.lockDrift(server, tools)
+	d = p.lockDrift(server, tools)
+	_, d.Held = p.served(server, tools)
+	return true, d
 }
 
 func sameUpstreamTool(a, b UpstreamTool) bool {
@@ -152,13 +157,7 @@ func sameUpstreamTool(a, b UpstreamTool) bool {
 
 // lockDrift compares live tools with the locked tools of a server.
 func (p *Pool) lockDrift(server string, live []UpstreamTool) drift {
-	locked := map[string]*decl.Tool{}
-	for i := range p.reg.Tools {
-		t := &p.reg.Tools[i]
-		if t.Kind == decl.KindMCP && t.Server == server {
-			locked[t.Original] = t
-		}
-	}
+	locked := p.locked[server]
 	if len(locked) == 0 {
 		return drift{} // never locked: nothing to drift from
 	}
@@ -174,7 +173,7 @@ func (p *Pool) lockDrift(server string, live []UpstreamTool) drift {
 		switch {
 		case !ok:
 			d.Added = append(d.Added, lt.Name)
-		case t.Description != lt.Description || !jsonEqual(t.InputSchema, lt.InputSchema):
+		case toolDrifted(t, lt):
 			d.Changed = append(d.Changed, lt.Name)
 		}
 	}
@@ -302,7 +301,8 @@ func (p *Pool) rebuild() {
 		for _, t := range locked[s] {
 			lockedByName[t.Original] = t
 		}
-		for _, lt := range live {
+		served, _ := p.served(s, live) // on_drift: pinned or held back (drift.go)
+		for _, lt := range served {
 			if !serverExposes(srv, lt.Name) {
 				continue
 			}

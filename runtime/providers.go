@@ -87,6 +87,9 @@ func (st *agentState) upstreamCall(server, tool string) richProvider {
 		if err != nil {
 			return pipeline.Output{}, err
 		}
+		if why := st.s.pool.withheld(server, tool, up.Tools()); why != "" {
+			return pipeline.Output{}, errors.New(why)
+		}
 		if byModel {
 			ctx = mcpconn.WithCaller(ctx, agentModelCaller{host: mcpconn.CallerFrom(ctx), agent: st.agent.Name, model: st.ownModel})
 		}

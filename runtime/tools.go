@@ -344,7 +344,8 @@ func (m *metaServers) Tools(ctx context.Context, server string) ([]UpstreamTool,
 		return nil, err
 	}
 	var out []UpstreamTool
-	for _, t := range up.Tools() {
+	served, _ := st.s.pool.served(server, up.Tools()) // on_drift (drift.go)
+	for _, t := range served {
 		if _, ok := st.metaPermits(server, t.Name); ok {
 			out = append(out, t)
 		}

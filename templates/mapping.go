@@ -143,6 +143,7 @@ func serverValue(s *ir.Server) decl.Server {
 		DenyResources:   s.DenyResources,
 	}
 	out.ForwardInstructions = s.ForwardInstructions
+	out.OnDrift = s.OnDrift
 	if h := s.HealthCheck; h != nil {
 		out.HealthInterval, out.HealthTimeout = h.Interval, h.Timeout
 	}

@@ -163,6 +163,11 @@ type Server struct {
 	// ForwardInstructions: the server's initialize instructions reach the
 	// host (and a loop's system prompt); default false.
 	ForwardInstructions bool
+
+	// OnDrift: what agents see of a tool that differs from the lock file
+	// (warn, pin, refuse); "" leaves the runtime's default (pin when
+	// untrusted, warn when trusted: decl.Server.DriftMode).
+	OnDrift string `json:",omitempty"`
 }
 
 type HealthCheck struct {

@@ -22,13 +22,17 @@ import (
 // (init_concurrency at a time), record its tools/list in
 // DIR/toolgen.lock.json and print one line per server.
 //
+// With --check it writes nothing: it prints how the servers' tools differ
+// from the lock file and exits 1 when they do (or a server fails), for CI.
+//
 // A server that fails is reported and keeps the entry it had in the old
 // lock file, if any (spechcl.Relock); the file is still written for the
 // others, and the exit status is 1.
 func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fset := newFlags("lock", stderr, "usage: toolgen lock [-v] [--login] DIR")
+	fset := newFlags("lock", stderr, "usage: toolgen lock [-v] [--login] [--check] DIR")
 	verbose := fset.Bool("v", false, "print connection events (server.start, server.stderr …) on stderr")
 	login := fset.Bool("login", false, "first log in (browser) to each server with an auth block that has no stored login, as AGENT login SERVER does")
+	check := fset.Bool("check", false, "write nothing; print how the servers' tools differ from the lock file and exit 1 if they do")
 	dir, spec, code := loadDirArg(fset, args, stderr)
 	if code >= 0 {
 		return code
@@ -63,6 +67,9 @@ func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	})
 	lock, kept := spechcl.Relock(old, results)
+	if *check {
+		return lockCheck(path, old, lock, results, stdout, stderr)
+	}
 	changed, err := spechcl.WriteLockFile(path, lock)
 	switch {
 	case err != nil:
@@ -123,4 +130,48 @@ func listTools(m *mcpconn.Manager, startup time.Duration, getenv func(string) (s
 		}
 		return tools, nil
 	}
+}
+
+// lockCheck is lock --check: the lock file against what the servers list
+// now. A server that failed counts as a failure, not as unchanged.
+func lockCheck(path string, old, now *spechcl.Lock, results []spechcl.LockResult, stdout, stderr io.Writer) int {
+	failed := 0
+	for _, r := range results {
+		if r.Err != nil {
+			failed++
+		}
+	}
+	was, err := canonicalLock(old)
+	if err == nil {
+		now, err = canonicalLock(now)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgen lock: %v\n", err)
+		return exitDiags
+	}
+	diff := spechcl.LockDiff(was, now)
+	switch {
+	case diff != "":
+		fmt.Fprintf(stdout, "%s differs from the servers' tools:\n%s", path, diff)
+		fmt.Fprintln(stderr, "toolgen lock: the servers' tools drifted from the lock file; review the change and run toolgen lock to accept it")
+		return exitDiags
+	case failed > 0:
+		fmt.Fprintf(stderr, "toolgen lock: %d of %d servers failed; their entries were not checked\n", failed, len(results))
+		return exitDiags
+	}
+	fmt.Fprintf(stdout, "%s is current\n", path)
+	return exitOK
+}
+
+// canonicalLock is a lock as Marshal writes it (schemas compacted, tools
+// sorted), so that a diff shows only what the servers changed.
+func canonicalLock(l *spechcl.Lock) (*spechcl.Lock, error) {
+	if l == nil {
+		return nil, nil
+	}
+	b, err := l.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return spechcl.ParseLock(b)
 }

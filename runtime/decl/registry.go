@@ -107,6 +107,30 @@ type Server struct {
 	// ForwardInstructions passes the server's initialize instructions on
 	// to the host; without it they are not shown to anyone.
 	ForwardInstructions bool
+	// OnDrift is what agents see of a tool that differs from the lock
+	// file: DriftWarn, DriftPin or DriftRefuse; "" is the default (DriftMode).
+	OnDrift string
+}
+
+// What a server's on_drift can say.
+const (
+	DriftWarn   = "warn"   // serve the live tool, log lock.drift
+	DriftPin    = "pin"    // serve the locked tool; hold back tools the lock lacks
+	DriftRefuse = "refuse" // hide changed and new tools until toolgen lock runs again
+)
+
+// DriftMode is the server's on_drift with its default filled in: pin for
+// an untrusted server, warn for a trusted one.
+func (s *Server) DriftMode() string {
+	switch {
+	case s == nil:
+		return DriftWarn
+	case s.OnDrift != "":
+		return s.OnDrift
+	case !s.Trusted:
+		return DriftPin
+	}
+	return DriftWarn
 }
 
 type Policy struct {
