@@ -7,9 +7,6 @@ import (
 	"os"
 	"sync"
 
-	"go.opentelemetry.io/otel/metric"
-	oteltrace "go.opentelemetry.io/otel/trace"
-
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
 )
 
@@ -26,11 +23,14 @@ type Options struct {
 	HTTPClient *http.Client                // REST tools; nil: runtime/internal/rest's default
 	Depth      int                         // sub-agent depth; 0 at top level
 
-	// MeterProvider and TracerProvider, when set, record the pipeline's
-	// metrics and a span per tool call (OpenTelemetry). Both nil: nothing
-	// is recorded, at the cost of a nil check per call.
-	MeterProvider  metric.MeterProvider
-	TracerProvider oteltrace.TracerProvider
+	// MeterProvider (an OpenTelemetry metric.MeterProvider) and
+	// TracerProvider (a trace.TracerProvider), when set, record the
+	// pipeline's metrics and a span per tool call. They need
+	// runtime/telemetry linked (toolgen { telemetry = true }, or a blank
+	// import); the runtime itself holds no OpenTelemetry, so they are any.
+	// Both nil: nothing is recorded, at the cost of a nil check per call.
+	MeterProvider  any
+	TracerProvider any
 
 	// Routes overrides Registry.Route for some step addresses
 	// ("WF/ROLE/STEP" → bundle names); an empty list denies the step.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	itel "github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 	"github.com/toolgen-dev/toolgen/runtime/telemetry"
 )
 
@@ -19,11 +18,11 @@ func BenchmarkCall(b *testing.B) {
 		for b.Loop() {
 		}
 	})
-	bench := func(b *testing.B, in *itel.Instruments) {
+	bench := func(b *testing.B, in *telemetry.Instruments) {
 		b.ReportAllocs()
 		for b.Loop() {
 			_, c := in.StartCall(ctx, "alpha__echo", "mcp", "alpha")
-			c.End(itel.StatusOK, 42, "")
+			c.End(telemetry.StatusOK, 42, "")
 		}
 	}
 	b.Run("disabled", func(b *testing.B) { bench(b, nil) })
@@ -34,7 +33,7 @@ func BenchmarkCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer sdk.Shutdown(ctx)
-		bench(b, itel.New(sdk.MeterProvider(), nil))
+		bench(b, telemetry.New(sdk.MeterProvider(), nil))
 	})
 	b.Run("metrics+traces", func(b *testing.B) {
 		noOTLPB(b)
@@ -45,21 +44,21 @@ func BenchmarkCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer sdk.Shutdown(ctx)
-		bench(b, itel.New(sdk.MeterProvider(), sdk.TracerProvider()))
+		bench(b, telemetry.New(sdk.MeterProvider(), sdk.TracerProvider()))
 	})
 }
 
 // An MCP call adds the upstream span and the trace context in _meta.
 func BenchmarkUpstream(b *testing.B) {
 	ctx := context.Background()
-	bench := func(b *testing.B, in *itel.Instruments) {
+	bench := func(b *testing.B, in *telemetry.Instruments) {
 		b.ReportAllocs()
 		for b.Loop() {
 			cctx, c := in.StartCall(ctx, "alpha__echo", "mcp", "alpha")
 			uctx, u := in.StartUpstream(cctx, "alpha", "echo")
 			_ = in.InjectMeta(uctx, nil)
 			u.End("", false)
-			c.End(itel.StatusOK, 42, "")
+			c.End(telemetry.StatusOK, 42, "")
 		}
 	}
 	b.Run("disabled", func(b *testing.B) { bench(b, nil) })
@@ -72,7 +71,7 @@ func BenchmarkUpstream(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer sdk.Shutdown(ctx)
-		bench(b, itel.New(sdk.MeterProvider(), sdk.TracerProvider()))
+		bench(b, telemetry.New(sdk.MeterProvider(), sdk.TracerProvider()))
 	})
 }
 

@@ -40,8 +40,50 @@ import (
 	itel "github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
+// init links this package into the runtime: the SDK agentcli sets up,
+// and the instruments any host's providers record through.
 func init() {
-	itel.Register(func(ctx context.Context, o itel.Options) (itel.SDK, error) { return Setup(ctx, o) })
+	itel.Register(func(ctx context.Context, o itel.Options) (itel.SDK, error) {
+		sdk, err := Setup(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		return linkedSDK{sdk}, nil
+	})
+	itel.RegisterInstruments(itel.Linker{New: newRecorder, TraceMeta: TraceMeta, ExtractMeta: ExtractMeta})
+}
+
+// linkedSDK is the SDK as the runtime sees it, without OpenTelemetry types.
+type linkedSDK struct{ *SDK }
+
+func (s linkedSDK) MeterProvider() any {
+	if mp := s.SDK.MeterProvider(); mp != nil {
+		return mp
+	}
+	return nil
+}
+
+func (s linkedSDK) TracerProvider() any {
+	if tp := s.SDK.TracerProvider(); tp != nil {
+		return tp
+	}
+	return nil
+}
+
+// newRecorder is New on the providers a session was given as any.
+func newRecorder(meterProvider, tracerProvider any) (itel.Recorder, error) {
+	mp, ok := meterProvider.(metric.MeterProvider)
+	if meterProvider != nil && !ok {
+		return nil, fmt.Errorf("SessionOptions.MeterProvider is a %T, not an OpenTelemetry metric.MeterProvider", meterProvider)
+	}
+	tp, ok := tracerProvider.(trace.TracerProvider)
+	if tracerProvider != nil && !ok {
+		return nil, fmt.Errorf("SessionOptions.TracerProvider is a %T, not an OpenTelemetry trace.TracerProvider", tracerProvider)
+	}
+	if in := New(mp, tp); in != nil {
+		return in, nil
+	}
+	return nil, nil
 }
 
 // Options configure Setup.

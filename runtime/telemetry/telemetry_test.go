@@ -17,7 +17,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	itel "github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 	"github.com/toolgen-dev/toolgen/runtime/telemetry"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	"go.uber.org/goleak"
@@ -66,7 +65,7 @@ func echoServer(t *testing.T) (*mcp.ClientSession, <-chan map[string]any) {
 
 // callUpstream does what the call pipeline does for an MCP tool: a call
 // span, the upstream span under it, trace context in _meta, both ended.
-func callUpstream(t *testing.T, in *itel.Instruments, cs *mcp.ClientSession, text string) {
+func callUpstream(t *testing.T, in *telemetry.Instruments, cs *mcp.ClientSession, text string) {
 	t.Helper()
 	ctx, call := in.StartCall(context.Background(), "alpha__echo", "mcp", "alpha")
 	uctx, up := in.StartUpstream(ctx, "alpha", "echo")
@@ -75,22 +74,22 @@ func callUpstream(t *testing.T, in *itel.Instruments, cs *mcp.ClientSession, tex
 	res, err := cs.CallTool(uctx, params)
 	if err != nil {
 		up.End(err.Error(), false)
-		call.End(itel.StatusFailed, 0, err.Error())
+		call.End(telemetry.StatusFailed, 0, err.Error())
 		t.Fatal(err)
 	}
 	up.End("", res.IsError)
 	if res.IsError {
-		call.End(itel.StatusFailed, 0, "failed as asked")
+		call.End(telemetry.StatusFailed, 0, "failed as asked")
 		return
 	}
-	call.End(itel.StatusOK, len(text), "")
+	call.End(telemetry.StatusOK, len(text), "")
 }
 
 // record runs the pipeline's other recordings once.
-func record(in *itel.Instruments) {
+func record(in *telemetry.Instruments) {
 	ctx := context.Background()
 	_, c := in.StartCall(ctx, "build_report", "go", "")
-	c.End(itel.StatusFailed, 0, "timeout after 30s")
+	c.End(telemetry.StatusFailed, 0, "timeout after 30s")
 	in.Blocked(ctx, "nope", false)
 	in.Blocked(ctx, "invented", false)
 	in.Blocked(ctx, "quote", true)
@@ -118,7 +117,7 @@ func TestOTLPExportToARealReceiver(t *testing.T) {
 	if m, tr := sdk.Exporting(); !m || !tr {
 		t.Fatalf("Exporting() = %v, %v with OTEL_EXPORTER_OTLP_ENDPOINT set", m, tr)
 	}
-	in := itel.New(sdk.MeterProvider(), sdk.TracerProvider())
+	in := telemetry.New(sdk.MeterProvider(), sdk.TracerProvider())
 	cs, metas := echoServer(t)
 	callUpstream(t, in, cs, "hello")
 	meta := <-metas
@@ -209,7 +208,7 @@ func TestPrometheusScrape(t *testing.T) {
 	if m, tr := sdk.Exporting(); m || tr || sdk.TracerProvider() != nil {
 		t.Fatalf("OTLP on without an endpoint: metrics %v, traces %v", m, tr)
 	}
-	in := itel.New(sdk.MeterProvider(), sdk.TracerProvider())
+	in := telemetry.New(sdk.MeterProvider(), sdk.TracerProvider())
 	cs, metas := echoServer(t)
 	callUpstream(t, in, cs, "hello")
 	callUpstream(t, in, cs, "world")
@@ -222,7 +221,7 @@ func TestPrometheusScrape(t *testing.T) {
 	_, open := in.StartCall(ctx, "alpha__echo", "mcp", "alpha") // in flight while scraped
 
 	fams := scrape(t, sdk.MetricsHandler())
-	open.End(itel.StatusOK, 1, "")
+	open.End(telemetry.StatusOK, 1, "")
 	type series struct {
 		labels string
 		value  float64
@@ -352,8 +351,8 @@ func TestOTLPOnlyWhenConfigured(t *testing.T) {
 
 // Nil instruments (telemetry off) take every call and do nothing.
 func TestNilInstruments(t *testing.T) {
-	var in *itel.Instruments
-	if in = itel.New(nil, nil); in != nil {
+	var in *telemetry.Instruments
+	if in = telemetry.New(nil, nil); in != nil {
 		t.Fatal("New(nil, nil) is not nil")
 	}
 	ctx := context.Background()
@@ -380,11 +379,11 @@ func TestExtractMetaContinuesTheTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := itel.New(nil, sdk.TracerProvider())
+	in := telemetry.New(nil, sdk.TracerProvider())
 	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-	ctx := itel.ExtractMeta(context.Background(), map[string]any{"traceparent": tp, "progressToken": 3})
+	ctx := telemetry.ExtractMeta(context.Background(), map[string]any{"traceparent": tp, "progressToken": 3})
 	_, c := in.StartCall(ctx, "t", "go", "")
-	c.End(itel.StatusOK, 0, "")
+	c.End(telemetry.StatusOK, 0, "")
 	if err := sdk.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // Options configure Setup.
@@ -28,10 +25,10 @@ type Options struct {
 // SDK is the OpenTelemetry SDK an agent binary runs: runtime/telemetry's
 // when that package is linked, else one that records nothing.
 type SDK interface {
-	// MeterProvider is nil when no metrics are read.
-	MeterProvider() metric.MeterProvider
-	// TracerProvider is nil when traces go nowhere.
-	TracerProvider() trace.TracerProvider
+	// MeterProvider (a metric.MeterProvider) is nil when no metrics are read.
+	MeterProvider() any
+	// TracerProvider (a trace.TracerProvider) is nil when traces go nowhere.
+	TracerProvider() any
 	// MetricsHandler serves /metrics; nil unless Options.Prometheus.
 	MetricsHandler() http.Handler
 	// Shutdown flushes what is not exported yet.
@@ -96,9 +93,9 @@ func otlpAsked() string {
 // noSDK records nothing; its /metrics answers what to declare.
 type noSDK struct{ prometheus bool }
 
-func (noSDK) MeterProvider() metric.MeterProvider  { return nil }
-func (noSDK) TracerProvider() trace.TracerProvider { return nil }
-func (noSDK) Shutdown(context.Context) error       { return nil }
+func (noSDK) MeterProvider() any             { return nil }
+func (noSDK) TracerProvider() any            { return nil }
+func (noSDK) Shutdown(context.Context) error { return nil }
 
 func (s noSDK) MetricsHandler() http.Handler {
 	if !s.prometheus {

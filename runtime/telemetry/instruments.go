@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
+
+	itel "github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // scope is the instrumentation scope of everything recorded here.
@@ -17,9 +19,9 @@ const scope = "github.com/toolgen-dev/toolgen/runtime"
 
 // Call statuses, as tool.call events say them (any other string works).
 const (
-	StatusOK      = "ok"
-	StatusFailed  = "failed"
-	StatusBlocked = "blocked"
+	StatusOK      = itel.StatusOK
+	StatusFailed  = itel.StatusFailed
+	StatusBlocked = itel.StatusBlocked
 )
 
 // Instruments record what the call pipeline does. A nil *Instruments
@@ -49,8 +51,10 @@ type Instruments struct {
 // to a minute (the default tool timeout).
 var latencyBuckets = []float64{0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
-// New makes the instruments on a host's providers. With both nil it
-// returns nil: telemetry off. A nil tracer provider means metrics only.
+// New makes the instruments on a host's providers: the OpenTelemetry
+// half of the runtime's recorder (itel.Recorder), registered at init. With
+// both nil it returns nil: telemetry off. A nil tracer provider means
+// metrics only.
 func New(mp metric.MeterProvider, tp trace.TracerProvider) *Instruments {
 	if mp == nil && tp == nil {
 		return nil
@@ -146,10 +150,9 @@ func (ts *toolSets) status(s string) metric.MeasurementOption {
 	return o.(metric.MeasurementOption)
 }
 
-// Call is one tool call being recorded; End it once. The zero Call (from
-// nil Instruments) does nothing. It is one pointer, so that passing it
-// around costs nothing when telemetry is off.
-type Call struct{ c *call }
+// Call is one tool call being recorded (the runtime's itel.Call); End it
+// once. The zero Call (from nil Instruments) does nothing.
+type Call = itel.Call
 
 type call struct {
 	in    *Instruments
@@ -165,7 +168,7 @@ type call struct {
 // builtin …); server is "" for tools no server provides. Call it after
 // the tool is found; a blocked call is Blocked.
 func (in *Instruments) StartCall(ctx context.Context, tool, kind, server string) (context.Context, Call) {
-	if in == nil { // small enough to inline: off costs a nil check
+	if in == nil {
 		return ctx, Call{}
 	}
 	return in.startCall(ctx, tool, kind, server)
@@ -179,19 +182,11 @@ func (in *Instruments) startCall(ctx context.Context, tool, kind, server string)
 	}
 	c.ctx = ctx
 	in.inFlight.Add(ctx, 1, ts.tool)
-	return ctx, Call{c}
+	return ctx, itel.NewCall(c)
 }
 
-// End records the call's outcome: status (StatusOK, StatusFailed …), the
-// bytes of the result, and the error text when it failed. Pass the text
-// the caller gets, with secrets already scrubbed: it goes into the span.
-func (c Call) End(status string, resultBytes int, errText string) {
-	if c.c != nil {
-		c.c.end(status, resultBytes, errText)
-	}
-}
-
-func (c *call) end(status string, resultBytes int, errText string) {
+// End records the call's outcome (itel.Call.End says what is passed).
+func (c *call) End(status string, resultBytes int, errText string) {
 	in, ctx := c.in, c.ctx
 	opt := c.ts.status(status)
 	in.calls.Add(ctx, 1, opt)
@@ -223,9 +218,8 @@ func (in *Instruments) Blocked(ctx context.Context, tool string, known bool) {
 	in.calls.Add(ctx, 1, in.toolSets(tool, "", "").status(StatusBlocked))
 }
 
-// Upstream is one tools/call to an MCP server being recorded; like Call,
-// one pointer.
-type Upstream struct{ u *upstream }
+// Upstream is one tools/call to an MCP server being recorded.
+type Upstream = itel.Upstream
 
 type upstream struct {
 	in     *Instruments
@@ -257,18 +251,11 @@ func (in *Instruments) startUpstream(ctx context.Context, server, tool string) (
 				attribute.String("toolgen.server", server)))
 	}
 	u.ctx = ctx
-	return ctx, Upstream{u}
+	return ctx, itel.NewUpstream(u)
 }
 
-// End records the upstream call: errText for a transport failure or
-// cancellation, toolError for a result the server marked isError.
-func (u Upstream) End(errText string, toolError bool) {
-	if u.u != nil {
-		u.u.end(errText, toolError)
-	}
-}
-
-func (u *upstream) end(errText string, toolError bool) {
+// End records the upstream call (itel.Upstream.End says what is passed).
+func (u *upstream) End(errText string, toolError bool) {
 	status := StatusOK
 	if errText != "" || toolError {
 		status = StatusFailed
