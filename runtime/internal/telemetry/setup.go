@@ -44,8 +44,8 @@ type Options struct {
 	ServiceVersion string
 	// Prometheus makes a /metrics handler (MetricsHandler).
 	Prometheus bool
-	// Logger hears of OTEL_* settings Setup cannot honour; default
-	// slog.Default().
+	// Logger hears of OTEL_* settings Setup cannot honour; nil:
+	// discarded.
 	Logger *slog.Logger
 }
 
@@ -62,7 +62,7 @@ type SDK struct {
 // them. OTEL_SDK_DISABLED=true turns everything off.
 func Setup(ctx context.Context, o Options) (*SDK, error) {
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.ServiceName == "" {
 		o.ServiceName = "toolgen-agent"
