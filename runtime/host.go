@@ -24,10 +24,10 @@ type Host struct {
 }
 
 // NewHost returns a Host whose connection events go to logger (nil:
-// slog.Default()).
+// discarded).
 func NewHost(logger *slog.Logger) *Host {
 	if logger == nil {
-		logger = slog.Default()
+		logger = discard
 	}
 	m := mcpconn.NewManager(logger)
 	return &Host{mgr: m, pools: map[*Registry]*Pool{}}
@@ -61,13 +61,12 @@ func (h *Host) Open(ctx context.Context, reg *Registry, agent string, opts Optio
 // (NewHost), as the generated OpenX constructors allow through Options.
 //
 // A Host of the session's own sends its connection events to
-// slog.Default(), as the process-wide connections did; the session's
-// events go to opts.Logger.
+// opts.Logger too.
 func Open(ctx context.Context, reg *Registry, agent string, opts Options) (*Session, error) {
 	if opts.Host != nil {
 		return opts.Host.Open(ctx, reg, agent, opts)
 	}
-	h := NewHost(nil)
+	h := NewHost(opts.Logger)
 	s, err := h.Open(ctx, reg, agent, opts)
 	if err != nil {
 		h.Close()

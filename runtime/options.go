@@ -13,7 +13,7 @@ import (
 // Options configure a Session. The zero value is usable.
 type Options struct {
 	Host       *Host                       // shares pools, queues and connections; nil: a Host of the session's own
-	Logger     *slog.Logger                // events; default slog.Default()
+	Logger     *slog.Logger                // events; nil: discarded (an agent binary logs to stderr)
 	Getenv     func(string) (string, bool) // default os.LookupEnv
 	Workdir    string                      // base for policy paths; default "."
 	SpillDir   string                      // spilled outputs; default a temp dir per session
@@ -81,7 +81,7 @@ func (a agentMemory) Set(key, value string)         { a.m.Set(MemoryKey(a.agent,
 
 func (o Options) withDefaults() Options {
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = discard // a library logs only where it is told to, as go-sdk does
 	}
 	if o.Getenv == nil {
 		o.Getenv = os.LookupEnv
@@ -91,6 +91,9 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// discard is the logger of a session or Host given none.
+var discard = slog.New(slog.DiscardHandler)
 
 // memStore is the default Memory: a map behind a mutex.
 type memStore struct {

@@ -94,7 +94,7 @@ func ServerConfig(srv *decl.Server, getenv func(string) (string, bool)) (mcpconn
 }
 
 // serverConfig is ServerConfig with the logger OAuth events go to (nil:
-// slog.Default).
+// discarded).
 func serverConfig(srv *decl.Server, getenv func(string) (string, bool), log *slog.Logger) (mcpconn.Config, error) {
 	cfg := mcpconn.Config{
 		Name:            srv.Name,

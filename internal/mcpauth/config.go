@@ -107,7 +107,7 @@ type Config struct {
 	// HTTPClient makes every request (discovery, registration, token);
 	// nil: http.DefaultClient.
 	HTTPClient *http.Client
-	// Logger gets the auth.* events; nil: slog.Default().
+	// Logger gets the auth.* events; nil: discarded.
 	Logger *slog.Logger
 }
 
@@ -278,7 +278,7 @@ func (c *Config) logger() *slog.Logger {
 	if c.Logger != nil {
 		return c.Logger
 	}
-	return slog.Default()
+	return slog.New(slog.DiscardHandler)
 }
 
 func (c *Config) agent() string {

@@ -61,6 +61,7 @@ func TestMain(m *testing.M) {
 // attributes as strings.
 type event struct {
 	name  string
+	level slog.Level
 	attrs map[string]string
 }
 
@@ -81,7 +82,7 @@ func (r *recorder) WithAttrs(as []slog.Attr) slog.Handler {
 	return &recorder{mu: r.mu, events: r.events, preset: append(append([]slog.Attr{}, r.preset...), as...)}
 }
 func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
-	e := event{name: rec.Message, attrs: map[string]string{}}
+	e := event{name: rec.Message, level: rec.Level, attrs: map[string]string{}}
 	for _, a := range r.preset {
 		e.attrs[a.Key] = a.Value.String()
 	}

@@ -2,6 +2,7 @@ package mcpconn
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -186,4 +187,39 @@ func slicesContain(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// Issue 21 item 22: a server that stays down was a warning line on every
+// retry. The first failure is said (error), the retries after it are
+// debug records, with the backoff growing between them.
+func TestRetriesOfADownServerSaidOnce(t *testing.T) {
+	rec := newRecorder()
+	m := NewManager(nil)
+	defer m.Close()
+	count := filepath.Join(t.TempDir(), "starts")
+	c, err := m.AcquireRetrying(context.Background(), fixture(rec, "echo", "-fail-first", "1000:"+count))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	rec.waitEvent(t, "server.fail", "attempt", "3")
+	last := 0
+	for _, e := range rec.find("server.fail") {
+		n, _ := strconv.Atoi(e.attrs["attempt"])
+		if n > 3 {
+			continue
+		}
+		want := slog.LevelDebug
+		if n == 0 {
+			want = slog.LevelError
+		}
+		if e.level != want {
+			t.Errorf("attempt %d logged at %s, want %s", n, e.level, want)
+		}
+		delay, _ := strconv.Atoi(e.attrs["retry_in_ms"])
+		if delay <= last {
+			t.Errorf("attempt %d retries in %d ms, after %d: no backoff", n, delay, last)
+		}
+		last = delay
+	}
 }

@@ -171,9 +171,11 @@ func (s *server) run() {
 // connectLoop makes attempts numbered from n on, with exponential backoff
 // between them, until one connects or the server is closed (nil). A
 // reconnect (n > 0) waits before its first attempt too. Each failure is a
-// server.fail event and leaves the server red with the reason; Acquire
-// waits for the outcome of attempt 0 only.
+// server.fail event (at debug after the loop's first) and leaves the
+// server red with the reason; Acquire waits for the outcome of attempt 0
+// only.
 func (s *server) connectLoop(n int) *attempt {
+	first := n
 	var delay time.Duration // the last wait
 	if n > 0 {
 		if delay = minBackoff; !s.sleep(delay) {
@@ -188,9 +190,15 @@ func (s *server) connectLoop(n int) *attempt {
 		delay = min(max(delay*2, minBackoff), maxBackoff)
 		if err != nil && !s.isClosing() {
 			s.down(err, false)
-			level := slog.LevelWarn
-			if n == 0 {
+			// Said once per outage: the first attempt at error (warn for a
+			// reconnect), the retries after it at debug, so that a server
+			// that stays down does not fill stderr while it is retried.
+			level := slog.LevelDebug
+			switch {
+			case n == 0:
 				level = slog.LevelError
+			case n == first:
+				level = slog.LevelWarn
 			}
 			s.log.Log(context.Background(), level, "server.fail", "transport", s.cfg.transport(), "reason", err.Error(),
 				"attempt", n, "retry_in_ms", delay.Milliseconds())

@@ -55,7 +55,7 @@ type Config struct {
 	ResourceName string
 
 	HTTPClient *http.Client // fetches metadata and keys; nil: http.DefaultClient
-	Logger     *slog.Logger // serve.auth_failed events; nil: slog.Default()
+	Logger     *slog.Logger // serve.auth_failed events; nil: discarded
 }
 
 // Auth is the middleware for one configuration.
@@ -74,7 +74,7 @@ type Auth struct {
 func New(ctx context.Context, cfg Config) (*Auth, error) {
 	a := &Auth{cfg: cfg, log: cfg.Logger}
 	if a.log == nil {
-		a.log = slog.Default()
+		a.log = slog.New(slog.DiscardHandler)
 	}
 	switch {
 	case cfg.Token != "" && cfg.Issuer != "":

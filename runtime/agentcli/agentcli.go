@@ -140,7 +140,7 @@ func init() {
 	commands = []command{
 		{"serve", "[--stdio [--ui ADDR] | --http ADDR] [--agent A] [--workdir DIR]", "run as an MCP server (stdio by default); --http and --ui serve the status page", (*cli).serve},
 		{"run", "[--agent A] [--json] [--max-turns N] [--stream] PROMPT", "answer PROMPT (or stdin) with the agent's model, tools and sub-agents", (*cli).run},
-		{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent exposes (while a workflow step is active)", (*cli).tools},
+		{"tools", "[--agent A] [--step WF/ROLE/STEP] [--json]", "list the tools the agent exposes (while a workflow step is active); exit 1 when every server of the agent is down", (*cli).tools},
 		{"call", "[--agent A] TOOL [JSON]", "call one tool with JSON arguments and print the result", (*cli).call},
 		{"find", "[--agent A] [--limit N] [--json] QUERY...", "search the agent's tools", (*cli).find},
 		{"agents", "[--json]", "list the agents in this binary", (*cli).agents},

@@ -100,6 +100,7 @@ func (c *cli) authConfig(name string) (mcpauth.Config, error) {
 		return mcpauth.Config{}, fmt.Errorf("server %q: url: %w", name, err)
 	}
 	cfg, _, _, err := mcpauth.FromDecl(srv, url, c.opts.Getenv)
+	cfg.Logger = c.logger(slog.LevelInfo) // the auth.* events on stderr, as every command's
 	return cfg, err
 }
 

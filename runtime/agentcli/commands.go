@@ -223,16 +223,20 @@ func (c *cli) tools(args []string) int {
 		}
 	}
 	tools := sess.Tools()
+	code := c.redServers(sess)
 	if *asJSON {
 		out := make([]toolJSON, len(tools))
 		for i, t := range tools {
 			out[i] = toolJSON{t.Name, t.Description, t.InputSchema, t.Kind, t.Namespace}
 		}
-		return c.printJSON(out)
+		if jc := c.printJSON(out); jc != exitOK {
+			return jc
+		}
+		return code
 	}
 	if len(tools) == 0 {
 		fmt.Fprintln(c.stdout, "no tools")
-		return exitOK
+		return code
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tKIND\tDESCRIPTION")
@@ -244,6 +248,23 @@ func (c *cli) tools(args []string) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, kind, summary(t.Description, 80))
 	}
 	tw.Flush()
+	return code
+}
+
+// redServers says on stderr which of the agent's servers are down, and
+// why; exitFail when every one is (the list lacks all their tools).
+func (c *cli) redServers(sess *runtime.Session) int {
+	servers := sess.Servers()
+	red := 0
+	for _, s := range servers {
+		if s.Health == runtime.HealthRed {
+			red++
+			fmt.Fprintf(c.stderr, "%s: server %s is unavailable, its tools are not listed: %s\n", c.prog(), s.Name, s.Error)
+		}
+	}
+	if red > 0 && red == len(servers) {
+		return exitFail
+	}
 	return exitOK
 }
 

@@ -93,8 +93,10 @@ func clientSessions(cl *serve.Clients) []sessionagent.Session {
 // until ctx ends. Only a loopback address is accepted: the page can switch
 // agents, and serve --stdio has no authentication to put in front of it.
 func (c *cli) servePage(ctx context.Context, addr string, page *statuspage.Handler, log *slog.Logger) (stop func(), err error) {
-	if err := serveauth.CheckExposure(addr, false); err != nil {
-		return nil, fmt.Errorf("--ui: %w", err)
+	if serveauth.CheckExposure(addr, false) != nil {
+		// not CheckExposure's text: its --auth-* flags are serve --http's
+		return nil, fmt.Errorf("--ui %s is reachable from other machines, and the status page beside --stdio has no authentication (it can switch agents): "+
+			"give a loopback address (--ui 127.0.0.1:PORT or localhost:PORT); to show the page to other machines, run serve --http ADDR with --auth-token-env or --auth-issuer instead", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

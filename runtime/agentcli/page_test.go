@@ -373,8 +373,13 @@ func TestUIRefusesExposedAddress(t *testing.T) {
 	cmd.Dir, cmd.Env = repoRoot, env
 	cmd.Stdin = strings.NewReader("")
 	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "reachable from other machines") {
+	if err == nil || !strings.Contains(string(out), "--ui 0.0.0.0:0 is reachable from other machines") || !strings.Contains(string(out), "--ui 127.0.0.1:PORT") {
 		t.Fatalf("serve --ui 0.0.0.0:0: %v\n%s", err, out)
+	}
+	// issue 21 item 22: the refusal spoke of serve --http and told to add
+	// --auth-* flags, which serve --stdio refuses
+	if strings.Contains(string(out), "serve --http 0.0.0.0") || strings.Contains(string(out), "require a token") {
+		t.Errorf("the refusal speaks of flags that do not apply to --ui:\n%s", out)
 	}
 }
 

@@ -54,7 +54,7 @@ func (t *FSRead) Schema() json.RawMessage { return fsReadSchema }
 
 var fsReadSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"path":{"type":"string","description":"File or directory to read, relative to the working directory or absolute; must lie inside an allowed path."},` +
-	`"offset":{"type":"integer","minimum":0,"description":"First line (or directory entry) to return, counting from 1. Default 1."},` +
+	`"offset":{"type":"integer","minimum":1,"description":"First line (or directory entry) to return, counting from 1. Default 1."},` +
 	`"limit":{"type":"integer","minimum":0,"description":"Maximum number of lines (or entries) to return. Default: all, up to the size limit."}` +
 	`},"required":["path"],"additionalProperties":false}`)
 
@@ -76,7 +76,7 @@ func (t *FSRead) Call(ctx context.Context, args json.RawMessage) (string, error)
 	if a.Limit < 0 {
 		return "", fmt.Errorf("limit must be 0 (no limit) or more, got %d", a.Limit)
 	}
-	if a.Offset == 0 {
+	if a.Offset == 0 { // omitted (the schema, minimum 1, refuses a 0 a model sends)
 		a.Offset = 1
 	}
 	if err := ctx.Err(); err != nil {

@@ -87,7 +87,7 @@ type Options struct {
 	// History is a conversation to continue (Result.Messages of an earlier
 	// run); the prompt, when not empty, is added to it as the user's.
 	History []model.Message
-	// Logger receives the events; default slog.Default().
+	// Logger receives the events; nil: discarded.
 	Logger *slog.Logger
 }
 
@@ -109,7 +109,7 @@ func (o Options) withDefaults() Options {
 		o.MaxToolCalls = DefaultMaxToolCalls
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
 }

@@ -43,7 +43,7 @@ type Options struct {
 	// and the API answer to: the names a user reaches a non-loopback
 	// listener by. "*" allows any.
 	Hosts  []string
-	Logger *slog.Logger // default slog.Default()
+	Logger *slog.Logger // nil: discarded
 }
 
 // Handler is the status page's http.Handler.
@@ -61,7 +61,7 @@ type Handler struct {
 // --ui) or route /ui/, /api/, /healthz, /readyz and /metrics to it.
 func New(o Options) *Handler {
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{agent: o.Agent, hub: o.Events, hosts: o.Hosts, log: o.Logger, mux: http.NewServeMux(), done: make(chan struct{})}
 	ui, _ := fs.Sub(uiFiles, "ui")

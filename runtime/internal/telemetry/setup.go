@@ -17,8 +17,8 @@ type Options struct {
 	ServiceVersion string
 	// Prometheus makes a /metrics handler (MetricsHandler).
 	Prometheus bool
-	// Logger hears of OTEL_* settings Setup cannot honour; default
-	// slog.Default().
+	// Logger hears of OTEL_* settings Setup cannot honour; nil:
+	// discarded.
 	Logger *slog.Logger
 }
 
@@ -72,7 +72,7 @@ func Setup(ctx context.Context, o Options) (SDK, error) {
 		return setup(ctx, o)
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if v := otlpAsked(); v != "" && !strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
 		o.Logger.Warn("telemetry.not_linked", "variable", v, "reason", NotLinked+"; nothing is exported")
