@@ -49,6 +49,7 @@ func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent str
 	p.startEnrichment(opts.models, opts.Logger)
 	s := &Session{host: h, reg: reg, pool: p, opts: opts, subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
+	s.opts.Logger = slog.New(s.scrub.Handler(opts.Logger.Handler())) // events carry what hosts and servers sent
 	s.tel = telemetry.New(opts.MeterProvider, opts.TracerProvider)
 	st, err := s.build(ctx, agent)
 	if err != nil {
