@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -260,4 +261,52 @@ func TestModelKeyScrubbedFromResults(t *testing.T) {
 	s := open(t, reg, "a", Options{Logger: (&events{}).logger(), Getenv: envMap(map[string]string{"MODEL_KEY": key})})
 	out := mustOK(t, call(t, s, "leak", `{}`))
 	requireScrubbed(t, "leak result", out, "0123456789abcdef")
+}
+
+// Events are scrubbed too: a host that calls a tool named after a token
+// (or puts one in any other value an event carries) finds it as
+// [redacted] in tool.blocked, whatever the log's format.
+func TestSecretsScrubbedFromEvents(t *testing.T) {
+	const token = "gho_EEEE5555ffff"
+	reg := &Registry{
+		Servers: []decl.Server{{Name: "gh", Transport: "stdio", Command: "true",
+			Env: []decl.KeyValue{{Key: "GITHUB_TOKEN", Value: decl.Value{{Env: "GITHUB_TOKEN"}}}}}},
+		Tools:  []decl.Tool{{Name: "noop", Kind: decl.KindGo, Go: echoGo()}},
+		Agents: []decl.Agent{{Name: "a", Use: []decl.Use{{Kind: decl.UseTool, Name: "noop"}}}},
+	}
+	ev := &events{}
+	var jsonLog strings.Builder
+	logger := slog.New(fanout{ev.handler(), slog.NewJSONHandler(&jsonLog, &slog.HandlerOptions{Level: slog.LevelDebug})})
+	s := open(t, reg, "a", Options{Logger: logger, Getenv: envMap(map[string]string{"GITHUB_TOKEN": token})})
+	if r := call(t, s, "steal_"+token, `{}`); r.OK {
+		t.Fatal("an unknown tool answered")
+	}
+	blocked := ev.requireOne(t, "tool.blocked")
+	requireScrubbed(t, "tool.blocked", blocked.Attrs["tool"], "EEEE5555")
+	requireScrubbed(t, "JSON log", jsonLog.String(), "EEEE5555")
+}
+
+// fanout sends each record to every handler.
+type fanout []slog.Handler
+
+func (f fanout) Enabled(context.Context, slog.Level) bool { return true }
+func (f fanout) Handle(ctx context.Context, r slog.Record) error {
+	for _, h := range f {
+		h.Handle(ctx, r.Clone())
+	}
+	return nil
+}
+func (f fanout) WithAttrs(as []slog.Attr) slog.Handler {
+	out := make(fanout, len(f))
+	for i, h := range f {
+		out[i] = h.WithAttrs(as)
+	}
+	return out
+}
+func (f fanout) WithGroup(name string) slog.Handler {
+	out := make(fanout, len(f))
+	for i, h := range f {
+		out[i] = h.WithGroup(name)
+	}
+	return out
 }

@@ -49,9 +49,10 @@ func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent str
 	p.startEnrichment(opts.models, opts.Logger)
 	s := &Session{host: h, reg: reg, pool: p, opts: opts, subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
+	s.opts.Logger = slog.New(s.scrub.Handler(opts.Logger.Handler())) // events carry what hosts and servers sent
 	tel, err := telemetry.New(opts.MeterProvider, opts.TracerProvider)
 	if err != nil {
-		opts.Logger.Warn("telemetry.off", "error", err.Error())
+		s.opts.Logger.Warn("telemetry.off", "error", err.Error())
 	}
 	s.tel = tel
 	st, err := s.build(ctx, agent)

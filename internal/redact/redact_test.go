@@ -2,6 +2,8 @@ package redact
 
 import (
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -85,4 +87,17 @@ func BenchmarkRedactor(b *testing.B) {
 			_ = r.String(dirty)
 		}
 	})
+}
+
+// Every attribute of a record is scrubbed on its way to the next handler,
+// JSON included: strings, errors, groups, and attributes given by With.
+func TestHandlerScrubsRecords(t *testing.T) {
+	r := New([]string{"tok-0123456789"})
+	var b strings.Builder
+	log := slog.New(r.Handler(slog.NewJSONHandler(&b, nil))).With("server", "x tok-0123456789")
+	log.Warn("tool.blocked tok-0123456789", "tool", "tok-0123456789", "error", errors.New("bad tok-0123456789"),
+		slog.Group("args", "key", "tok-0123456789"), "list", []string{"tok-0123456789"}, "n", 3)
+	if strings.Contains(b.String(), "0123456789") || strings.Count(b.String(), Mark) != 6 || !strings.Contains(b.String(), `"n":3`) {
+		t.Errorf("log line = %s", b.String())
+	}
 }

@@ -29,6 +29,7 @@ var signatureAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512
 // iat, with leeway).
 type jwtVerifier struct {
 	issuer, audience string
+	anyType          bool // Config.AnyTokenType
 	leeway           time.Duration
 	keys             *keySet
 	now              func() time.Time
@@ -51,6 +52,9 @@ func (v *jwtVerifier) verify(ctx context.Context, token string, _ *http.Request)
 		return nil, fmt.Errorf("%w: one signature expected", auth.ErrInvalidToken)
 	}
 	hdr := t.Headers[0]
+	if !v.anyType && !isAccessTokenType(hdr) {
+		return nil, fmt.Errorf("%w: not an access token (typ %q, want at+jwt)", auth.ErrInvalidToken, typ(hdr))
+	}
 	key, err := v.keys.key(ctx, hdr.KeyID, hdr.Algorithm)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
@@ -77,6 +81,18 @@ func (v *jwtVerifier) verify(ctx context.Context, token string, _ *http.Request)
 		UserID:     std.Subject,
 		Extra:      map[string]any{"client_id": more.ClientID},
 	}, nil
+}
+
+// isAccessTokenType: typ is at+jwt, with or without the application/
+// prefix, in any case (RFC 9068 §4, RFC 8725 §3.11).
+func isAccessTokenType(h jose.Header) bool {
+	t := strings.ToLower(typ(h))
+	return t == "at+jwt" || t == "application/at+jwt"
+}
+
+func typ(h jose.Header) string {
+	s, _ := h.ExtraHeaders[jose.HeaderType].(string)
+	return s
 }
 
 func scopes(c claims) []string {

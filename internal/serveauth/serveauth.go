@@ -49,6 +49,11 @@ type Config struct {
 	JWKSURL string
 	// Scopes are required of every token, and advertised in the metadata.
 	Scopes []string
+	// AnyTokenType accepts a JWT whatever its typ header
+	// (--auth-any-typ). By default only access tokens are: typ at+jwt
+	// (RFC 9068 §4), so that an ID token or another JWT the issuer signs
+	// for this audience is refused.
+	AnyTokenType bool
 	// Leeway is the clock skew allowed on exp, nbf and iat; default 30s.
 	Leeway time.Duration
 	// ResourceName is the server's name in the metadata (the agent's).
@@ -80,6 +85,9 @@ func New(ctx context.Context, cfg Config) (*Auth, error) {
 	case cfg.Token != "" && cfg.Issuer != "":
 		return nil, errors.New("serve auth: use a bearer token (--auth-token-env) or an issuer (--auth-issuer), not both")
 	case cfg.Token != "":
+		if strings.TrimSpace(cfg.Token) == "" {
+			return nil, errors.New("serve auth: the bearer token is blank (only whitespace); set it to at least 16 random bytes (openssl rand -hex 32)")
+		}
 		if len(cfg.Token) < MinTokenBytes {
 			return nil, fmt.Errorf("serve auth: the bearer token is %d bytes; use at least %d random bytes (openssl rand -hex 32)", len(cfg.Token), MinTokenBytes)
 		}
@@ -123,7 +131,7 @@ func (a *Auth) oauth(ctx context.Context) error {
 			return fmt.Errorf("serve auth: issuer %q: %w", cfg.Issuer, err)
 		}
 	}
-	v := &jwtVerifier{issuer: cfg.Issuer, audience: cfg.Audience, leeway: cfg.Leeway, keys: &keySet{url: jwksURL, client: client, now: time.Now}, now: time.Now}
+	v := &jwtVerifier{issuer: cfg.Issuer, audience: cfg.Audience, anyType: cfg.AnyTokenType, leeway: cfg.Leeway, keys: &keySet{url: jwksURL, client: client, now: time.Now}, now: time.Now}
 	if err := v.keys.fetch(ctx); err != nil {
 		return fmt.Errorf("serve auth: issuer %q: %w", cfg.Issuer, err)
 	}

@@ -70,6 +70,7 @@ type tokenSpec struct {
 	exp, nbf time.Time
 	noExp    bool
 	scope    string
+	typ      string // "": at+jwt; "-": none
 }
 
 func (is *issuer) token(t *testing.T, s tokenSpec) string {
@@ -83,7 +84,15 @@ func (is *issuer) token(t *testing.T, s tokenSpec) string {
 		key = is.keys[s.kid]
 		is.mu.Unlock()
 	}
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", s.kid))
+	opts := (&jose.SignerOptions{}).WithHeader("kid", s.kid)
+	switch s.typ {
+	case "":
+		opts = opts.WithType("at+jwt")
+	case "-":
+	default:
+		opts = opts.WithType(jose.ContentType(s.typ))
+	}
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,6 +281,8 @@ func TestJWT(t *testing.T) {
 		"unsigned (none)":   unsigned(ag.url),
 		"hmac with the key": hmacToken(t, ag.url),
 		"garbage":           "not.a.jwt",
+		"typ JWT":           is.token(t, tokenSpec{aud: []string{ag.url}, scope: "agent:use", typ: "JWT"}),
+		"no typ":            is.token(t, tokenSpec{aud: []string{ag.url}, scope: "agent:use", typ: "-"}),
 	}
 	for name, tok := range bad {
 		if code, ch := ag.post(t, tok); code != http.StatusUnauthorized || ch != meta+`, error="invalid_token"` {
@@ -297,6 +308,40 @@ func TestJWT(t *testing.T) {
 		all = append(all, tok)
 	}
 	ag.noneLogged(t, append(all, good)...)
+}
+
+// An ID token or any other JWT the issuer signs is no access token (RFC
+// 9068 §4 wants typ at+jwt); AnyTokenType takes one anyway, for issuers
+// that do not set typ. application/at+jwt is the same type.
+func TestJWTType(t *testing.T) {
+	is := newIssuer(t)
+	strict := newAgent(t, func(u string) Config { return Config{Issuer: is.srv.URL, Audience: u} })
+	loose := newAgent(t, func(u string) Config { return Config{Issuer: is.srv.URL, Audience: u, AnyTokenType: true} })
+	for _, c := range []struct {
+		typ           string
+		strict, loose int
+	}{
+		{"", 200, 200},
+		{"application/AT+JWT", 200, 200},
+		{"JWT", 401, 200},
+		{"-", 401, 200},
+	} {
+		if code, _ := strict.post(t, is.token(t, tokenSpec{aud: []string{strict.url}, typ: c.typ})); code != c.strict {
+			t.Errorf("typ %q: %d, want %d", c.typ, code, c.strict)
+		}
+		if code, _ := loose.post(t, is.token(t, tokenSpec{aud: []string{loose.url}, typ: c.typ})); code != c.loose {
+			t.Errorf("typ %q with AnyTokenType: %d, want %d", c.typ, code, c.loose)
+		}
+	}
+}
+
+// A bearer token of spaces is no token, however long.
+func TestBearerBlank(t *testing.T) {
+	for _, tok := range []string{strings.Repeat(" ", 20), "\t\n                  "} {
+		if _, err := New(context.Background(), Config{Token: tok}); err == nil || !strings.Contains(err.Error(), "blank") {
+			t.Errorf("token %q: %v", tok, err)
+		}
+	}
 }
 
 // TestJWKSRotation: a token signed with a key published after start is

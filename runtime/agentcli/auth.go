@@ -108,6 +108,7 @@ func (c *cli) authConfig(name string) (mcpauth.Config, error) {
 type serveAuthFlags struct {
 	tokenEnv, issuer, audience, jwks *string
 	scopes                           *string
+	anyTyp                           *bool
 }
 
 func addServeAuthFlags(fs *flag.FlagSet) serveAuthFlags {
@@ -117,11 +118,12 @@ func addServeAuthFlags(fs *flag.FlagSet) serveAuthFlags {
 		audience: fs.String("auth-audience", "", "--http with --auth-issuer: this server's `URL` as clients reach it (the tokens' audience)"),
 		jwks:     fs.String("auth-jwks", "", "--http with --auth-issuer: the issuer's key set `URL` (default: from its metadata)"),
 		scopes:   fs.String("auth-scopes", "", "--http with --auth-issuer: space-separated `SCOPES` every token must carry"),
+		anyTyp:   fs.Bool("auth-any-typ", false, "--http with --auth-issuer: accept JWTs whatever their typ header (default: only at+jwt access tokens, RFC 9068)"),
 	}
 }
 
 func (f serveAuthFlags) set() bool {
-	return *f.tokenEnv != "" || *f.issuer != "" || *f.audience != "" || *f.jwks != "" || *f.scopes != ""
+	return *f.tokenEnv != "" || *f.issuer != "" || *f.audience != "" || *f.jwks != "" || *f.scopes != "" || *f.anyTyp
 }
 
 // serveAuth builds serve --http's authentication from its flags, or nil
@@ -130,16 +132,20 @@ func (c *cli) serveAuth(f serveAuthFlags, agent string, log *slog.Logger) (*serv
 	if !f.set() {
 		return nil, nil
 	}
-	cfg := serveauth.Config{Issuer: *f.issuer, Audience: *f.audience, JWKSURL: *f.jwks, Scopes: strings.Fields(*f.scopes), ResourceName: agent, Logger: log}
+	cfg := serveauth.Config{Issuer: *f.issuer, Audience: *f.audience, JWKSURL: *f.jwks, Scopes: strings.Fields(*f.scopes),
+		AnyTokenType: *f.anyTyp, ResourceName: agent, Logger: log}
 	if *f.tokenEnv != "" {
 		v, ok := c.opts.Getenv(*f.tokenEnv)
 		if !ok || v == "" {
 			return nil, fmt.Errorf("serve --auth-token-env %s: the variable is not set", *f.tokenEnv)
 		}
+		if strings.TrimSpace(v) == "" {
+			return nil, fmt.Errorf("serve --auth-token-env %s: the variable is blank (only whitespace); set it to a random token (openssl rand -hex 32)", *f.tokenEnv)
+		}
 		cfg.Token = v
 	}
-	if cfg.Issuer == "" && (cfg.Audience != "" || cfg.JWKSURL != "" || len(cfg.Scopes) > 0) {
-		return nil, errors.New("serve: --auth-audience, --auth-jwks and --auth-scopes go with --auth-issuer")
+	if cfg.Issuer == "" && (cfg.Audience != "" || cfg.JWKSURL != "" || len(cfg.Scopes) > 0 || cfg.AnyTokenType) {
+		return nil, errors.New("serve: --auth-audience, --auth-jwks, --auth-scopes and --auth-any-typ go with --auth-issuer")
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
 	defer cancel()

@@ -45,8 +45,8 @@ func TestServeJWT(t *testing.T) {
 	ln.Close()
 	audience := "http://" + addr + "/mcp"
 
-	sign := func(k *ecdsa.PrivateKey, aud string, exp time.Time) string {
-		sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: k}, (&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", "k1"))
+	signTyp := func(typ jose.ContentType, k *ecdsa.PrivateKey, aud string, exp time.Time) string {
+		sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: k}, (&jose.SignerOptions{}).WithType(typ).WithHeader("kid", "k1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,6 +57,7 @@ func TestServeJWT(t *testing.T) {
 		}
 		return tok
 	}
+	sign := func(k *ecdsa.PrivateKey, aud string, exp time.Time) string { return signTyp("at+jwt", k, aud, exp) }
 	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	good := sign(key, audience, time.Now().Add(time.Hour))
 	bad := map[string]string{
@@ -64,6 +65,7 @@ func TestServeJWT(t *testing.T) {
 		"expired":        sign(key, audience, time.Now().Add(-time.Hour)),
 		"wrong audience": sign(key, "http://"+addr+"/other", time.Now().Add(time.Hour)),
 		"not a JWT":      "not-a-jwt-at-all",
+		"typ JWT":        signTyp("JWT", key, audience, time.Now().Add(time.Hour)), // an ID token, say: no access token (RFC 9068)
 	}
 
 	cmd := exec.Command(agentBin, "serve", "--http", addr, "--agent", "helper", "--auth-issuer", is.URL, "--auth-audience", audience)

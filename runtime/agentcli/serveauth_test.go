@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -138,5 +139,20 @@ func TestServeRefusesExposedAddressWithoutAuth(t *testing.T) {
 	}
 	if strings.Contains(o.stderr, "serving agent") {
 		t.Fatal("it listened before refusing")
+	}
+}
+
+// --auth-token-env naming a variable of only whitespace, however long, is
+// refused with the reason before anything listens.
+func TestServeRefusesBlankToken(t *testing.T) {
+	for _, v := range []string{strings.Repeat(" ", 32), "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, agentBin, "serve", "--http", "127.0.0.1:0", "--auth-token-env", "BLANK_TOKEN")
+		cmd.Dir, cmd.Env = repoRoot, append(slices.Clone(agentEnv), "BLANK_TOKEN="+v)
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err == nil || !strings.Contains(string(out), "BLANK_TOKEN: the variable is blank") || strings.Contains(string(out), "serving agent") {
+			t.Errorf("value %q: %v\n%s", v, err, out)
+		}
 	}
 }
