@@ -184,8 +184,8 @@ func TestCLIGoldens(t *testing.T) {
 				Comment: []byte("toolgen " + c.args + "\n"),
 				Files: []txtar.File{
 					{Name: "exit", Data: []byte(strconv.Itoa(code) + "\n")},
-					{Name: "stdout", Data: scrub(stdout.Bytes(), work)},
-					{Name: "stderr", Data: scrub(stderr.Bytes(), work)},
+					{Name: "stdout", Data: bytes.ReplaceAll(scrub(stdout.Bytes(), work), []byte(root), []byte("$TOOLGEN_SRC"))},
+					{Name: "stderr", Data: bytes.ReplaceAll(scrub(stderr.Bytes(), work), []byte(root), []byte("$TOOLGEN_SRC"))},
 				},
 			}
 			path := filepath.Join(root, "testdata", "cli", c.name+".txtar")

@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	spechcl "github.com/toolgen-dev/toolgen/hcl"
 	"github.com/toolgen-dev/toolgen/internal/hostconfig"
 	"github.com/toolgen-dev/toolgen/internal/hostconfig/hostimport"
+	"github.com/toolgen-dev/toolgen/internal/scaffold"
 )
 
 // runImport is `toolgen import [-o DIR] [--agent NAME] [--package PKG]
@@ -94,6 +96,18 @@ func runImport(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "Wrote %s: %d servers (%s) and agent %s.\n", target, len(res.Servers), strings.Join(res.Servers, ", "), agentName(*agent))
 	res.WriteNote(stdout)
 	fmt.Fprintf(stdout, "Check it with: toolgen validate %s\n", *out)
+	// What turns the spec into a binary, so the import does not end at a spec.
+	spec, _, diags := spechcl.LoadDir(*out)
+	if diags.HasErrors() || spec == nil {
+		return exitOK // validate says what is wrong
+	}
+	plan, err := scaffold.Binary(*out, spec.Package, agentName(*agent))
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgen import: %v\n", err)
+		return exitOK // the spec is written; only the advice is missing
+	}
+	fmt.Fprintln(stdout)
+	plan.Write(stdout)
 	return exitOK
 }
 

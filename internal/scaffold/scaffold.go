@@ -49,6 +49,9 @@ type Project struct {
 	// the module's tool directive, "toolgen" (from PATH) without.
 	Generate string
 	Files    []string // written, relative to Dir, sorted
+	// Setup is what the module needs before go mod tidy finds toolgen's
+	// runtime (ToolgenSetup): a replace to a clone, or nothing.
+	Setup []string
 }
 
 // ExistsError lists the files Init would have overwritten.
@@ -92,11 +95,10 @@ func Init(dir string) (*Project, error) {
 		p.Command += "-agent" // the binary goes next to those directories
 	}
 	p.Generate = "toolgen"
-	for _, t := range mf.Tool {
-		if t.Path == ToolPackage {
-			p.Generate = "go tool toolgen"
-		}
+	if usesTool(mf) {
+		p.Generate = "go tool toolgen"
 	}
+	p.Setup = ToolgenSetup(mf)
 
 	files, err := p.files()
 	if err != nil {
@@ -218,6 +220,9 @@ func (p *Project) WriteNextSteps(w io.Writer, rel string) error {
 	}
 	if p.Generate == "toolgen" {
 		fmt.Fprintf(&b, "  # go:generate runs toolgen from PATH; to pin it in go.mod instead, run\n  # go mod edit -tool %s, and write `go tool toolgen` in gen.go\n", ToolPackage)
+	}
+	for _, s := range p.Setup {
+		fmt.Fprintf(&b, "  %s\n", s)
 	}
 	fmt.Fprintf(&b, "  go mod tidy\n  go generate ./...\n  go build ./cmd/%s\n", p.Command)
 	fmt.Fprintf(&b, "  ./%s tools\n", p.Command)

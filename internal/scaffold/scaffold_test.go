@@ -126,15 +126,19 @@ func TestInitBuildsAnAgent(t *testing.T) {
 
 	for _, c := range []struct {
 		name, sub, cmd string
-		tool           bool
+		tool, replace  bool
 	}{
-		{"go tool", ".", "hello", true},
-		{"PATH", "agents/notes-agent", "notesagent", false},
+		{"go tool", ".", "hello", true, true},
+		{"PATH", "agents/notes-agent", "notesagent", false, true},
+		// toolgen is not a published module: the printed steps add the replace
+		{"no replace", ".", "bare", false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mod := filepath.Join(tmp, c.cmd)
 			writeFile(t, filepath.Join(mod, "go.mod"), "module example.com/"+c.cmd+"\n\ngo 1.26\n")
-			run(mod, "go", "mod", "edit", "-replace", "github.com/toolgen-dev/toolgen="+root)
+			if c.replace {
+				run(mod, "go", "mod", "edit", "-replace", "github.com/toolgen-dev/toolgen="+root)
+			}
 			if c.tool {
 				run(mod, "go", "mod", "edit", "-tool", ToolPackage)
 				run(mod, "go", "mod", "tidy")
@@ -171,7 +175,7 @@ func TestInitBuildsAnAgent(t *testing.T) {
 					}
 				}
 			}
-			if ran != 5 {
+			if want := 5 + map[bool]int{true: 0, false: 1}[c.replace]; ran != want || !c.replace && !strings.Contains(next.String(), "go mod edit -replace github.com/toolgen-dev/toolgen="+root) {
 				t.Errorf("ran %d steps of:\n%s", ran, next.String())
 			}
 			out := run(dir, "./"+c.cmd, "call", "word_count", `{"text": "one two three"}`)

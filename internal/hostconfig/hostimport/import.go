@@ -65,13 +65,14 @@ type Variable struct {
 }
 
 // WriteNote prints what the user must set before the agent runs. The
-// values were never copied, so each line is a placeholder.
+// values were never copied (only a ${X:-default} that is no credential
+// is), so each line is a placeholder.
 func (r *Result) WriteNote(w io.Writer) error {
 	if len(r.Variables) == 0 {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "Set these variables where the agent runs (no value was copied from the host files):")
+	fmt.Fprintln(tw, "Set these variables where the agent runs (no secret was copied from the host files):")
 	for _, v := range r.Variables {
 		fmt.Fprintf(tw, "  export %s=…\t# %s\n", v.Name, strings.Join(v.Sources, "; "))
 	}

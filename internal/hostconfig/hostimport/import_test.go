@@ -320,8 +320,8 @@ func TestImportDiagnosticsRender(t *testing.T) {
 	}
 	want := `Warning: Unknown field
 
-  on .mcp.json line 37:
-  37:       "typ": "stdio",
+  on .mcp.json line 39:
+  39:       "typ": "stdio",
 
 Claude Code does not document "typ" for a server; it is not imported. Did you mean "type"?`
 	if !strings.Contains(b.String(), want) {

@@ -35,6 +35,7 @@ type value []*part
 type part struct {
 	lit string
 	env string   // the variable's name; set later for a literal
+	def *string  // env()'s default: ${X:-default} as written in the host file
 	sec *literal // a value not copied, named by nameVariables
 }
 
@@ -363,8 +364,16 @@ func (im *importer) refValue(hf *hostFile, s *server, pieces []piece, what strin
 				source = fmt.Sprintf("%s: VS Code input %q (%s) in %s", what, p.ref.name, in.description, hf.name)
 			}
 		case refEnv:
-			if p.ref.hasDefault {
-				im.warnf(at, "Default not imported", "%s of server %q gives %s a default; env() has none, so %s must be set where the agent runs. The default was not copied.", what, s.origin, p.ref.raw, name)
+			if p.ref.hasDefault && (looksSecret(p.ref.def) || credentialKeyRe.MatchString(name)) {
+				// a default is compiled into the agent binary, and the
+				// note must not quote it either
+				source = fmt.Sprintf("%s: ${%s:-…} in %s", what, name, hf.name)
+				im.warnf(at, "Default not imported", "%s of server %q gives %s a default that may be a credential; it would be compiled into the agent binary, so it was not copied and %s must be set where the agent runs.", what, s.origin, name, name)
+			} else if p.ref.hasDefault {
+				def := p.ref.def
+				v = append(v, &part{env: name, def: &def})
+				im.refs = append(im.refs, refUse{s, name, source + " (optional: it has a default)"})
+				continue
 			}
 		}
 		v = append(v, &part{env: name})

@@ -21,7 +21,7 @@ func writeSpec(servers []*server, files []File, opts Options, vars []string) []b
 	}
 	comment(body, fmt.Sprintf("Imported by `toolgen import` from %s.", strings.Join(names, ", ")))
 	if len(vars) > 0 {
-		comment(body, "No value was copied from those files: the agent reads these variables when it runs.")
+		comment(body, "No secret was copied from those files: the agent reads these variables when it runs.")
 		for _, v := range vars {
 			comment(body, "  "+v)
 		}
@@ -89,13 +89,18 @@ func mapTokens(kvs []keyVal) hclwrite.Tokens {
 	return hclwrite.TokensForObject(attrs)
 }
 
-// tokens writes a value: a string, env("NAME"), or a template of both.
+// tokens writes a value: a string, env("NAME") or env("NAME", "DEFAULT"),
+// or a template of both.
 func (v value) tokens() hclwrite.Tokens {
-	envCall := func(name string) hclwrite.Tokens {
-		return hclwrite.TokensForFunctionCall("env", hclwrite.TokensForValue(cty.StringVal(name)))
+	envCall := func(p *part) hclwrite.Tokens {
+		args := []hclwrite.Tokens{hclwrite.TokensForValue(cty.StringVal(p.env))}
+		if p.def != nil {
+			args = append(args, hclwrite.TokensForValue(cty.StringVal(*p.def)))
+		}
+		return hclwrite.TokensForFunctionCall("env", args...)
 	}
 	if len(v) == 1 && v[0].env != "" {
-		return envCall(v[0].env)
+		return envCall(v[0])
 	}
 	toks := hclwrite.Tokens{{Type: hclsyntax.TokenOQuote, Bytes: []byte(`"`)}}
 	interp := func(inner hclwrite.Tokens) {
@@ -120,7 +125,7 @@ func (v value) tokens() hclwrite.Tokens {
 			}
 			continue
 		}
-		interp(envCall(p.env))
+		interp(envCall(p))
 	}
 	return append(toks, &hclwrite.Token{Type: hclsyntax.TokenCQuote, Bytes: []byte(`"`)})
 }

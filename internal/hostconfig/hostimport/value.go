@@ -23,7 +23,8 @@ const (
 type ref struct {
 	kind       refKind
 	name       string // variable or input id; the whole text for editor variables
-	hasDefault bool   // ${X:-default}: the default is never copied
+	hasDefault bool   // ${X:-default}
+	def        string // the default: kept as env("X", "default") unless it looks like a credential
 	raw        string // as written, for messages
 }
 
@@ -82,9 +83,8 @@ func parseRef(raw string) *ref {
 		return &ref{kind: refInput, name: id, raw: raw}
 	}
 	name, def, hasDef := strings.Cut(body, ":-")
-	_ = def // never copied: it may be a secret
 	if envNameRe.MatchString(name) && !editorVars[name] {
-		return &ref{kind: refEnv, name: name, hasDefault: hasDef, raw: raw}
+		return &ref{kind: refEnv, name: name, hasDefault: hasDef, def: def, raw: raw}
 	}
 	return &ref{kind: refEditor, name: body, raw: raw}
 }

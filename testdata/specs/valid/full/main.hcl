@@ -57,6 +57,7 @@ server "local" {
   forward_instructions = true
   sampling             = "model"
   elicitation          = "deny"
+  on_drift             = "refuse"
   health_check {
     interval = "10s"
     timeout  = "2s"

@@ -1,7 +1,8 @@
 # Imported by `toolgen import` from .mcp.json.
-# No value was copied from those files: the agent reads these variables when it runs.
+# No secret was copied from those files: the agent reads these variables when it runs.
 #   API_BASE_URL
 #   API_KEY
+#   API_REGION
 #   DEBUG
 #   DOCS_TOKEN
 #   EVENTS_API_KEY
@@ -9,6 +10,7 @@
 #   PRIVATE_GOOG_API_KEY
 #   PRIVATE_PASSWORD
 #   PRIVATE_REQUEST_ID
+#   SESSION_TOKEN
 
 server "docs" {
   transport = "http"
@@ -21,9 +23,11 @@ server "docs" {
 
 server "api" {
   transport = "http"
-  url       = "${env("API_BASE_URL")}/mcp"
+  url       = "${env("API_BASE_URL", "https://api.example.com")}/mcp"
   headers = {
     "X-API-Key" = env("API_KEY")
+    "X-Region"  = env("API_REGION", "eu-west-1")
+    "X-Session" = env("SESSION_TOKEN")
   }
 }
 

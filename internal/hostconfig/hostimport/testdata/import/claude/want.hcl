@@ -1,5 +1,5 @@
 # Imported by `toolgen import` from claude_desktop_config.json.
-# No value was copied from those files: the agent reads these variables when it runs.
+# No secret was copied from those files: the agent reads these variables when it runs.
 #   BRAVE_API_KEY
 #   GITHUB_PERSONAL_ACCESS_TOKEN
 

@@ -1,5 +1,5 @@
 # Imported by `toolgen import` from .cursor/mcp.json.
-# No value was copied from those files: the agent reads these variables when it runs.
+# No secret was copied from those files: the agent reads these variables when it runs.
 #   DB_URL
 #   HOME_DIR
 #   NOTION_TOKEN

@@ -1,5 +1,5 @@
 # Imported by `toolgen import` from claude_desktop_config.json, .cursor/mcp.json.
-# No value was copied from those files: the agent reads these variables when it runs.
+# No secret was copied from those files: the agent reads these variables when it runs.
 #   API_KEY
 #   API_KEY_USER_API_KEY
 #   API_KEY_USER_API_KEY_2
