@@ -135,7 +135,7 @@ func (c *cli) serveAuth(f serveAuthFlags, agent string, log *slog.Logger) (*serv
 		if !ok || v == "" {
 			return nil, fmt.Errorf("serve --auth-token-env %s: the variable is not set", *f.tokenEnv)
 		}
-		cfg.Token = v
+		cfg.Token, cfg.TokenName = v, *f.tokenEnv
 	}
 	if cfg.Issuer == "" && (cfg.Audience != "" || cfg.JWKSURL != "" || len(cfg.Scopes) > 0) {
 		return nil, errors.New("serve: --auth-audience, --auth-jwks and --auth-scopes go with --auth-issuer")

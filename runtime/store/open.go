@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -74,7 +75,11 @@ func Open(ctx context.Context, rawURL string, getenv func(string) (string, bool)
 	}
 	if err := st.Ping(ctx); err != nil {
 		st.Close()
-		return nil, fmt.Errorf("store %s does not answer: %w", st.Name(), err)
+		var down *Unavailable
+		if errors.As(err, &down) {
+			return nil, err // it names the store already
+		}
+		return nil, &Unavailable{Store: st.Name(), Err: err}
 	}
 	return st, nil
 }

@@ -70,7 +70,7 @@ func TestRedisRestart(t *testing.T) {
 func TestRedisURL(t *testing.T) {
 	srv := redistest.Start(t)
 	// Nothing listens on port 1: Open fails at once, naming the store.
-	if _, err := open(t, "redis://127.0.0.1:1/0", nil); err == nil || !strings.Contains(err.Error(), "store redis://127.0.0.1:1/0 does not answer") {
+	if _, err := open(t, "redis://127.0.0.1:1/0", nil); err == nil || !strings.Contains(err.Error(), "shared store redis://127.0.0.1:1/0 is unavailable") {
 		t.Errorf("Open(closed port) = %v", err)
 	}
 	if _, err := open(t, srv.URL()+"?bogus=1", nil); err == nil || !strings.Contains(err.Error(), "bogus") {
