@@ -234,7 +234,7 @@ func callToolAs(addr, token, tool string, args any) rpcResult {
 	var r struct {
 		Result *struct {
 			Content []struct{ Text string } `json:"content"`
-			IsError bool                     `json:"isError"`
+			IsError bool                    `json:"isError"`
 		} `json:"result"`
 		Error *struct{ Message string } `json:"error"`
 	}
