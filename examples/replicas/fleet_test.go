@@ -29,7 +29,9 @@ var (
 	buildErr  error
 )
 
-func agentBinary(t *testing.T) string {
+func agentBinary(t *testing.T) string { return agentBinaryB(t) }
+
+func agentBinaryB(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "replicas-agent-")
@@ -48,6 +50,13 @@ func agentBinary(t *testing.T) string {
 	}
 	return agentBin
 }
+
+// newServe is the command of one replica serving on addr.
+func newServe(bin, addr string, args []string) *exec.Cmd {
+	return exec.Command(bin, append([]string{"serve", "--http", addr}, args...)...)
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
 
 // replica is one running agent process.
 type replica struct {
@@ -90,7 +99,7 @@ func startFleet(t *testing.T, n int, env []string, args ...string) *fleet {
 	f := &fleet{t: t}
 	for i := range n {
 		r := &replica{name: fmt.Sprintf("r%d", i+1), addr: fmt.Sprintf("127.0.0.1:%d", redistest.FreePort(t)), log: &syncBuffer{}, done: make(chan struct{})}
-		r.cmd = exec.Command(bin, append([]string{"serve", "--http", r.addr}, args...)...)
+		r.cmd = newServe(bin, r.addr, args)
 		r.cmd.Env = append(append(os.Environ(), "REPLICA="+r.name), env...)
 		r.cmd.Dir = t.TempDir()
 		r.cmd.Stdout, r.cmd.Stderr = r.log, r.log
