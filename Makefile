@@ -3,7 +3,7 @@ GO      ?= go
 NPM_DIR := testdata/npm
 BIN     := bin
 
-.PHONY: all build generate test update check-generated vet fmt bench demo ci npm chromium eval fuzz conformance
+.PHONY: all build generate test update check-generated vet fmt bench demo ci npm chromium replicas eval fuzz conformance
 
 all: build
 
@@ -22,6 +22,13 @@ $(NPM_DIR)/node_modules/.installed: $(NPM_DIR)/package.json $(NPM_DIR)/package-l
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 chromium:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+# Debian's redis-server and haproxy for the replica tests (examples/replicas,
+# runtime/store/redis) and deploy/local/run.sh; the tests start their own
+# processes on free loopback ports, never the system services. `make test`
+# sets TOOLGEN_REQUIRE_REPLICAS so that missing ones fail.
+replicas:
+	@command -v redis-server >/dev/null && command -v haproxy >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server haproxy; }
 
 # Each example's //go:generate line writes generated/<example>/.
 generate:
@@ -44,8 +51,8 @@ vet:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-test: npm chromium vet
-	TOOLGEN_REQUIRE_BROWSER=1 $(GO) test -race -count=1 ./...
+test: npm chromium replicas vet
+	TOOLGEN_REQUIRE_BROWSER=1 TOOLGEN_REQUIRE_REPLICAS=1 $(GO) test -race -count=1 ./...
 	$(MAKE) check-generated
 	$(MAKE) conformance
 

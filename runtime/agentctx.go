@@ -89,7 +89,11 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	} else {
 		st.memory = newMemStore()
 	}
-	st.spill = pipeline.NewSpill(s.opts.SpillDir)
+	if s.opts.Store != nil {
+		st.spill = pipeline.NewSharedSpill(s.opts.Store, a.Name)
+	} else {
+		st.spill = pipeline.NewSpill(s.opts.SpillDir)
+	}
 	st.ctx, st.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	st.connect(ctx, s.pool.serversFor(s.pool.snap.Load(), a))
 	st.res = s.pool.resolveAgent(s.pool.snap.Load(), a, s.opts.Depth, s.opts.depthLimit, nil)

@@ -76,6 +76,12 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	}
 	tel := st.s.tel
 	ctx, span := tel.StartCall(ctx, e.info.Name, string(e.info.Kind), e.server)
+	if span.Traced() {
+		span.SetCaller(CallerID(ctx))
+	}
+	if err := st.rateLimited(ctx); err != nil {
+		return st.refused(ctx, e, span, args, start, err)
+	}
 	if st.log.Enabled(ctx, slog.LevelDebug) {
 		st.log.LogAttrs(ctx, slog.LevelDebug, EventToolStart, slog.String("tool", e.info.Name), slog.String("server", e.server),
 			slog.String("agent", st.agent.Name), slog.Int("chars_in", len(args)))
@@ -100,7 +106,7 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		if sf.byName[decl.ToolOutputRead] != nil {
 			n := out.Size()
 			var text string
-			if text, err = st.spill.Store(out.Text); err == nil {
+			if text, err = st.spill.Store(ctx, out.Text); err == nil {
 				tel.Spilled(ctx, n)
 			}
 			out = pipeline.TextOutput(text)
@@ -109,9 +115,21 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		}
 	}
 	if err == nil && st.budget.Limit > 0 && !e.noBudget {
-		err = st.budget.ChargeBytes(out.Size())
-		tel.BudgetUsed(st.agent.Name, st.budget.Used(), st.budget.Limit)
+		var used int64
+		used, err = st.chargeBudget(ctx, out.Size())
+		tel.BudgetUsed(st.agent.Name, used, st.budget.Limit)
 	}
+	return st.finish(ctx, e, span, len(args), start, out, err)
+}
+
+// refused ends a call the pipeline turned away before running it.
+func (st *agentState) refused(ctx context.Context, e *entry, span telemetry.Call, args json.RawMessage, start time.Duration, err error) Result {
+	return st.finish(ctx, e, span, len(args), start, pipeline.Output{}, err)
+}
+
+// finish makes the Result of a call, ends its span and logs its event.
+func (st *agentState) finish(ctx context.Context, e *entry, span telemetry.Call, charsIn int, start time.Duration, out pipeline.Output, err error) Result {
+	scrub := st.s.scrub
 	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: mono() - start}
 	if err != nil {
 		r.Error = pipeline.ErrorText(scrub, err.Error())
@@ -128,7 +146,7 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	}
 	span.End(status, len(r.Result), r.Error)
 	if st.log.Enabled(ctx, level) {
-		st.logCall(ctx, level, e, len(args), &r)
+		st.logCall(ctx, level, e, charsIn, &r)
 	}
 	return r
 }
@@ -142,6 +160,7 @@ func (st *agentState) logCall(ctx context.Context, level slog.Level, e *entry, c
 		slog.String("tool", e.info.Name), slog.String("server", e.server), slog.String("agent", st.agent.Name),
 		slog.Float64("latency_ms", ms(r.Latency)), slog.Int("chars_in", charsIn), slog.Int("chars_out", len(r.Result)),
 		slog.String("status", status), slog.String("kind", string(r.Kind)), slog.String("namespace", r.Namespace),
+		slog.String("caller", CallerID(ctx)),
 	}
 	if !r.OK {
 		attrs = append(attrs, slog.String("error", r.Error))
@@ -319,7 +338,8 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		return Result{Error: msg, Latency: mono() - start}
 	}
 	msg, reason := st.whyBlocked(name)
-	event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", st.agent.Name), slog.String("reason", reason))
+	event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", st.agent.Name), slog.String("reason", reason),
+		slog.String("caller", CallerID(ctx)))
 	st.s.tel.Blocked(ctx, name, reason != "not_found")
 	return Result{Error: pipeline.ErrorText(st.s.scrub, msg), Latency: mono() - start}
 }

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // Options configure a Session. The zero value is usable.
@@ -31,6 +33,17 @@ type Options struct {
 	// Both nil: nothing is recorded, at the cost of a nil check per call.
 	MeterProvider  any
 	TracerProvider any
+
+	// Store, when set, is what the replicas of an agent share (serve
+	// --store): spilled outputs live there, and context budgets and rate
+	// limits are counted in it per caller (WithCallerID) rather than per
+	// session. nil: everything stays in this process, as it always did.
+	Store store.Store
+	// RateLimit caps each caller's tool calls (serve --rate-limit).
+	RateLimit RateLimit
+	// BudgetWindow is how long a caller's context budget counts with a
+	// Store before it starts again; default DefaultBudgetWindow.
+	BudgetWindow time.Duration
 
 	// Routes overrides Registry.Route for some step addresses
 	// ("WF/ROLE/STEP" → bundle names); an empty list denies the step.

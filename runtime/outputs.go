@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 
 	"github.com/toolgen-dev/toolgen/runtime/internal/statuspage"
@@ -40,7 +41,7 @@ func (s *Session) ReadOutput(handle string, offset, limit int) (OutputPage, erro
 	if limit <= 0 {
 		return OutputPage{}, errors.New("limit must be at least 1")
 	}
-	chunk, total, err := st.spill.Read(handle, offset, limit)
+	chunk, total, err := st.spill.Read(context.Background(), handle, offset, limit)
 	if err != nil {
 		return OutputPage{}, err
 	}

@@ -12,6 +12,7 @@
 package serveauth
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -38,6 +39,9 @@ type Config struct {
 	// Token is the bearer token every request must carry (the value of
 	// the --auth-token-env variable).
 	Token string
+	// TokenName names the caller a Token authenticates (the variable's
+	// name): it is on every call's event; default "bearer".
+	TokenName string
 
 	// Issuer is the authorization server whose JWT access tokens are
 	// accepted (--auth-issuer); its metadata gives the JWKS URL.
@@ -92,6 +96,7 @@ func New(ctx context.Context, cfg Config) (*Auth, error) {
 			return nil, fmt.Errorf("serve auth: the bearer token is %d bytes; use at least %d random bytes (openssl rand -hex 32)", len(cfg.Token), MinTokenBytes)
 		}
 		want := sha256.Sum256([]byte(cfg.Token))
+		caller := cmp.Or(cfg.TokenName, "bearer")
 		a.verify = func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 			// Hashes have one length: the comparison leaks neither the
 			// token's bytes nor its length.
@@ -99,7 +104,7 @@ func New(ctx context.Context, cfg Config) (*Auth, error) {
 			if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 				return nil, fmt.Errorf("%w: wrong bearer token", auth.ErrInvalidToken)
 			}
-			return &auth.TokenInfo{UserID: "bearer"}, nil
+			return &auth.TokenInfo{UserID: caller}, nil
 		}
 		a.opts = &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}
 		return a, nil

@@ -142,7 +142,7 @@ func (c *cli) serveAuth(f serveAuthFlags, agent string, log *slog.Logger) (*serv
 		if strings.TrimSpace(v) == "" {
 			return nil, fmt.Errorf("serve --auth-token-env %s: the variable is blank (only whitespace); set it to a random token (openssl rand -hex 32)", *f.tokenEnv)
 		}
-		cfg.Token = v
+		cfg.Token, cfg.TokenName = v, *f.tokenEnv
 	}
 	if cfg.Issuer == "" && (cfg.Audience != "" || cfg.JWKSURL != "" || len(cfg.Scopes) > 0 || cfg.AnyTokenType) {
 		return nil, errors.New("serve: --auth-audience, --auth-jwks, --auth-scopes and --auth-any-typ go with --auth-issuer")

@@ -18,6 +18,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
 	"github.com/toolgen-dev/toolgen/runtime/internal/sessionagent"
 	"github.com/toolgen-dev/toolgen/runtime/serve"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // errUsage marks a usage error already explained on stderr.
@@ -98,8 +99,16 @@ func (c *cli) serve(args []string) int {
 	ui := fs.String("ui", "", "with --stdio: serve the status page on `ADDR` (a loopback host:port) beside stdio")
 	agent := fs.String("agent", "", "the agent to serve (default: the first)")
 	authFlags := addServeAuthFlags(fs)
+	storeFlags := addStoreFlags(fs)
 	if code, ok := c.parseFlags(fs, args); !ok {
 		return code
+	}
+	if storeFlags.given(fs) && *addr == "" {
+		return c.usageErr(fs, "%v", errStoreNeedsHTTP)
+	}
+	rate, err := parseRateLimit(*storeFlags.rateLimit)
+	if err != nil {
+		return c.usageErr(fs, "%v", err)
 	}
 	if *stdio && *addr != "" {
 		return c.usageErr(fs, "--stdio and --http exclude each other")
@@ -109,6 +118,16 @@ func (c *cli) serve(args []string) int {
 	}
 	if authFlags.set() && *addr == "" {
 		return c.usageErr(fs, "--auth-* flags are for --http")
+	}
+	var shared store.Store
+	if *addr != "" {
+		if shared, err = c.openStore(storeFlags, c.logger(slog.LevelInfo)); err != nil {
+			return c.fail(exitFail, err)
+		}
+		if shared != nil {
+			defer shared.Close()
+		}
+		c.opts.Session.Store, c.opts.Session.RateLimit, c.opts.Session.BudgetWindow = shared, rate, *storeFlags.budgetWindow
 	}
 	w, err := c.startWatch(*addr != "" || *ui != "")
 	if err != nil {
@@ -153,7 +172,8 @@ func (c *cli) serve(args []string) int {
 				return nil, err
 			}
 			return s, nil
-		}, serve.Options{Name: sess.Agent(), Logger: so.Logger, Beside: c.page(w, sess, followers), Auth: authn})
+		}, serve.Options{Name: sess.Agent(), Logger: so.Logger, Beside: c.page(w, sess, followers), Auth: authn,
+			Stateless: *storeFlags.stateless || shared != nil})
 		// A plain line scripts can wait for (the port, when 0 was asked).
 		a := ln.Addr()
 		fmt.Fprintf(c.stderr, "serving agent %s on http://%s/mcp\nstatus page on http://%s/ui/\n", sess.Agent(), a, a)

@@ -84,3 +84,13 @@ func (s *Server) hostInitialized(req mcp.Request) {
 		}
 	}()
 }
+
+// callerID is who made req: the inbound token's identity (the bearer
+// token's name, a JWT's sub), or "" without inbound auth: then the call
+// is runtime.LocalCaller's.
+func callerID(req *mcp.CallToolRequest) string {
+	if req.Extra == nil || req.Extra.TokenInfo == nil {
+		return ""
+	}
+	return req.Extra.TokenInfo.UserID
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -68,6 +69,9 @@ func (c *Clients) Len() int {
 
 // Handler is the streamable HTTP endpoint, guarded against DNS rebinding.
 func (c *Clients) Handler() http.Handler {
+	if c.opts.Stateless {
+		return c.statelessHandler()
+	}
 	h := mcp.NewStreamableHTTPHandler(c.serverFor, &mcp.StreamableHTTPOptions{
 		Logger:              quietLogger(c.opts.Logger),
 		SessionTimeout:      clientIdle,
@@ -162,13 +166,15 @@ func (c *Clients) Serve(ctx context.Context, ln net.Listener) error {
 	return serveHTTP(ctx, ln, mount(c.Handler(), c.opts.Beside), c.opts.Logger, c.opts.Name, c.closeSessions, c.opts.Beside, c.opts.Auth)
 }
 
+var errShuttingDown = errors.New("server shutting down")
+
 // start opens the session of a new client.
 func (c *Clients) start(r *http.Request) (*Server, error) {
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()
 	if closed {
-		return nil, errors.New("server shutting down")
+		return nil, errShuttingDown
 	}
 	// The session outlives this request.
 	sess, err := c.open(context.WithoutCancel(r.Context()))
@@ -187,7 +193,7 @@ func (c *Clients) start(r *http.Request) (*Server, error) {
 		c.mu.Unlock()
 		srv.Close()
 		sess.Close()
-		return nil, errors.New("server shutting down")
+		return nil, errShuttingDown
 	}
 	c.live[srv] = &clientSession{sess: sess}
 	n := len(c.live)
@@ -210,7 +216,11 @@ func (c *Clients) release(srv *Server, why string) {
 	if err := cl.sess.Close(); err != nil {
 		c.opts.Logger.Warn("serve.client_close", "agent", cl.sess.Agent(), "error", err)
 	}
-	c.opts.Logger.Info("serve.client_close", "agent", cl.sess.Agent(), "reason", why, "clients", n)
+	level := slog.LevelInfo
+	if c.opts.Stateless {
+		level = slog.LevelDebug // one per request: the tool call's own event says enough
+	}
+	c.opts.Logger.Log(context.Background(), level, "serve.client_close", "agent", cl.sess.Agent(), "reason", why, "clients", n)
 }
 
 // Sessions are the open client sessions, in no order.

@@ -65,6 +65,11 @@ type Options struct {
 	// without its Authorization header. Without it, HTTP serves only on
 	// a loopback address.
 	Auth *serveauth.Auth
+	// Stateless serves HTTP without MCP sessions (go-sdk's stateless
+	// streamable HTTP): every request may reach any replica behind a
+	// load balancer without stickiness. Clients then opens a session per
+	// request; what must outlive a request lives in the shared store.
+	Stateless bool
 }
 
 // Server is one session served over MCP. Create it with New and release it
@@ -352,6 +357,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	// A host that traces sends its trace context in _meta: the tool call's
 	// span continues that trace.
 	ctx = telemetry.ExtractMeta(ctx, req.Params.Meta)
+	ctx = runtime.WithCallerID(ctx, callerID(req))
 	return toCallToolResult(s.sess.Call(withCaller(ctx, req), name, args)), nil
 }
 

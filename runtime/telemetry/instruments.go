@@ -325,3 +325,11 @@ func (in *Instruments) BudgetUsed(agent string, used, limit int64) {
 		in.budgetMax.Record(ctx, limit, a)
 	}
 }
+
+// SetCaller puts the caller's name on the call's span; metrics leave it
+// out (one label value per user would grow without bound).
+func (c *call) SetCaller(id string) {
+	if c.span != nil {
+		c.span.SetAttributes(attribute.String("toolgen.caller", id))
+	}
+}

@@ -2,21 +2,37 @@ package pipeline
 
 import (
 	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
+
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // Spill keeps outputs over response_max_bytes on disk and hands out
 // handles that output_read pages through. Handles are opaque names looked
 // up in a map, never paths, so a caller cannot reach other files.
+//
+// A shared Spill (NewSharedSpill) keeps them in the store every replica
+// reads instead, under the caller's name and a random handle: output_read
+// on any replica finds an output stored on another, and one caller cannot
+// read another's.
 type Spill struct {
 	base string // Options.SpillDir, or "" for a temp dir per agent context
+
+	shared store.Store // nil: on local disk
+	scope  string      // key part before the caller (the agent's name)
+	ttl    time.Duration
 
 	mu      sync.Mutex
 	dir     string // this agent context's own directory, removed on teardown
@@ -33,6 +49,19 @@ type spilled struct {
 	path  string
 	bytes int
 	n     int // order of storing
+}
+
+// SharedSpillTTL is how long a shared store keeps a spilled output.
+var SharedSpillTTL = time.Hour
+
+// NewSharedSpill returns a Spill in st; scope (the agent's name) keeps
+// agents sharing one store apart.
+func NewSharedSpill(st store.Store, scope string) *Spill {
+	return &Spill{shared: st, scope: scope, ttl: SharedSpillTTL, handles: map[string]spilled{}}
+}
+
+func (sp *Spill) key(ctx context.Context, handle string) string {
+	return store.PrefixSpill + sp.scope + "/" + CallerID(ctx) + "/" + handle
 }
 
 // NewSpill returns a store under base (Options.SpillDir; "" for a temp
@@ -58,8 +87,12 @@ type ToolOutput struct {
 	Tokens int    `json:"tokens"`
 }
 
-// Store writes out to disk and returns the tool_output handle JSON.
-func (sp *Spill) Store(out string) (string, error) {
+// Store writes out to disk (or the shared store) and returns the
+// tool_output handle JSON.
+func (sp *Spill) Store(ctx context.Context, out string) (string, error) {
+	if sp.shared != nil {
+		return sp.storeShared(ctx, out)
+	}
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.dir == "" {
@@ -79,6 +112,37 @@ func (sp *Spill) Store(out string) (string, error) {
 	sp.total += int64(len(out))
 	handle := filepath.Base(sp.dir) + "/" + name
 	sp.handles[handle] = spilled{path, len(out), sp.n}
+	return toolOutput(handle, out), nil
+}
+
+func (sp *Spill) storeShared(ctx context.Context, out string) (string, error) {
+	sp.mu.Lock()
+	over := sp.total+int64(len(out)) > SpillLimit
+	if !over {
+		sp.total += int64(len(out)) // reserved; given back if the store fails
+	}
+	sp.mu.Unlock()
+	if over {
+		return "", fmt.Errorf("spill limit exceeded: output of %d bytes exceeds response_max_bytes, and storing it would take this session's stored outputs past %d bytes", len(out), SpillLimit)
+	}
+	var r [16]byte
+	rand.Read(r[:])
+	handle := "out-" + hex.EncodeToString(r[:])
+	if err := sp.shared.PutBlob(ctx, sp.key(ctx, handle), []byte(out), sp.ttl); err != nil {
+		sp.mu.Lock()
+		sp.total -= int64(len(out))
+		sp.mu.Unlock()
+		return "", fmt.Errorf("output of %d bytes exceeds response_max_bytes and cannot be stored: %w", len(out), err)
+	}
+	sp.mu.Lock()
+	sp.n++
+	sp.handles[handle] = spilled{bytes: len(out), n: sp.n}
+	sp.mu.Unlock()
+	return toolOutput(handle, out), nil
+}
+
+// toolOutput is the tool_output JSON that stands for a stored output.
+func toolOutput(handle, out string) string {
 	lines := strings.Count(out, "\n")
 	if !strings.HasSuffix(out, "\n") {
 		lines++
@@ -86,7 +150,7 @@ func (sp *Spill) Store(out string) (string, error) {
 	b, _ := json.Marshal(map[string]ToolOutput{"tool_output": {
 		Handle: handle, Reason: "size_limit_exceeded", Bytes: len(out), Lines: lines, Tokens: (len(out) + 3) / 4,
 	}})
-	return string(b), nil
+	return string(b)
 }
 
 func (sp *Spill) open() error {
@@ -110,7 +174,10 @@ func (sp *Spill) open() error {
 }
 
 // Read returns up to limit bytes of a stored output from offset.
-func (sp *Spill) Read(handle string, offset, limit int) (chunk string, total int, err error) {
+func (sp *Spill) Read(ctx context.Context, handle string, offset, limit int) (chunk string, total int, err error) {
+	if sp.shared != nil {
+		return sp.readShared(ctx, handle, offset, limit)
+	}
 	sp.mu.Lock()
 	s, ok := sp.handles[handle]
 	sp.mu.Unlock()
@@ -133,6 +200,26 @@ func (sp *Spill) Read(handle string, offset, limit int) (chunk string, total int
 		return "", s.bytes, err
 	}
 	return string(buf[:runeCut(buf[:n], want)]), s.bytes, nil
+}
+
+// readShared reads a page from the shared store: any replica's output of
+// the same caller, not only this session's.
+func (sp *Spill) readShared(ctx context.Context, handle string, offset, limit int) (string, int, error) {
+	if offset < 0 {
+		return "", 0, fmt.Errorf("offset %d outside the output", offset)
+	}
+	buf, size, err := sp.shared.ReadBlob(ctx, sp.key(ctx, handle), offset, limit+utf8.UTFMax)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", 0, fmt.Errorf("unknown output handle %q (stored outputs are kept for %s)", handle, sp.ttl)
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("output %q: %w", handle, err)
+	}
+	if offset > size {
+		return "", size, fmt.Errorf("offset %d outside the output (%d bytes)", offset, size)
+	}
+	want := min(limit, size-offset)
+	return string(buf[:runeCut(buf, want)]), size, nil
 }
 
 // runeCut returns where a page of at most limit bytes of b ends so that it
@@ -177,7 +264,8 @@ func (sp *Spill) List() []Stored {
 }
 
 // Close removes the directory this store created (a session-* directory
-// under Options.SpillDir, or a temp dir); SpillDir itself stays.
+// under Options.SpillDir, or a temp dir); SpillDir itself stays. A shared
+// store's outputs stay until they expire: another replica may read them.
 func (sp *Spill) Close() {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()

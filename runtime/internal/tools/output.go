@@ -11,7 +11,7 @@ import (
 
 // Spill reads back outputs the size cap stored (pipeline.Spill).
 type Spill interface {
-	Read(handle string, offset, limit int) (chunk string, total int, err error)
+	Read(ctx context.Context, handle string, offset, limit int) (chunk string, total int, err error)
 }
 
 type outputReadArgs struct {
@@ -33,7 +33,7 @@ func OutputRead(sp Spill, maxBytes int) Tool {
 		Name:        decl.ToolOutputRead,
 		Description: fmt.Sprintf("Read a stored tool output (over %d bytes) by handle, a page at a time; continue at the next_offset each page returns.", maxBytes),
 		Kind:        decl.KindOutput, Namespace: "output", Schema: outputReadSchema, NoCap: true,
-		Run: func(_ context.Context, args json.RawMessage) (string, error) {
+		Run: func(ctx context.Context, args json.RawMessage) (string, error) {
 			var a outputReadArgs
 			if err := decode(args, &a); err != nil {
 				return "", err
@@ -41,7 +41,7 @@ func OutputRead(sp Spill, maxBytes int) Tool {
 			if a.Limit <= 0 || a.Limit > page {
 				a.Limit = page
 			}
-			chunk, total, err := sp.Read(a.Handle, a.Offset, a.Limit)
+			chunk, total, err := sp.Read(ctx, a.Handle, a.Offset, a.Limit)
 			if err != nil {
 				return "", err
 			}
