@@ -84,7 +84,31 @@ func (c *Clients) Handler() http.Handler {
 		MaxRequestBodyBytes: int64(c.opts.MaxMessageBytes),
 		Stateless:           true,
 	})
-	return rebindingGuard(byRevision(c.sessions(h), stateless))
+	sse := mcp.NewSSEHandler(c.sseServer, nil)
+	streamable := byRevision(c.sessions(h), stateless)
+	return rebindingGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == ssePath {
+			sse.ServeHTTP(w, r)
+			return
+		}
+		streamable.ServeHTTP(w, r)
+	}))
+}
+
+// ssePath serves the deprecated HTTP+SSE transport (2024-11-05), for
+// clients that speak nothing newer: GET opens a client's session, POSTs
+// to the endpoint it announces carry its requests.
+const ssePath = "/sse"
+
+// sseServer is the SSE handler's getServer, asked once per GET: a new
+// client's server, released when its session ends.
+func (c *Clients) sseServer(r *http.Request) *mcp.Server {
+	srv, err := c.start(r)
+	if err != nil {
+		c.opts.Logger.Error("serve.client_open", "remote", r.RemoteAddr, "error", err)
+		return nil
+	}
+	return srv.mcp
 }
 
 // sessions serves the revisions with a handshake: a session per client.
@@ -189,7 +213,11 @@ func (c *Clients) ListenAndServe(ctx context.Context, addr string, ready func(ne
 // client session is closed when it returns.
 func (c *Clients) Serve(ctx context.Context, ln net.Listener) error {
 	defer c.Close()
-	return serveHTTP(ctx, ln, mount(c.Handler(), c.opts.Beside), c.opts.Logger, c.opts.Name, c.closeSessions, c.opts.Beside, c.opts.Auth)
+	name := c.opts.Name
+	if name == "" {
+		name = "(per client)"
+	}
+	return serveHTTP(ctx, ln, mount(c.Handler(), c.opts.Beside), c.opts.Logger, name, c.closeSessions, c.opts.Beside, c.opts.Auth)
 }
 
 // start opens the session of a new client.

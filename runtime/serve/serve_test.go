@@ -27,6 +27,7 @@ type fakeSession struct {
 	subs  map[int]func()
 	next  int
 
+	agent         string // "" is "fake"
 	slowStarted   chan struct{}
 	slowCancelled int
 	closed        bool
@@ -62,7 +63,14 @@ func newFakeSession() *fakeSession {
 	}
 }
 
-func (f *fakeSession) Agent() string { return "fake" }
+func (f *fakeSession) Agent() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.agent != "" {
+		return f.agent
+	}
+	return "fake"
+}
 
 func (f *fakeSession) Tools() []runtime.ToolInfo {
 	f.mu.Lock()

@@ -152,6 +152,7 @@ func mount(mcpH, beside http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(mcpPath, mcpH)
 	mux.Handle(mcpPath+"/", mcpH)
+	mux.Handle(ssePath, mcpH)
 	mux.Handle("/", beside)
 	return mux
 }
