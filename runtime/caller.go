@@ -122,3 +122,16 @@ func (st *agentState) ownModel() (model.Model, string, error) {
 	}
 	return m, name, nil
 }
+
+// ListRoots asks the host of the call for its roots. Only a host of the
+// stateless revision can be asked from inside a call (an input-required
+// round); otherwise it is an error.
+func ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
+	c, ok := mcpconn.CallerFrom(ctx).(interface {
+		ListRoots(context.Context) (*mcp.ListRootsResult, error)
+	})
+	if !ok {
+		return nil, errors.New("roots: the host of this call cannot be asked for its roots")
+	}
+	return c.ListRoots(ctx)
+}

@@ -53,6 +53,22 @@ const (
 	ToolTestErrorHandling = "test_error_handling"
 	// Returns an image (conformance scenario tools-call-image).
 	ToolTestImageContent = "test_image_content"
+	// Asks only what the host declared it can answer (input-required-result-capability-check).
+	ToolTestInputRequiredResultCapabilities = "test_input_required_result_capabilities"
+	// Asks the user their name (input-required scenarios).
+	ToolTestInputRequiredResultElicitation = "test_input_required_result_elicitation"
+	// Asks for the host's roots (input-required-result-basic-list-roots).
+	ToolTestInputRequiredResultListRoots = "test_input_required_result_list_roots"
+	// Asks twice in a row (input-required-result-multi-round).
+	ToolTestInputRequiredResultMultiRound = "test_input_required_result_multi_round"
+	// Asks the user, the model and for roots at once (input-required-result-multiple-input-requests).
+	ToolTestInputRequiredResultMultipleInputs = "test_input_required_result_multiple_inputs"
+	// Asks for a confirmation (input-required-result-request-state).
+	ToolTestInputRequiredResultRequestState = "test_input_required_result_request_state"
+	// Asks the host's model (input-required-result-basic-sampling).
+	ToolTestInputRequiredResultSampling = "test_input_required_result_sampling"
+	// Asks for a confirmation (input-required-result-tampered-state).
+	ToolTestInputRequiredResultTamperedState = "test_input_required_result_tampered_state"
 	// Returns text, an image and a resource (conformance scenario tools-call-mixed-content).
 	ToolTestMultipleContentTypes = "test_multiple_content_types"
 	// Asks the host's model (conformance scenario tools-call-sampling).
@@ -163,6 +179,62 @@ var _toolgenTools = []decl.Tool{
 		Go:          _toolgenGoTestImageContent,
 	},
 	{
+		Name:        "test_input_required_result_capabilities",
+		Description: "Asks only what the host declared it can answer (input-required-result-capability-check).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestInputRequiredResultCapabilities,
+	},
+	{
+		Name:        "test_input_required_result_elicitation",
+		Description: "Asks the user their name (input-required scenarios).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestInputRequiredResultElicitation,
+	},
+	{
+		Name:        "test_input_required_result_list_roots",
+		Description: "Asks for the host's roots (input-required-result-basic-list-roots).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestInputRequiredResultListRoots,
+	},
+	{
+		Name:        "test_input_required_result_multi_round",
+		Description: "Asks twice in a row (input-required-result-multi-round).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestInputRequiredResultMultiRound,
+	},
+	{
+		Name:        "test_input_required_result_multiple_inputs",
+		Description: "Asks the user, the model and for roots at once (input-required-result-multiple-input-requests).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestInputRequiredResultMultipleInputs,
+	},
+	{
+		Name:        "test_input_required_result_request_state",
+		Description: "Asks for a confirmation (input-required-result-request-state).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestInputRequiredResultRequestState,
+	},
+	{
+		Name:        "test_input_required_result_sampling",
+		Description: "Asks the host's model (input-required-result-basic-sampling).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestInputRequiredResultSampling,
+	},
+	{
+		Name:        "test_input_required_result_tampered_state",
+		Description: "Asks for a confirmation (input-required-result-tampered-state).",
+		Kind:        decl.KindGo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Go:          _toolgenGoTestInputRequiredResultTamperedState,
+	},
+	{
 		Name:        "test_multiple_content_types",
 		Description: "Returns text, an image and a resource (conformance scenario tools-call-mixed-content).",
 		Kind:        decl.KindGo,
@@ -218,6 +290,14 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UseTool, Name: "test_elicitation"},
 			{Kind: decl.UseTool, Name: "test_elicitation_sep1034_defaults"},
 			{Kind: decl.UseTool, Name: "test_elicitation_sep1330_enums"},
+			{Kind: decl.UseTool, Name: "test_input_required_result_elicitation"},
+			{Kind: decl.UseTool, Name: "test_input_required_result_sampling"},
+			{Kind: decl.UseTool, Name: "test_input_required_result_list_roots"},
+			{Kind: decl.UseTool, Name: "test_input_required_result_request_state"},
+			{Kind: decl.UseTool, Name: "test_input_required_result_tampered_state"},
+			{Kind: decl.UseTool, Name: "test_input_required_result_multiple_inputs"},
+			{Kind: decl.UseTool, Name: "test_input_required_result_multi_round"},
+			{Kind: decl.UseTool, Name: "test_input_required_result_capabilities"},
 			{Kind: decl.UsePrompt, Name: "test_simple_prompt"},
 			{Kind: decl.UsePrompt, Name: "test_prompt_with_arguments"},
 			{Kind: decl.UseResource, Name: "static_text"},
@@ -375,6 +455,118 @@ func _toolgenGoTestImageContent(ctx context.Context, args json.RawMessage) (json
 	return json.Marshal(out)
 }
 
+// _toolgenGoTestInputRequiredResultCapabilities runs github.com/toolgen-dev/toolgen/examples/conformance/tools.InputCapabilities for tool "test_input_required_result_capabilities": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestInputRequiredResultCapabilities(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_input_required_result_capabilities", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.InputCapabilities(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestInputRequiredResultElicitation runs github.com/toolgen-dev/toolgen/examples/conformance/tools.InputElicitation for tool "test_input_required_result_elicitation": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestInputRequiredResultElicitation(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_input_required_result_elicitation", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.InputElicitation(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestInputRequiredResultListRoots runs github.com/toolgen-dev/toolgen/examples/conformance/tools.InputRoots for tool "test_input_required_result_list_roots": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestInputRequiredResultListRoots(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_input_required_result_list_roots", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.InputRoots(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestInputRequiredResultMultiRound runs github.com/toolgen-dev/toolgen/examples/conformance/tools.InputMultiRound for tool "test_input_required_result_multi_round": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestInputRequiredResultMultiRound(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_input_required_result_multi_round", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.InputMultiRound(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestInputRequiredResultMultipleInputs runs github.com/toolgen-dev/toolgen/examples/conformance/tools.InputMultiple for tool "test_input_required_result_multiple_inputs": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestInputRequiredResultMultipleInputs(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_input_required_result_multiple_inputs", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.InputMultiple(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestInputRequiredResultRequestState runs github.com/toolgen-dev/toolgen/examples/conformance/tools.InputConfirm for tool "test_input_required_result_request_state": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestInputRequiredResultRequestState(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_input_required_result_request_state", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.InputConfirm(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestInputRequiredResultSampling runs github.com/toolgen-dev/toolgen/examples/conformance/tools.InputSampling for tool "test_input_required_result_sampling": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestInputRequiredResultSampling(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_input_required_result_sampling", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.InputSampling(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoTestInputRequiredResultTamperedState runs github.com/toolgen-dev/toolgen/examples/conformance/tools.InputConfirm for tool "test_input_required_result_tampered_state": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestInputRequiredResultTamperedState(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_input_required_result_tampered_state", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.InputConfirm(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
 // _toolgenGoTestMultipleContentTypes runs github.com/toolgen-dev/toolgen/examples/conformance/tools.MultipleContentTypes for tool "test_multiple_content_types": it decodes the arguments into
 // NoArgs and encodes the result as JSON.
 func _toolgenGoTestMultipleContentTypes(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
@@ -466,6 +658,14 @@ var (
 	_ = tools.EmbeddedResource
 	_ = tools.ErrorHandling
 	_ = tools.ImageContent
+	_ = tools.InputCapabilities
+	_ = tools.InputElicitation
+	_ = tools.InputRoots
+	_ = tools.InputMultiRound
+	_ = tools.InputMultiple
+	_ = tools.InputConfirm
+	_ = tools.InputSampling
+	_ = tools.InputConfirm
 	_ = tools.MultipleContentTypes
 	_ = tools.Sampling
 	_ = tools.SimpleText

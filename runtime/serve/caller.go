@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,7 +45,12 @@ func withCaller(ctx context.Context, req *mcp.CallToolRequest) context.Context {
 	if !ok || ss == nil {
 		return ctx
 	}
-	return mcpconn.WithCaller(ctx, &caller{ss: ss, token: req.Params.GetProgressToken()})
+	c := &caller{ss: ss, token: req.Params.GetProgressToken()}
+	if rc, ok := mcpconn.CallerFrom(ctx).(*roundCaller); ok && rc.host == nil {
+		rc.host = c // questions go to the host's rounds; progress and logs to its request
+		return ctx
+	}
+	return mcpconn.WithCaller(ctx, c)
 }
 
 // hostAware is a Session whose MCP connections follow the host's
@@ -58,20 +64,39 @@ type hostAware interface {
 // upstream servers may ask for sampling and elicitation only as far as
 // the host can answer. Connections that declared otherwise are replaced;
 // then the session is resolved again, for the tools servers list only to
-// clients that declare what they need.
+// clients that declare what they need. Until that is done, lists wait
+// (waitHost): a host that lists once must see those tools too.
 func (s *Server) hostInitialized(req mcp.Request) {
 	p, ok := req.GetParams().(*mcp.InitializeParams)
 	if !ok || p == nil {
 		return
 	}
+	s.hostDeclared(p.Capabilities)
+}
+
+// hostDeclared is hostInitialized for the capabilities a host declared,
+// at initialize or (2026-07-28) in a request's _meta; the same
+// declaration twice in a row changes nothing.
+func (s *Server) hostDeclared(caps *mcp.ClientCapabilities) {
 	r, ok := s.sess.(hostAware)
 	if !ok {
 		return
 	}
-	replaced := r.HostCapabilities(p.Capabilities)
+	key := declaredKey(caps)
+	s.hostMu.Lock()
+	if s.hostSeen && s.hostKey == key {
+		s.hostMu.Unlock()
+		return
+	}
+	s.hostSeen, s.hostKey = true, key
+	ready := make(chan struct{})
+	s.hostReady = ready
+	s.hostMu.Unlock()
+	replaced := r.HostCapabilities(caps)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer close(ready)
 		select {
 		case again := <-replaced:
 			if !again {
@@ -80,11 +105,13 @@ func (s *Server) hostInitialized(req mcp.Request) {
 			if err := r.Rebuild(context.Background()); err != nil {
 				s.logger.Warn("serve.rebuild", "agent", s.sess.Agent(), "error", err.Error())
 			}
+			s.markDirty()
 		case <-s.done:
 		}
 	}()
 }
 
+<<<<<<< HEAD
 // callerID is who made req: the inbound token's identity (the bearer
 // token's name, a JWT's sub), or "" without inbound auth: then the call
 // is runtime.LocalCaller's.
@@ -93,4 +120,49 @@ func callerID(req *mcp.CallToolRequest) string {
 		return ""
 	}
 	return req.Extra.TokenInfo.UserID
+=======
+// declaredKey is what of a host's capabilities the upstream connections
+// follow.
+func declaredKey(c *mcp.ClientCapabilities) string {
+	if c == nil {
+		return ""
+	}
+	k := ""
+	if c.Sampling != nil {
+		k += "s"
+	}
+	if c.Elicitation != nil {
+		k += "e"
+		if c.Elicitation.Form != nil {
+			k += "f"
+		}
+		if c.Elicitation.URL != nil {
+			k += "u"
+		}
+	}
+	return k
+}
+
+// hostWait bounds how long a list waits for connections replaced after
+// the host declared its capabilities.
+const hostWait = 15 * time.Second
+
+// waitHost waits until the connections follow the capabilities the host
+// declared last, so that a list includes what they offer such a host.
+func (s *Server) waitHost(ctx context.Context) {
+	s.hostMu.Lock()
+	ready := s.hostReady
+	s.hostMu.Unlock()
+	if ready == nil {
+		return
+	}
+	t := time.NewTimer(hostWait)
+	defer t.Stop()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+	case <-t.C:
+	case <-s.done:
+	}
+>>>>>>> proto
 }

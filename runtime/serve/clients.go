@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+<<<<<<< HEAD
 	"io"
 	"log/slog"
+=======
+>>>>>>> proto
 	"net"
 	"net/http"
 	"sync"
@@ -44,6 +47,13 @@ type Clients struct {
 	mu     sync.Mutex
 	live   map[*Server]*clientSession
 	closed bool
+
+	// shared serves the hosts of the stateless revision (2026-07-28):
+	// their requests carry no session, so they share one agent session,
+	// opened at the first such request and closed with Clients.
+	sharedMu sync.Mutex
+	shared   *Server
+	sharedS  OwnedSession
 }
 
 type clientSession struct{ sess OwnedSession }
@@ -77,7 +87,41 @@ func (c *Clients) Handler() http.Handler {
 		SessionTimeout:      clientIdle,
 		MaxRequestBodyBytes: int64(c.opts.MaxMessageBytes), // as in Server.Handler
 	})
+	stateless := mcp.NewStreamableHTTPHandler(c.sharedFor, &mcp.StreamableHTTPOptions{
+		Logger:              quietLogger(c.opts.Logger),
+		MaxRequestBodyBytes: int64(c.opts.MaxMessageBytes),
+		Stateless:           true,
+	})
+	sse := mcp.NewSSEHandler(c.sseServer, nil)
+	streamable := byRevision(c.sessions(h), stateless)
 	return rebindingGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == ssePath {
+			sse.ServeHTTP(w, r)
+			return
+		}
+		streamable.ServeHTTP(w, r)
+	}))
+}
+
+// ssePath serves the deprecated HTTP+SSE transport (2024-11-05), for
+// clients that speak nothing newer: GET opens a client's session, POSTs
+// to the endpoint it announces carry its requests.
+const ssePath = "/sse"
+
+// sseServer is the SSE handler's getServer, asked once per GET: a new
+// client's server, released when its session ends.
+func (c *Clients) sseServer(r *http.Request) *mcp.Server {
+	srv, err := c.start(r)
+	if err != nil {
+		c.opts.Logger.Error("serve.client_open", "remote", r.RemoteAddr, "error", err)
+		return nil
+	}
+	return srv.mcp
+}
+
+// sessions serves the revisions with a handshake: a session per client.
+func (c *Clients) sessions(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Only an initialize POSTed without a session ID starts an MCP
 		// session; a probe such as server/discover must not open one.
 		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" || !peekInitialize(r) {
@@ -96,26 +140,40 @@ func (c *Clients) Handler() http.Handler {
 			// initialize, or it failed): nothing will use srv.
 			c.release(srv, "not initialized")
 		}
-	}))
+	})
+}
+
+// sharedFor is the stateless handler's getServer: the shared server,
+// opened on first use; nil (go-sdk answers 400) when it cannot open.
+func (c *Clients) sharedFor(r *http.Request) *mcp.Server {
+	c.sharedMu.Lock()
+	defer c.sharedMu.Unlock()
+	if c.shared != nil {
+		return c.shared.mcp
+	}
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil
+	}
+	sess, err := c.open(context.WithoutCancel(r.Context()))
+	if err != nil {
+		c.opts.Logger.Error("serve.client_open", "remote", r.RemoteAddr, "error", err)
+		return nil
+	}
+	c.shared, c.sharedS = newServer(sess, c.opts, nil), sess
+	c.opts.Logger.Info("serve.client_open", "agent", sess.Agent(), "remote", r.RemoteAddr, "stateless", true)
+	return c.shared.mcp
 }
 
 type startedKey struct{}
 
-// maxPeek bounds how much of a request body is read to find initialize.
-const maxPeek = 1 << 20
-
 // peekInitialize reports whether the JSON-RPC body (one message or a
 // batch) holds an initialize request, leaving the body readable.
 func peekInitialize(r *http.Request) bool {
-	if r.Body == nil {
-		return false
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxPeek+1))
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
-	if err != nil || len(body) > maxPeek {
+	body, ok := peekBody(r)
+	if !ok {
 		return false
 	}
 	type message struct {
@@ -163,7 +221,11 @@ func (c *Clients) ListenAndServe(ctx context.Context, addr string, ready func(ne
 // client session is closed when it returns.
 func (c *Clients) Serve(ctx context.Context, ln net.Listener) error {
 	defer c.Close()
-	return serveHTTP(ctx, ln, mount(c.Handler(), c.opts.Beside), c.opts.Logger, c.opts.Name, c.closeSessions, c.opts.Beside, c.opts.Auth)
+	name := c.opts.Name
+	if name == "" {
+		name = "(per client)"
+	}
+	return serveHTTP(ctx, ln, mount(c.Handler(), c.opts.Beside), c.opts.Logger, name, c.closeSessions, c.opts.Beside, c.opts.Auth)
 }
 
 var errShuttingDown = errors.New("server shutting down")
@@ -226,11 +288,16 @@ func (c *Clients) release(srv *Server, why string) {
 // Sessions are the open client sessions, in no order.
 func (c *Clients) Sessions() []OwnedSession {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]OwnedSession, 0, len(c.live))
+	out := make([]OwnedSession, 0, len(c.live)+1)
 	for _, cl := range c.live {
 		out = append(out, cl.sess)
 	}
+	c.mu.Unlock()
+	c.sharedMu.Lock() // after mu, never inside it: sharedFor takes them the other way
+	if c.sharedS != nil {
+		out = append(out, c.sharedS)
+	}
+	c.sharedMu.Unlock()
 	return out
 }
 
@@ -264,6 +331,14 @@ func (c *Clients) Close() error {
 	c.mu.Unlock()
 	for _, srv := range servers {
 		c.release(srv, "shutdown")
+	}
+	c.sharedMu.Lock()
+	srv, sess := c.shared, c.sharedS
+	c.shared, c.sharedS = nil, nil
+	c.sharedMu.Unlock()
+	if srv != nil {
+		srv.Close()
+		sess.Close()
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"io"
 	"net"
 	"net/http/httptest"
@@ -131,5 +132,48 @@ func TestPeekInitialize(t *testing.T) {
 		if string(rest) != body {
 			t.Errorf("body after peek differs (%d bytes, want %d)", len(rest), len(body))
 		}
+	}
+}
+
+// Each client's serverInfo names the agent its session opened on: after a
+// switch, new clients see the new agent, not the first one.
+func TestClientsServerInfoFollowsSwitch(t *testing.T) {
+	var mu sync.Mutex
+	agent := "first"
+	cl := NewClients(func(context.Context) (OwnedSession, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		f := newFakeSession()
+		f.agent = agent
+		return f, nil
+	}, Options{})
+	url := startClients(t, cl)
+	a, _ := client(t, overHTTP(url))
+	mu.Lock()
+	agent = "second" // what a switch does to the sessions opened next
+	mu.Unlock()
+	b, _ := client(t, overHTTP(url))
+	if got := a.InitializeResult().ServerInfo.Name; got != "first" {
+		t.Errorf("first client's serverInfo = %q, want first", got)
+	}
+	if got := b.InitializeResult().ServerInfo.Name; got != "second" {
+		t.Errorf("client after the switch: serverInfo = %q, want second", got)
+	}
+}
+
+// A client that speaks only the deprecated HTTP+SSE transport connects at
+// /sse and gets a session of its own.
+func TestClientsSSE(t *testing.T) {
+	cl := NewClients(func(context.Context) (OwnedSession, error) { return newFakeSession(), nil }, Options{})
+	url := startClients(t, cl)
+	sse := strings.TrimSuffix(url, "/mcp") + "/sse"
+	cs, _ := client(t, func(c *mcp.Client, o *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+		return c.Connect(context.Background(), &mcp.SSEClientTransport{Endpoint: sse}, o)
+	})
+	if res := call(t, cs, "echo", map[string]any{"over": "sse"}); text(t, res) != `{"over":"sse"}` {
+		t.Errorf("echo over SSE = %q", text(t, res))
+	}
+	if cl.Len() != 1 {
+		t.Errorf("%d client sessions, want 1", cl.Len())
 	}
 }

@@ -52,7 +52,7 @@ func TestDeclaredPromptsAndResourcesSwitch(t *testing.T) {
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { promptsChanged <- struct{}{} },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { resourcesChanged <- struct{}{} },
 	})
-	cs, err := overHTTP(startHTTP(t, s))(c)
+	cs, err := overHTTP(startHTTP(t, s))(c, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestUpstreamFeaturesChanged(t *testing.T) {
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { promptsChanged <- struct{}{} },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { resourcesChanged <- struct{}{} },
 	})
-	cs, err := inMemory(t, s)(c)
+	cs, err := inMemory(t, s)(c, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}

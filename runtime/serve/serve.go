@@ -39,9 +39,10 @@ type Session interface {
 var _ Session = (*runtime.Session)(nil)
 
 // ProtocolVersions are the MCP versions the server negotiates, newest first.
-// 2026-07-28 is left out on purpose: with it go-sdk fails ping over
-// stateless HTTP and ignores KeepAlive.
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// 2026-07-28 is served statelessly (per-request _meta; over HTTP by a
+// stateless handler beside the session one, byRevision); the older ones
+// with the initialize handshake and a session.
+var ProtocolVersions = []string{StatelessRevision, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // Options configure a Server. The zero value is usable.
 type Options struct {
@@ -65,11 +66,17 @@ type Options struct {
 	// without its Authorization header. Without it, HTTP serves only on
 	// a loopback address.
 	Auth *serveauth.Auth
+<<<<<<< HEAD
 	// Stateless serves HTTP without MCP sessions (go-sdk's stateless
 	// streamable HTTP): every request may reach any replica behind a
 	// load balancer without stickiness. Clients then opens a session per
 	// request; what must outlive a request lives in the shared store.
 	Stateless bool
+=======
+	// StateKeys signs the request state of input-required results
+	// (rounds.go); nil: a random key per process.
+	StateKeys StateKeys
+>>>>>>> proto
 }
 
 // Server is one session served over MCP. Create it with New and release it
@@ -83,6 +90,7 @@ type Server struct {
 	auth       *serveauth.Auth
 
 	unsubscribe func()
+	rounds      *rounds   // calls parked for a stateless host's answers
 	features    *features // nil unless the session offers prompts and resources (features.go)
 
 	mu        sync.Mutex         // guards listed and synced, serializes sync
@@ -98,6 +106,11 @@ type Server struct {
 	// server's first request, once. Set before the server is reachable.
 	onConnect   func(*mcp.ServerSession)
 	connectOnce sync.Once
+
+	hostMu    sync.Mutex
+	hostSeen  bool          // a host declared its capabilities
+	hostKey   string        // what it declared (declaredKey)
+	hostReady chan struct{} // closed when the connections follow it
 }
 
 var discardLogger = slog.New(slog.DiscardHandler)
@@ -142,6 +155,7 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 		dirty:      make(chan struct{}, 1),
 		done:       make(chan struct{}),
 		onConnect:  onConnect,
+		rounds:     newRounds(opts.StateKeys),
 	}
 	mopts := &mcp.ServerOptions{
 		Instructions: strings.Join(sess.Instructions(), "\n\n"),
@@ -151,6 +165,7 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 			Logging: &mcp.LoggingCapabilities{}},
 		SupportedProtocolVersions: ProtocolVersions,
 		Logger:                    quietLogger(logger),
+		SetCacheable:              cacheHints,
 	}
 	featureOptions(sess, mopts, &s.features)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mopts)
@@ -178,6 +193,7 @@ func (s *Server) Close() error {
 		close(s.done)
 	})
 	s.wg.Wait()
+	s.rounds.close()
 	if s.features != nil {
 		s.features.close()
 	}
@@ -291,17 +307,26 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			s.hostInitialized(req)
 		case "tools/call":
+			s.perRequestHost(req)
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				if statelessHost(req) {
+					return s.callInRounds(ctx, r, func(ctx context.Context) *mcp.CallToolResult {
+						res, _ := s.handle(ctx, r)
+						return res
+					})
+				}
 				return s.handle(ctx, r)
 			}
 		case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+			s.perRequestHost(req)
+			s.waitHost(ctx)
 			s.syncIfDirty()
 		case "prompts/get":
 			if r, ok := req.(*mcp.GetPromptRequest); ok && r.Params != nil && s.features != nil {
 				if res, err := s.features.getPrompt(ctx, r); err != nil {
 					return nil, err
 				} else {
-					return res, nil
+					return typedFor(req, res), nil
 				}
 			}
 		case "resources/read":
@@ -309,11 +334,33 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				if res, err := s.features.readResource(ctx, r); err != nil {
 					return nil, err
 				} else {
-					return res, nil
+					cacheHints(ctx, req, &res.Cacheable)
+					return typedFor(req, res), nil
 				}
 			}
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// cacheHints are the caching hints (SEP-2549) of lists and reads: private
+// (a session's surface is its own: loaded tools, its agent, its policy)
+// and stale at once, since tool_load or a switch changes it between two
+// requests and a stateless HTTP host hears of that only by asking again.
+func cacheHints(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+	c.TTLMs, c.CacheScope = 0, "private"
+}
+
+// perRequestHost follows the capabilities a host of the stateless
+// revision declares in each request's _meta (go-sdk puts them in the
+// session's InitializeParams).
+func (s *Server) perRequestHost(req mcp.Request) {
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	if !ok {
+		return
+	}
+	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion >= StatelessRevision {
+		s.hostDeclared(p.Capabilities)
 	}
 }
 

@@ -27,6 +27,7 @@ type fakeSession struct {
 	subs  map[int]func()
 	next  int
 
+	agent         string // "" is "fake"
 	slowStarted   chan struct{}
 	slowCancelled int
 	closed        bool
@@ -55,13 +56,21 @@ func newFakeSession() *fakeSession {
 			// A schema go-sdk's AddTool would panic on.
 			{Name: "slow", Description: "Waits for cancellation.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: decl.KindGo},
 			{Name: "odd", Description: "String schema.", InputSchema: json.RawMessage(`{"type":"string"}`), Kind: decl.KindMCP, Namespace: "up"},
+			{Name: "ask", Description: "Asks the host's user and model at once.", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: decl.KindMCP, Namespace: "up"},
 		},
 		subs:        map[int]func(){},
 		slowStarted: make(chan struct{}, 1),
 	}
 }
 
-func (f *fakeSession) Agent() string { return "fake" }
+func (f *fakeSession) Agent() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.agent != "" {
+		return f.agent
+	}
+	return "fake"
+}
 
 func (f *fakeSession) Tools() []runtime.ToolInfo {
 	f.mu.Lock()
@@ -136,19 +145,27 @@ func (f *fakeSession) Call(ctx context.Context, name string, args json.RawMessag
 		return runtime.Result{Error: "slow: " + ctx.Err().Error()}
 	case "extra":
 		return runtime.Result{OK: true, Result: "extra ran"}
+	case "ask":
+		return ask(ctx)
 	}
 	return runtime.Result{OK: true, Result: "ok"}
 }
 
 // client connects a go-sdk client to the server over connect and returns
 // the session plus a channel that receives on every tools/list_changed.
-func client(t *testing.T, connect func(*mcp.Client) (*mcp.ClientSession, error)) (*mcp.ClientSession, <-chan struct{}) {
+func client(t *testing.T, connect func(*mcp.Client, *mcp.ClientSessionOptions) (*mcp.ClientSession, error)) (*mcp.ClientSession, <-chan struct{}) {
+	t.Helper()
+	return clientAt(t, "2025-11-25", connect)
+}
+
+// clientAt is client speaking one protocol revision.
+func clientAt(t *testing.T, version string, connect func(*mcp.Client, *mcp.ClientSessionOptions) (*mcp.ClientSession, error)) (*mcp.ClientSession, <-chan struct{}) {
 	t.Helper()
 	changed := make(chan struct{}, 16)
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
-	cs, err := connect(c)
+	cs, err := connect(c, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -156,15 +173,15 @@ func client(t *testing.T, connect func(*mcp.Client) (*mcp.ClientSession, error))
 	return cs, changed
 }
 
-func inMemory(t *testing.T, s *Server) func(*mcp.Client) (*mcp.ClientSession, error) {
-	return func(c *mcp.Client) (*mcp.ClientSession, error) {
+func inMemory(t *testing.T, s *Server) func(*mcp.Client, *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	return func(c *mcp.Client, o *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := s.MCP().Connect(context.Background(), st, nil)
 		if err != nil {
 			return nil, err
 		}
 		t.Cleanup(func() { ss.Close() })
-		return c.Connect(context.Background(), ct, nil)
+		return c.Connect(context.Background(), ct, o)
 	}
 }
 
@@ -190,9 +207,9 @@ func startHTTP(t *testing.T, s *Server) string {
 	return "http://" + addr.String() + "/mcp"
 }
 
-func overHTTP(url string) func(*mcp.Client) (*mcp.ClientSession, error) {
-	return func(c *mcp.Client) (*mcp.ClientSession, error) {
-		return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+func overHTTP(url string) func(*mcp.Client, *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	return func(c *mcp.Client, o *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+		return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, o)
 	}
 }
 
@@ -239,11 +256,16 @@ func waitChanged(t *testing.T, changed <-chan struct{}) {
 	}
 }
 
-// exercise runs the same conversation over any transport.
+// exercise runs the same conversation over any transport, in the
+// revision cs speaks.
 func exercise(t *testing.T, cs *mcp.ClientSession, changed <-chan struct{}) {
+	exerciseAt(t, "2025-11-25", cs, changed)
+}
+
+func exerciseAt(t *testing.T, version string, cs *mcp.ClientSession, changed <-chan struct{}) {
 	init := cs.InitializeResult()
-	if init.ProtocolVersion != "2025-11-25" {
-		t.Errorf("protocol version = %q, want 2025-11-25", init.ProtocolVersion)
+	if init.ProtocolVersion != version {
+		t.Errorf("protocol version = %q, want %s", init.ProtocolVersion, version)
 	}
 	if want := "first server says hi\n\nsecond says bye"; init.Instructions != want {
 		t.Errorf("instructions = %q, want %q", init.Instructions, want)
@@ -298,7 +320,9 @@ func exercise(t *testing.T, cs *mcp.ClientSession, changed <-chan struct{}) {
 	if res := call(t, cs, "load", nil); res.IsError {
 		t.Fatalf("load: %q", text(t, res))
 	}
-	waitChanged(t, changed)
+	if changed != nil { // nil: a stateless HTTP host, which gets no notifications
+		waitChanged(t, changed)
+	}
 	tools = listNames(t, cs)
 	if tools["extra"] == nil {
 		t.Fatal("extra not listed after load")
@@ -308,6 +332,9 @@ func exercise(t *testing.T, cs *mcp.ClientSession, changed <-chan struct{}) {
 	}
 	if res := call(t, cs, "extra", nil); res.IsError || text(t, res) != "extra ran" {
 		t.Errorf("extra = %v %q", res.IsError, text(t, res))
+	}
+	if version >= StatelessRevision {
+		return // no ping in the stateless revision
 	}
 	if err := cs.Ping(context.Background(), nil); err != nil {
 		t.Errorf("ping: %v", err)
@@ -328,6 +355,48 @@ func TestHTTP(t *testing.T) {
 	defer s.Close()
 	cs, changed := client(t, overHTTP(startHTTP(t, s)))
 	exercise(t, cs, changed)
+}
+
+// The stateless revision on every transport, and a host of each revision
+// on one HTTP endpoint at once.
+func TestStatelessRevision(t *testing.T) {
+	t.Run("memory", func(t *testing.T) {
+		s := New(newFakeSession(), Options{})
+		defer s.Close()
+		cs, changed := clientAt(t, StatelessRevision, inMemory(t, s))
+		exerciseAt(t, StatelessRevision, cs, changed)
+	})
+	t.Run("http", func(t *testing.T) {
+		s := New(newFakeSession(), Options{})
+		defer s.Close()
+		url := startHTTP(t, s)
+		old, _ := client(t, overHTTP(url))
+		cs, changed := clientAt(t, StatelessRevision, overHTTP(url))
+		exerciseAt(t, StatelessRevision, cs, nil)
+		_ = changed
+		if res := call(t, old, "echo", map[string]any{"n": 2}); text(t, res) != `{"n":2}` {
+			t.Errorf("2025-11-25 host beside a 2026-07-28 one: echo = %q", text(t, res))
+		}
+		if err := old.Ping(context.Background(), nil); err != nil {
+			t.Errorf("2025-11-25 host: ping: %v", err)
+		}
+	})
+	t.Run("stdio", func(t *testing.T) {
+		s := New(newFakeSession(), Options{})
+		defer s.Close()
+		cr, sw := io.Pipe()
+		sr, cw := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- s.ServeIO(context.Background(), sr, sw) }()
+		cs, changed := clientAt(t, StatelessRevision, func(c *mcp.Client, o *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+			return c.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, o)
+		})
+		exerciseAt(t, StatelessRevision, cs, changed)
+		cs.Close()
+		if err := <-done; err != nil {
+			t.Errorf("ServeIO = %v, want nil on client hang-up", err)
+		}
+	})
 }
 
 // A removed tool disappears from the list with a notification, and calling
@@ -437,8 +506,8 @@ func TestServeIO(t *testing.T) {
 	sr, cw := io.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- s.ServeIO(context.Background(), sr, sw) }()
-	cs, _ := client(t, func(c *mcp.Client) (*mcp.ClientSession, error) {
-		return c.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+	cs, _ := client(t, func(c *mcp.Client, o *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+		return c.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, o)
 	})
 	if res := call(t, cs, "echo", map[string]any{"a": 1}); text(t, res) != `{"a":1}` {
 		t.Errorf("echo over stdio = %q", text(t, res))
@@ -590,9 +659,10 @@ func BenchmarkSync(b *testing.B) {
 	}
 }
 
+// mcpConnect connects with the initialize handshake (2025-11-25).
 func mcpConnect(url string) (*mcp.ClientSession, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err == nil {
 		cs.Close()
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,7 +30,10 @@ func (s *Server) ServeIO(ctx context.Context, in io.ReadCloser, out io.WriteClos
 		max = DefaultMaxStdioBytes
 	}
 	err := s.run(ctx, &stdioTransport{in: in, out: out, max: max, logger: s.logger, server: s})
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || ctx.Err() != nil {
+	// A write to a client that has hung up (a 2026-07-28 client ends its
+	// subscriptions/listen as it goes) is the same clean end as EOF.
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return nil
 	}
 	return err
@@ -60,15 +64,22 @@ func (s *Server) run(ctx context.Context, t *stdioTransport) error {
 const shutdownGrace = 3 * time.Second
 
 // Handler is the streamable HTTP endpoint (every path), guarded against DNS
-// rebinding.
+// rebinding: sessions for the revisions with a handshake, stateless
+// requests for 2026-07-28 (byRevision).
 func (s *Server) Handler() http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	get := func(*http.Request) *mcp.Server { return s.mcp }
+	return rebindingGuard(byRevision(mcp.NewStreamableHTTPHandler(get, s.httpOptions(false)),
+		mcp.NewStreamableHTTPHandler(get, s.httpOptions(true))))
+}
+
+func (s *Server) httpOptions(stateless bool) *mcp.StreamableHTTPOptions {
+	return &mcp.StreamableHTTPOptions{
 		Logger: quietLogger(s.logger),
 		// go-sdk reads a body through http.MaxBytesReader (413 beyond) and
 		// refuses JSON nested over 1000 levels (400).
 		MaxRequestBodyBytes: int64(s.maxMessage),
-	})
-	return rebindingGuard(h)
+		Stateless:           stateless,
+	}
 }
 
 // ListenAndServe serves streamable HTTP on addr until ctx is cancelled,
@@ -141,6 +152,7 @@ func mount(mcpH, beside http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(mcpPath, mcpH)
 	mux.Handle(mcpPath+"/", mcpH)
+	mux.Handle(ssePath, mcpH)
 	mux.Handle("/", beside)
 	return mux
 }

@@ -1,96 +1,83 @@
 #!/usr/bin/env bash
-# The MCP conformance suite (@modelcontextprotocol/conformance on Node 22,
-# both pinned in testdata/npm) against both halves of toolgen:
+# The MCP conformance suite against both halves of toolgen, in two pinned
+# versions (both from testdata/npm, on its Node 22):
 #
-#   client  every client scenario against testdata/conformance/client, which
-#           connects through internal/mcpconn exactly as the runtime does;
-#           judged against client-baseline.json.
-#   server  every server scenario against an agent binary's `serve --http`;
-#           delegated to server.sh (AGENT=path/to/binary picks the binary),
-#           judged against server-baseline.json.
+#   @modelcontextprotocol/conformance 0.1.16   the suite up to 2025-11-25
+#   conformance-next (0.2.0-alpha.12)           run with --requirements 2026-07-28:
+#                                               exactly what that revision requires,
+#                                               at its wire, plus the extension and
+#                                               pending scenarios (reported, judged)
 #
-#   testdata/conformance/run.sh [client|server|all] [SCENARIO...]
+#   client       client scenarios (0.1.16) against testdata/conformance/client,
+#                which connects through internal/mcpconn exactly as the runtime
+#                does; judged against client-baseline.json
+#   server       server scenarios (0.1.16) against an agent binary's
+#                `serve --http` (server.sh; AGENT=binary picks it); judged
+#                against server-baseline.json
+#   client-next  the same client, --requirements 2026-07-28; judged against
+#                client-2026-07-28-baseline.json
+#   server-next  the same server, --requirements 2026-07-28 (SUITE=next
+#                server.sh); judged against server-2026-07-28-baseline.json
+#   all          all four (what `make conformance` runs)
+#
+#   testdata/conformance/run.sh [client|server|client-next|server-next|all] [SCENARIO...]
 #
 # Exit 1 on an unexpected failure, or on an expected failure that now passes
-# (the baseline is stale). `make conformance` runs `run.sh all`.
+# (the baseline is stale).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-
-nm=testdata/npm/node_modules
-node=$nm/.bin/node
-suite=$nm/@modelcontextprotocol/conformance/dist/index.js
-[ -x "$node" ] && [ -f "$suite" ] || { echo "conformance: npm packages missing; run make npm" >&2; exit 1; }
+. testdata/conformance/suite.sh
 
 what=${1:-all}
 [ $# -gt 0 ] && shift
 
+# client SUITE: every client scenario (or the named ones) of one suite
+# version against testdata/conformance/client.
 client() {
-  local baseline=testdata/conformance/client-baseline.json
+  local which=$1; shift
+  suite_select "$which"
   local work; work=$(mktemp -d)
   trap 'rm -rf "$work"' RETURN
   go build -o "$work/client" ./testdata/conformance/client
+  local out="$work/out" log="$work/suite.log"
+  mkdir -p "$out"; : >"$log"
   local scenarios=("$@")
-  if [ ${#scenarios[@]} -eq 0 ]; then
-    mapfile -t scenarios < <("$node" "$suite" list --client | sed -n 's/^  - \([a-z0-9/_.-]*\).*/\1/p')
-  fi
-  echo "conformance: ${#scenarios[@]} client scenarios against internal/mcpconn"
-  mkdir -p "$work/out"; : >"$work/outcomes"
-  for s in "${scenarios[@]}"; do
-    local out="$work/out/${s//\//_}"
-    "$node" "$suite" client --command "$work/client" --scenario "$s" --timeout 15000 -o "$out" >"$out.log" 2>&1 || true
-    local checks; checks=$(find "$out" -name checks.json 2>/dev/null | head -n1)
-    local o=error
-    if [ -n "$checks" ]; then
-      # Passed when no check failed or warned (the suite's own OVERALL rule).
-      if "$node" -e 'const c=require(process.argv[1]); process.exit(c.some(x=>x.status==="FAILURE"||x.status==="WARNING")?1:0)' "$(realpath "$checks")"; then
-        o=pass
-      else
-        o=fail
-      fi
+  if [ "$which" = next ] && [ ${#scenarios[@]} -eq 0 ]; then
+    echo "conformance: client scenarios required by $REVISION against internal/mcpconn"
+    "$node" "$suite" client --command "$work/client" --requirements "$REVISION" --timeout 15000 -o "$out" >"$log" 2>&1 || true
+    mapfile -t scenarios < <(summary_names "$log")
+  else
+    if [ ${#scenarios[@]} -eq 0 ]; then
+      mapfile -t scenarios < <("$node" "$suite" list --client | sed -n 's/^  - \([a-z0-9/_.-]*\).*/\1/p')
     fi
-    echo "$s $o ${checks:-$out.log}" >>"$work/outcomes"
-  done
-  "$node" - "$baseline" "$work/outcomes" <<'JS'
-const fs = require('fs');
-const [baselinePath, outcomesPath] = process.argv.slice(2);
-const expected = JSON.parse(fs.readFileSync(baselinePath, 'utf8')).expected_failures || {};
-let bad = 0; const counts = {pass: 0, 'expected-fail': 0, FAIL: 0, 'UNEXPECTED-PASS': 0, ERROR: 0};
-for (const line of fs.readFileSync(outcomesPath, 'utf8').trim().split('\n')) {
-  const [s, o, where] = line.split(' ');
-  let verdict;
-  if (o === 'pass') verdict = s in expected ? 'UNEXPECTED-PASS' : 'pass';
-  else if (o === 'fail') verdict = s in expected ? 'expected-fail' : 'FAIL';
-  else verdict = s in expected ? 'expected-fail' : 'ERROR';
-  counts[verdict]++;
-  console.log(`  ${verdict.padEnd(16)} ${s}${verdict === 'expected-fail' ? '  (' + expected[s] + ')' : ''}`);
-  if (verdict === 'FAIL' || verdict === 'ERROR') {
-    bad++;
-    try {
-      for (const c of JSON.parse(fs.readFileSync(where, 'utf8')))
-        if (c.status === 'FAILURE' || c.status === 'WARNING') console.log(`      ${c.id}: ${c.errorMessage || c.description || ''}`);
-    } catch { console.log('      ' + fs.readFileSync(where, 'utf8').split('\n').slice(-10).join('\n      ')); }
-  }
-  if (verdict === 'UNEXPECTED-PASS') { bad++; console.log(`      passes now: remove it from ${baselinePath}`); }
-}
-console.log(`conformance (client): ${counts.pass} passed, ${counts['expected-fail']} expected failures, ${counts.FAIL} failed, ${counts['UNEXPECTED-PASS']} unexpectedly passed, ${counts.ERROR} did not run`);
-process.exit(bad ? 1 : 0);
-JS
+    echo "conformance: ${#scenarios[@]} client scenarios ($which suite) against internal/mcpconn"
+    for s in "${scenarios[@]}"; do
+      "$node" "$suite" client --command "$work/client" --scenario "$s" "${wire[@]}" --timeout 15000 -o "$out" >>"$log" 2>&1 || true
+    done
+  fi
+  outcomes "$out" "" "$log" "${scenarios[@]}" >"$work/outcomes"
+  "$node" testdata/conformance/judge.js "testdata/conformance/$client_baseline" "$work/outcomes" "client, $which suite"
 }
 
 # Server scenarios: the serving side's script. It takes AGENT=binary (an
-# agent that supports `serve --http ADDR`) and scenario names.
+# agent that supports `serve --http ADDR`), SUITE and scenario names.
 server() {
-  testdata/conformance/server.sh "$@"
+  local which=$1; shift
+  SUITE=$which testdata/conformance/server.sh "$@"
 }
 
 case $what in
-  client) client "$@" ;;
-  server) server "$@" ;;
+  client) client stable "$@" ;;
+  server) server stable "$@" ;;
+  client-next) client next "$@" ;;
+  server-next) server next "$@" ;;
   all)
     rc=0
-    client || rc=1
-    server || rc=1
+    client stable || rc=1
+    server stable || rc=1
+    client next || rc=1
+    server next || rc=1
     exit $rc
     ;;
-  *) echo "usage: $0 [client|server|all] [SCENARIO...]" >&2; exit 2 ;;
+  *) echo "usage: $0 [client|server|client-next|server-next|all] [SCENARIO...]" >&2; exit 2 ;;
 esac

@@ -66,6 +66,46 @@ tool "test_elicitation_sep1330_enums" {
   go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.ElicitationEnums"
 }
 
+tool "test_input_required_result_elicitation" {
+  description = "Asks the user their name (input-required scenarios)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.InputElicitation"
+}
+
+tool "test_input_required_result_sampling" {
+  description = "Asks the host's model (input-required-result-basic-sampling)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.InputSampling"
+}
+
+tool "test_input_required_result_list_roots" {
+  description = "Asks for the host's roots (input-required-result-basic-list-roots)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.InputRoots"
+}
+
+tool "test_input_required_result_request_state" {
+  description = "Asks for a confirmation (input-required-result-request-state)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.InputConfirm"
+}
+
+tool "test_input_required_result_tampered_state" {
+  description = "Asks for a confirmation (input-required-result-tampered-state)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.InputConfirm"
+}
+
+tool "test_input_required_result_multiple_inputs" {
+  description = "Asks the user, the model and for roots at once (input-required-result-multiple-input-requests)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.InputMultiple"
+}
+
+tool "test_input_required_result_multi_round" {
+  description = "Asks twice in a row (input-required-result-multi-round)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.InputMultiRound"
+}
+
+tool "test_input_required_result_capabilities" {
+  description = "Asks only what the host declared it can answer (input-required-result-capability-check)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.InputCapabilities"
+}
+
 # Only listed by the suite (json-schema-2020-12): the declared schema must
 # reach tools/list byte for byte, $schema and $defs included. Calling it
 # posts to a closed local port and fails with an error result.
@@ -86,6 +126,10 @@ agent "conformance" {
       tool.test_image_content, tool.test_audio_content, tool.test_embedded_resource, tool.test_multiple_content_types,
       tool.test_tool_with_logging, tool.test_tool_with_progress, tool.test_sampling, tool.test_elicitation,
       tool.test_elicitation_sep1034_defaults, tool.test_elicitation_sep1330_enums,
+      tool.test_input_required_result_elicitation, tool.test_input_required_result_sampling,
+      tool.test_input_required_result_list_roots, tool.test_input_required_result_request_state,
+      tool.test_input_required_result_tampered_state, tool.test_input_required_result_multiple_inputs,
+      tool.test_input_required_result_multi_round, tool.test_input_required_result_capabilities,
       prompt.test_simple_prompt, prompt.test_prompt_with_arguments,
       resource.static_text, resource.watched, server.test,
     ]

@@ -1,0 +1,428 @@
+package serve
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+)
+
+// Input-required rounds (SEP-2322): a host of the stateless revision gets
+// no server-to-client requests. When something behind a call asks the
+// host (an upstream server's sampling or elicitation request, a tool that
+// samples), the call keeps running here, parked, and the host gets an
+// input-required result: the questions and a request state naming the
+// parked call. The host retries the call with its answers and that state;
+// the answers go to the waiting askers and the call goes on, until it
+// completes or asks again. Older hosts are asked by request, as before.
+
+// StateKeys provides the key that signs the request state the server
+// mints, so that a host cannot forge or alter one. The default is a random
+// key per process; replicas behind one load balancer share a key through
+// a store that implements this.
+type StateKeys interface {
+	StateKey() ([]byte, error)
+}
+
+type processKey struct {
+	once sync.Once
+	key  []byte
+	err  error
+}
+
+func (k *processKey) StateKey() ([]byte, error) {
+	k.once.Do(func() {
+		k.key = make([]byte, 32)
+		_, k.err = rand.Read(k.key)
+	})
+	return k.key, k.err
+}
+
+var defaultStateKeys = &processKey{}
+
+// roundIdle is how long a parked call waits for the host's next round
+// before it is cancelled.
+const roundIdle = 10 * time.Minute
+
+// askSettle is how long a round waits after the first question for others
+// the call asks at the same time (an upstream's several input requests),
+// so that they reach the host in one input-required result.
+const askSettle = 20 * time.Millisecond
+
+// rounds are the calls parked for their hosts' answers.
+type rounds struct {
+	keys StateKeys
+	mu   sync.Mutex
+	byID map[string]*round
+	wg   sync.WaitGroup // the calls
+}
+
+// close cancels every parked call and waits for them to end.
+func (rs *rounds) close() {
+	rs.mu.Lock()
+	all := make([]*round, 0, len(rs.byID))
+	for _, r := range rs.byID {
+		all = append(all, r)
+	}
+	rs.mu.Unlock()
+	for _, r := range all {
+		rs.end(r)
+	}
+	rs.wg.Wait()
+}
+
+// round is one parked call.
+type round struct {
+	id     string
+	cancel context.CancelFunc
+	done   chan *mcp.CallToolResult // the call's result, once
+	asked  chan struct{}            // a question was added (1 pending signal)
+
+	mu      sync.Mutex
+	current context.Context // the host's request waiting on the call, if any: notifications go with it
+	next    int
+	shown   int                  // rounds shown to the host
+	pending map[string]*question // asked, not yet answered
+	sent    map[string]bool      // of pending, those the host was shown
+	timer   *time.Timer
+}
+
+// question is one input request a call waits on.
+type question struct {
+	req    mcp.InputRequest
+	answer chan json.RawMessage
+}
+
+func newRounds(keys StateKeys) *rounds {
+	if keys == nil {
+		keys = defaultStateKeys
+	}
+	return &rounds{keys: keys, byID: map[string]*round{}}
+}
+
+// statelessHost reports whether the host of req speaks the stateless
+// revision (and so takes input-required results).
+func statelessHost(req mcp.Request) bool {
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	if !ok {
+		return false
+	}
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion >= StatelessRevision
+}
+
+// callInRounds runs a tools/call of a stateless-revision host: a new call
+// starts parked-capable; a retry (requestState) answers the questions of
+// its parked call. Either returns the call's result, or the questions it
+// asks now.
+func (s *Server) callInRounds(ctx context.Context, req *mcp.CallToolRequest, run func(ctx context.Context) *mcp.CallToolResult) (mcp.Result, error) {
+	p := req.Params
+	var r *round
+	if p.RequestState == "" {
+		// Answers without a state answer nothing here: a new call.
+		r = s.rounds.start(run)
+	} else {
+		id, err := s.rounds.verify(p.RequestState)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: " + err.Error()}
+		}
+		if r = s.rounds.get(id); r == nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: the call it names is over or expired; call again"}
+		}
+		if err := r.answer(p.InputResponses); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		}
+	}
+	return s.rounds.wait(ctx, r)
+}
+
+// start runs the call detached from the request that started it: it
+// outlives that request while it waits for the host's answers.
+func (rs *rounds) start(run func(ctx context.Context) *mcp.CallToolResult) *round {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &round{id: rand.Text(), cancel: cancel, done: make(chan *mcp.CallToolResult, 1), asked: make(chan struct{}, 1),
+		pending: map[string]*question{}, sent: map[string]bool{}}
+	rs.mu.Lock()
+	rs.byID[r.id] = r
+	rs.mu.Unlock()
+	r.timer = time.AfterFunc(roundIdle, func() { rs.end(r) })
+	ctx = mcpconn.WithCaller(ctx, &roundCaller{r: r}) // withCaller fills in host
+	rs.wg.Add(1)
+	go func() {
+		defer rs.wg.Done()
+		r.done <- run(ctx)
+	}()
+	return r
+}
+
+// end forgets r and cancels its call.
+func (rs *rounds) end(r *round) {
+	rs.mu.Lock()
+	delete(rs.byID, r.id)
+	rs.mu.Unlock()
+	r.timer.Stop()
+	r.cancel()
+}
+
+func (rs *rounds) get(id string) *round {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.byID[id]
+}
+
+// wait returns the call's result when it ends, or an input-required
+// result when it asks something the host has not been shown. A host that
+// gives up on its request leaves the call parked until its next round or
+// roundIdle.
+func (rs *rounds) wait(ctx context.Context, r *round) (mcp.Result, error) {
+	r.mu.Lock()
+	r.current = ctx
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.current = nil
+		r.mu.Unlock()
+	}()
+	for {
+		if asks := r.unsent(); len(asks) > 0 {
+			r.mu.Lock()
+			r.shown++
+			n := r.shown
+			r.mu.Unlock()
+			state, err := rs.sign(r.id + "~" + strconv.Itoa(n)) // a new state each round
+			if err != nil {
+				return nil, err
+			}
+			state = strings.Replace(state, "~", ".", 1)
+			if err != nil {
+				return nil, err
+			}
+			r.timer.Reset(roundIdle)
+			return inputRequired(asks, state), nil
+		}
+		select {
+		case res := <-r.done:
+			rs.end(r)
+			return completed(res), nil
+		case <-r.asked:
+			// Let questions asked together arrive together.
+			t := time.NewTimer(askSettle)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				rs.end(r)
+				return nil, ctx.Err()
+			}
+		case <-ctx.Done():
+			rs.end(r) // the host gave up on the call
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// ask adds a question and waits for the host's answer to it.
+func (r *round) ask(ctx context.Context, q mcp.InputRequest, prefix string) (json.RawMessage, error) {
+	r.mu.Lock()
+	r.next++
+	key := prefix + "-" + strconv.Itoa(r.next)
+	qu := &question{req: q, answer: make(chan json.RawMessage, 1)}
+	r.pending[key] = qu
+	r.mu.Unlock()
+	select {
+	case r.asked <- struct{}{}:
+	default:
+	}
+	select {
+	case a := <-qu.answer:
+		return a, nil
+	case <-ctx.Done():
+		r.mu.Lock()
+		delete(r.pending, key)
+		delete(r.sent, key)
+		r.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+// unsent are the pending questions the host has not been shown, now
+// marked shown.
+func (r *round) unsent() mcp.InputRequestMap {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out mcp.InputRequestMap
+	for k, q := range r.pending {
+		if r.sent[k] {
+			continue
+		}
+		if out == nil {
+			out = mcp.InputRequestMap{}
+		}
+		out[k] = q.req
+		r.sent[k] = true
+	}
+	return out
+}
+
+// answer delivers the host's answers to the questions they name. Answers
+// to questions not asked are ignored; a question the host was shown but
+// left unanswered is shown again.
+func (r *round) answer(responses mcp.InputResponseMap) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, resp := range responses {
+		q := r.pending[k]
+		if q == nil {
+			continue
+		}
+		b, err := json.Marshal(resp)
+		if err != nil {
+			return fmt.Errorf("inputResponses[%q]: %v", k, err)
+		}
+		q.answer <- b
+		delete(r.pending, k)
+		delete(r.sent, k)
+	}
+	for k := range r.sent {
+		delete(r.sent, k) // shown, not answered: ask again
+	}
+	return nil
+}
+
+// sign mints the request state for round id: id.N.MAC, N counting the
+// rounds shown.
+func (rs *rounds) sign(id string) (string, error) {
+	key, err := rs.keys.StateKey()
+	if err != nil {
+		return "", fmt.Errorf("request state key: %w", err)
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(id))
+	return id + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil)), nil
+}
+
+// verify checks a request state minted by sign and returns its round id.
+func (rs *rounds) verify(state string) (string, error) {
+	parts := strings.Split(state, ".")
+	if len(parts) != 3 {
+		return "", errors.New("not a request state this server minted")
+	}
+	id, mac := parts[0], parts[2]
+	want, err := rs.sign(id + "~" + parts[1])
+	if err != nil {
+		return "", err
+	}
+	_, wantMAC, _ := strings.Cut(want, ".")
+	if !hmac.Equal([]byte(mac), []byte(wantMAC)) {
+		return "", errors.New("its signature does not match (altered or not minted here)")
+	}
+	return id, nil
+}
+
+// roundCaller is the Caller of a parked-capable call: sampling and
+// elicitation become questions for the host's next round; progress and
+// log messages go to the host's request while one is open.
+type roundCaller struct {
+	r    *round
+	host mcpconn.Caller // the first request's caller: progress, logs
+}
+
+func (c *roundCaller) WantsProgress() bool { return c.host != nil && c.host.WantsProgress() }
+
+// request is the context of the host's request open now, which the
+// transport sends notifications with (the call's own outlives requests).
+func (c *roundCaller) request() context.Context {
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	return c.r.current
+}
+
+func (c *roundCaller) Progress(_ context.Context, progress, total float64, message string) {
+	if ctx := c.request(); c.host != nil && ctx != nil {
+		c.host.Progress(ctx, progress, total, message)
+	}
+}
+
+func (c *roundCaller) Log(_ context.Context, p *mcp.LoggingMessageParams) {
+	if ctx := c.request(); c.host != nil && ctx != nil {
+		c.host.Log(ctx, p)
+	}
+}
+
+// declared is what the host declared it can answer; nil when unknown.
+func (c *roundCaller) declared() *mcp.ClientCapabilities {
+	if h, ok := c.host.(*caller); ok {
+		if p := h.ss.InitializeParams(); p != nil && p.Capabilities != nil {
+			return p.Capabilities
+		}
+	}
+	return &mcp.ClientCapabilities{}
+}
+
+func (c *roundCaller) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	if c.declared().Sampling == nil {
+		return nil, errors.New("sampling: the host did not declare it can sample")
+	}
+	b, err := c.r.ask(ctx, p, "sampling")
+	if err != nil {
+		return nil, err
+	}
+	// A host may answer in the tools-capable shape (content an array).
+	var res mcp.CreateMessageResult
+	if err := json.Unmarshal(b, &res); err == nil && res.Content != nil {
+		return &res, nil
+	}
+	var v2 mcp.CreateMessageWithToolsResult
+	if err := json.Unmarshal(b, &v2); err != nil {
+		return nil, fmt.Errorf("sampling answer: %w", err)
+	}
+	out := &mcp.CreateMessageResult{Meta: v2.Meta, Model: v2.Model, Role: v2.Role, StopReason: v2.StopReason}
+	if len(v2.Content) > 0 {
+		out.Content = v2.Content[0]
+	}
+	return out, nil
+}
+
+func (c *roundCaller) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if c.declared().Elicitation == nil {
+		return mcpconn.Decline("the host did not declare it can elicit"), nil
+	}
+	b, err := c.r.ask(ctx, p, "elicitation")
+	if err != nil {
+		return nil, err
+	}
+	var res mcp.ElicitResult
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("elicitation answer: %w", err)
+	}
+	return &res, nil
+}
+
+// ListRoots asks the host for its roots (a tool that needs them).
+func (c *roundCaller) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
+	if d := c.declared(); d.RootsV2 == nil && !d.Roots.ListChanged {
+		return nil, errors.New("roots: the host did not declare roots")
+	}
+	b, err := c.r.ask(ctx, &mcp.ListRootsParams{}, "roots")
+	if err != nil {
+		return nil, err
+	}
+	var res mcp.ListRootsResult
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("roots answer: %w", err)
+	}
+	return &res, nil
+}
