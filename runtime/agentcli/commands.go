@@ -172,14 +172,10 @@ func (c *cli) serve(args []string) int {
 				return nil, err
 			}
 			return s, nil
-<<<<<<< HEAD
-		}, serve.Options{Name: sess.Agent(), Logger: so.Logger, Beside: c.page(w, sess, followers), Auth: authn,
-			Stateless: *storeFlags.stateless || shared != nil})
-=======
 			// No Name: each client's serverInfo names the agent its session
 			// opened on, the one the page last switched to.
-		}, serve.Options{Logger: so.Logger, Beside: c.page(w, sess, followers), Auth: authn})
->>>>>>> proto
+		}, serve.Options{Logger: so.Logger, Beside: c.page(w, sess, followers), Auth: authn,
+			Stateless: *storeFlags.stateless || shared != nil})
 		// A plain line scripts can wait for (the port, when 0 was asked).
 		a := ln.Addr()
 		fmt.Fprintf(c.stderr, "serving agent %s on http://%s/mcp\nstatus page on http://%s/ui/\n", sess.Agent(), a, a)

@@ -111,7 +111,6 @@ func (s *Server) hostDeclared(caps *mcp.ClientCapabilities) {
 	}()
 }
 
-<<<<<<< HEAD
 // callerID is who made req: the inbound token's identity (the bearer
 // token's name, a JWT's sub), or "" without inbound auth: then the call
 // is runtime.LocalCaller's.
@@ -120,7 +119,8 @@ func callerID(req *mcp.CallToolRequest) string {
 		return ""
 	}
 	return req.Extra.TokenInfo.UserID
-=======
+}
+
 // declaredKey is what of a host's capabilities the upstream connections
 // follow.
 func declaredKey(c *mcp.ClientCapabilities) string {
@@ -164,5 +164,4 @@ func (s *Server) waitHost(ctx context.Context) {
 	case <-t.C:
 	case <-s.done:
 	}
->>>>>>> proto
 }

@@ -5,11 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-<<<<<<< HEAD
-	"io"
 	"log/slog"
-=======
->>>>>>> proto
 	"net"
 	"net/http"
 	"sync"

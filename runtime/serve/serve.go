@@ -66,17 +66,14 @@ type Options struct {
 	// without its Authorization header. Without it, HTTP serves only on
 	// a loopback address.
 	Auth *serveauth.Auth
-<<<<<<< HEAD
 	// Stateless serves HTTP without MCP sessions (go-sdk's stateless
 	// streamable HTTP): every request may reach any replica behind a
 	// load balancer without stickiness. Clients then opens a session per
 	// request; what must outlive a request lives in the shared store.
 	Stateless bool
-=======
 	// StateKeys signs the request state of input-required results
 	// (rounds.go); nil: a random key per process.
 	StateKeys StateKeys
->>>>>>> proto
 }
 
 // Server is one session served over MCP. Create it with New and release it
