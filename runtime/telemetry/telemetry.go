@@ -102,7 +102,7 @@ type SDK struct {
 // them. OTEL_SDK_DISABLED=true turns everything off.
 func Setup(ctx context.Context, o Options) (*SDK, error) {
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.ServiceName == "" {
 		o.ServiceName = "toolgen-agent"

@@ -51,6 +51,11 @@ function clock(iso) {
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
 }
 
+// plural is "1 tool", "2 tools".
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 function bytes(n) {
   if (n < 1024) return `${n} B`;
   if (n < 1 << 20) return `${(n / 1024).toFixed(1)} KiB`;
@@ -85,11 +90,13 @@ function renderStatus() {
   $("agent-name").textContent = st.agent;
   const up = st.servers.filter((s) => s.health !== "red").length;
   $("summary").textContent = st.servers.length
-    ? `${st.tools.length} tools · ${up} of ${st.servers.length} servers up`
-    : `${st.tools.length} tools`;
+    ? `${plural(st.tools.length, "tool")} · ${up} of ${plural(st.servers.length, "server")} up`
+    : plural(st.tools.length, "tool");
   renderAgents(st);
   renderServers(st);
   renderTools();
+  document.body.dataset.loading = "false";
+  document.querySelector("main").removeAttribute("aria-busy");
 }
 
 function renderAgents(st) {
@@ -135,7 +142,7 @@ function renderServers(st) {
       el("span", { class: `dot ${s.health}`, title: s.health }),
       el("div", { class: "grow" },
         el("div", {}, el("span", { class: "name" }, s.name), " ",
-          el("span", { class: "sub" }, `${s.transport} · ${s.tools} tool${s.tools === 1 ? "" : "s"}`)),
+          el("span", { class: "sub" }, `${s.transport} · ${plural(s.tools, "tool")}`)),
         s.error ? el("div", { class: "reason" }, s.error) : null),
       el("span", { class: `health ${s.health}` }, `${s.health} · ${healthWords[s.health] || s.health}`))));
 }
