@@ -24,6 +24,7 @@ type entry struct {
 	original string              // the server's own tool name
 	goFn     decl.GoFunc         // KindGo: called directly
 	args     *pipeline.ArgSchema // the input schema check; nil for the runtime's own tools
+	output   *pipeline.ArgSchema // the output schema check of an MCP tool; nil without one
 	run      provider
 	rich     richProvider // KindMCP: answers with the server's whole result
 	q        *pipeline.Queue
@@ -92,6 +93,9 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		out, err = pipeline.DecodeRich(out, err)
 	case e.structured && err == nil && out.Rich == nil:
 		out = pipeline.StructuredOutput(out.Text)
+	}
+	if e.output != nil && err == nil && !(out.Rich != nil && out.Rich.IsError) {
+		err = st.checkOutput(e, out)
 	}
 	scrub := st.s.scrub
 	if scrub != nil && (err == nil || out.Rich != nil) {
@@ -250,6 +254,22 @@ func (st *agentState) invokeOutput(ctx context.Context, e *entry, args json.RawM
 		st.cache.Put(key, out, e.cacheTTL)
 	}
 	return out, err
+}
+
+// checkOutput fails a result that breaks its tool's output schema (a
+// tool.output_invalid event too): a host or model would otherwise take
+// it for the shape the tool promised.
+func (st *agentState) checkOutput(e *entry, out pipeline.Output) error {
+	var structured json.RawMessage
+	if out.Rich != nil {
+		structured = out.Rich.Structured
+	}
+	err, _ := e.output.CheckOutput(e.info.Name, structured)
+	if err != nil {
+		event.Emit(st.log, slog.LevelWarn, event.ToolOutputInvalid, slog.String("tool", e.info.Name),
+			slog.String("server", e.server), slog.String("agent", st.agent.Name), slog.String("error", err.Error()))
+	}
+	return err
 }
 
 // schemaInvalid reports, once per pool tool, an input schema that cannot

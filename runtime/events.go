@@ -22,6 +22,7 @@ const (
 	EventSubagentMaxDepth   = event.SubagentMaxDepth
 	EventSecretShort        = event.SecretShort       // an env() value too short to scrub
 	EventToolSchemaInvalid  = event.ToolSchemaInvalid // a tool's input schema cannot be used: its arguments go unchecked
+	EventToolOutputInvalid  = event.ToolOutputInvalid // an MCP tool's result breaks its output schema: the call fails
 	EventUntrustedGlob      = event.UntrustedGlob     // a glob in an untrusted server's allow list: it matches nothing
 	EventToolsEnriched      = event.ToolsEnriched     // a background enrichment of tools found at run time ended
 )

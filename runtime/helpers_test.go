@@ -192,7 +192,11 @@ func (u *memUpstream) list(ctx context.Context) error {
 			return err
 		}
 		schema, _ := json.Marshal(t.InputSchema)
-		tools = append(tools, UpstreamTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		ut := UpstreamTool{Name: t.Name, Description: t.Description, InputSchema: schema}
+		if t.OutputSchema != nil {
+			ut.OutputSchema, _ = json.Marshal(t.OutputSchema)
+		}
+		tools = append(tools, ut)
 	}
 	u.mu.Lock()
 	u.tools = tools

@@ -45,6 +45,9 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 	}
 	e.q = st.s.pool.queues[qname]
 	e.structured = len(pt.OutputSchema) > 0 && pt.Kind != decl.KindMCP
+	if len(pt.OutputSchema) > 0 && pt.Kind == decl.KindMCP {
+		e.output = pipeline.NewArgSchema(pt.OutputSchema)
+	}
 	e.richGo = d != nil && d.RichResult && pt.Kind == decl.KindGo
 	switch pt.Kind {
 	case decl.KindGo:

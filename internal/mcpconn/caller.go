@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,8 +61,46 @@ type calls struct {
 	mu    sync.Mutex
 	next  uint64
 	byID  map[uint64]Caller
-	order []uint64 // in the order the calls started
+	asked map[uint64]int // sampling and elicitation requests per call
+	order []uint64       // in the order the calls started
 	last  Caller
+	// the server's requests in the current minute
+	minute      time.Time
+	askedMinute int
+}
+
+// Limits on what one server may ask the host: a server that floods it
+// with sampling or elicitation requests (hundreds in one call) is refused
+// past them.
+const (
+	MaxAsksPerCall   = 8
+	MaxAsksPerMinute = 30
+)
+
+// ask returns the host to ask for the latest call, counting the request,
+// or why it is refused.
+func (cs *calls) ask(now time.Time) (Caller, string) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if len(cs.order) == 0 {
+		return nil, ""
+	}
+	id := cs.order[len(cs.order)-1]
+	if cs.asked[id] >= MaxAsksPerCall {
+		return nil, fmt.Sprintf("more than %d sampling and elicitation requests in one tool call", MaxAsksPerCall)
+	}
+	if now.Sub(cs.minute) >= time.Minute {
+		cs.minute, cs.askedMinute = now, 0
+	}
+	if cs.askedMinute >= MaxAsksPerMinute {
+		return nil, fmt.Sprintf("more than %d sampling and elicitation requests in a minute", MaxAsksPerMinute)
+	}
+	if cs.asked == nil {
+		cs.asked = map[uint64]int{}
+	}
+	cs.asked[id]++
+	cs.askedMinute++
+	return cs.byID[id], ""
 }
 
 func (cs *calls) add(c Caller) uint64 {
@@ -81,6 +120,7 @@ func (cs *calls) remove(id uint64) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	delete(cs.byID, id)
+	delete(cs.asked, id)
 	for i, o := range cs.order {
 		if o == id {
 			cs.order = append(cs.order[:i], cs.order[i+1:]...)
@@ -187,19 +227,91 @@ func (s *server) onLog(ctx context.Context, req *mcp.LoggingMessageRequest) {
 }
 
 func (s *server) onCreateMessage(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	c := s.calls.latest()
+	c, refused := s.calls.ask(time.Now())
+	if refused != "" {
+		s.log.Warn("server.ask_refused", "server", s.cfg.Name, "method", "sampling/createMessage", "reason", refused)
+		return nil, fmt.Errorf("sampling/createMessage from server %q refused: %s", s.cfg.Name, refused)
+	}
 	if c == nil {
 		return nil, fmt.Errorf("sampling/createMessage from server %q: %w", s.cfg.Name, ErrNoHost)
 	}
-	return c.CreateMessage(ctx, req.Params)
+	p := req.Params
+	p.SystemPrompt = plainText(p.SystemPrompt)
+	for _, m := range p.Messages {
+		if m == nil {
+			continue
+		}
+		if tc, ok := m.Content.(*mcp.TextContent); ok {
+			tc.Text = plainText(tc.Text)
+		}
+	}
+	p.Meta = s.namedMeta(p.Meta)
+	return c.CreateMessage(ctx, p)
 }
 
 func (s *server) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	c := s.calls.latest()
+	c, refused := s.calls.ask(time.Now())
+	if refused != "" {
+		s.log.Warn("server.ask_refused", "server", s.cfg.Name, "method", "elicitation/create", "reason", refused)
+		return Decline(fmt.Sprintf("server %q asked for input: refused: %s", s.cfg.Name, refused)), nil
+	}
 	if c == nil {
 		return Decline(fmt.Sprintf("server %q asked for input: %v", s.cfg.Name, ErrNoHost)), nil
 	}
-	return c.Elicit(ctx, req.Params)
+	p := req.Params
+	// The user reads this: who asks comes first, in the agent's words.
+	p.Message = fmt.Sprintf("MCP server %q asks: %s", s.cfg.Name, plainText(p.Message))
+	p.Meta = s.namedMeta(p.Meta)
+	return c.Elicit(ctx, p)
+}
+
+// namedMeta adds the asking server's name to a request's _meta.
+func (s *server) namedMeta(m mcp.Meta) mcp.Meta {
+	out := make(mcp.Meta, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	out["toolgen.dev/server"] = s.cfg.Name
+	return out
+}
+
+// plainText drops what a terminal or a host's UI would act on rather than
+// show: ANSI escape sequences (CSI, OSC and the rest), C0 controls but tab
+// and newline, DEL and C1 controls.
+func plainText(text string) string {
+	if !strings.ContainsFunc(text, isControl) {
+		return text
+	}
+	var b strings.Builder
+	rs := []rune(text)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == 0x1b && i+1 < len(rs) && rs[i+1] == '[': // CSI: parameters, then a final byte
+			i += 2
+			for i < len(rs) && (rs[i] < 0x40 || rs[i] > 0x7e) {
+				i++
+			}
+		case r == 0x1b && i+1 < len(rs) && rs[i+1] == ']': // OSC: up to BEL or ESC \
+			i += 2
+			for i < len(rs) && rs[i] != 0x07 && !(rs[i] == 0x1b && i+1 < len(rs) && rs[i+1] == '\\') {
+				i++
+			}
+			if i < len(rs) && rs[i] == 0x1b {
+				i++
+			}
+		case r == 0x1b && i+1 < len(rs): // a two-byte escape
+			i++
+		case isControl(r):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f)
 }
 
 // Decline is the answer to an elicitation nobody can answer: declined,

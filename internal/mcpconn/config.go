@@ -16,6 +16,7 @@
 //	server.tool_schema     an input schema was normalised, or its tool skipped (also empty or duplicate names): tool, note
 //	server.stdout_garbage  a stdio server wrote a non-JSON-RPC line, dropped: line
 //	server.stderr          a stdio server's stderr line (debug level): line
+//	server.ask_refused     a sampling or elicitation request over the limits: method, reason
 package mcpconn
 
 import (

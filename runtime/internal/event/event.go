@@ -28,6 +28,7 @@ const (
 	SubagentMaxDepth   = "subagent.max_depth"
 	SecretShort        = "secret.short"          // an env() value too short to scrub
 	ToolSchemaInvalid  = "tool.schema_invalid"   // a tool's input schema cannot be used: its arguments go unchecked
+	ToolOutputInvalid  = "tool.output_invalid"   // an MCP tool's result breaks its output schema: the call fails
 	UntrustedGlob      = "server.untrusted_glob" // a glob in an untrusted server's allow list: it matches nothing
 )
 
