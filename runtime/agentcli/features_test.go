@@ -79,7 +79,7 @@ func featureHostLog(t *testing.T, agent string) (cs *mcp.ClientSession, updated 
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, handshakeRevision)
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -367,7 +367,7 @@ func TestSubscriptionMovesOnSwitch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, ct, handshakeRevision)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func host(t *testing.T, ctx context.Context, cmd *exec.Cmd, opts *mcp.ClientOpti
 		stderr = &syncBuffer{}
 		cmd.Stderr = stderr
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, handshakeRevision)
 	if err != nil {
 		t.Fatalf("connect %s: %v\nstderr:\n%s", cmd.Path, err, stderr.String())
 	}
@@ -339,3 +339,8 @@ func TestGatewayForwarding(t *testing.T) {
 		}
 	})
 }
+
+// handshakeRevision pins a test host to 2025-11-25: these tests exercise
+// what a host with a session sees (subscriptions, logging, initialize);
+// runtime/serve tests the stateless revision.
+var handshakeRevision = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}

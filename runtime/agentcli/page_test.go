@@ -146,7 +146,7 @@ func serveHTTP(t *testing.T, extraEnv ...string) *served {
 	s.page = await(t, pageURL, "its page address", s.logs)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s.cs, err = newClient(s).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.mcp}, nil)
+	s.cs, err = newClient(s).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.mcp}, handshakeRevision)
 	if err != nil {
 		t.Fatalf("connect %s: %v\n%s", s.mcp, err, s.logs)
 	}
@@ -167,7 +167,7 @@ func serveStdio(t *testing.T, extraEnv ...string) *served {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var err error
-	s.cs, err = newClient(s).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	s.cs, err = newClient(s).Connect(ctx, &mcp.CommandTransport{Command: cmd}, handshakeRevision)
 	if err != nil {
 		t.Fatalf("connect over stdio: %v\n%s", err, s.logs)
 	}

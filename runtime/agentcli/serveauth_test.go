@@ -108,10 +108,10 @@ func TestServeLoginLaterAndBearer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "bearer-host", Version: "1"}, nil)
-	if _, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil); err == nil {
+	if _, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, handshakeRevision); err == nil {
 		t.Error("an MCP client without the token connected")
 	}
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token}}}, handshakeRevision)
 	if err != nil {
 		t.Fatalf("connect with the token: %v\n%s", err, logs)
 	}
