@@ -35,4 +35,3 @@ func (c *cli) version(args []string) int {
 	fmt.Fprintf(c.stdout, "built with %s %s/%s\n", goruntime.Version(), goruntime.GOOS, goruntime.GOARCH)
 	return exitOK
 }
-
