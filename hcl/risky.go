@@ -87,7 +87,8 @@ func checkArgSecrets(args []str, ctx hcl.Range) hcl.Diagnostics {
 		if !eq && i > 0 {
 			flag, val = args[i-1].Val, a.Val
 		}
-		named := strings.HasPrefix(flag, "-") && secretKeyRe.MatchString(flag) && len(val) >= 8 && !strings.HasPrefix(val, "-")
+		placeholder := strings.HasPrefix(val, "<") && strings.HasSuffix(val, ">") // "<redacted>", "<TOKEN>"
+		named := strings.HasPrefix(flag, "-") && secretKeyRe.MatchString(flag) && len(val) >= 8 && !strings.HasPrefix(val, "-") && !placeholder
 		if secretValueRe.MatchString(a.Val) || secretValueRe.MatchString(val) || named {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Literal secret",
 				Detail:  fmt.Sprintf("Argument %d looks like a credential written literally; it would be compiled into the agent binary and shows in ps. Pass it through env instead: env = { TOKEN = env(\"TOKEN\") }, and let the server read it there.", i+1),
