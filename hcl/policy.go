@@ -54,11 +54,15 @@ func decodePolicy(block *hcl.Block, ctx *hcl.EvalContext) (*policyBlock, hcl.Dia
 	names("allowed_paths", &p.AllowedPaths, func(s str) {
 		if strings.TrimSpace(s.Val) == "" || strings.ContainsRune(s.Val, 0) {
 			errAt(s.Range, "Invalid path", "An allowed path must name a directory or file.")
+		} else if d := checkAllowedPath(s, p.Builtin, block.DefRange); d != nil {
+			diags = append(diags, d)
 		}
 	})
 	names("allowed_commands", &p.AllowedCommands, func(s str) {
 		if strings.TrimSpace(s.Val) == "" || strings.ContainsAny(s.Val, " \t\n;|&$`") {
 			errAt(s.Range, "Invalid command", fmt.Sprintf("%q is not a program name. shell_exec runs argv without a shell, so list programs such as \"git\"; their arguments come from the call.", s.Val))
+		} else if d := checkCommand(s, block.DefRange); d != nil {
+			diags = append(diags, d)
 		}
 	})
 	readAttr(in, "timeout", evalDuration, &p.Timeout)

@@ -150,6 +150,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 		v, d := evalStrings(a.Expr, ctx)
 		diags = append(diags, d...)
 		s.Args = strVals(v)
+		diags = append(diags, checkArgSecrets(v, block.DefRange)...)
 		if s.Args == nil {
 			s.Args = []string{}
 		}
@@ -183,6 +184,9 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 		diags = append(diags, d...)
 		s.Headers = v
 		diags = append(diags, checkSecrets(v, "headers", block.DefRange)...)
+	}
+	if s.URL != nil {
+		diags = append(diags, checkURLSecrets(*s.URL, s.Headers, s.URLRange, block.DefRange)...)
 	}
 	if a := attrs["trust"]; a != nil {
 		v, d := evalEnum(a.Expr, ctx, "trust level", trustLevels)

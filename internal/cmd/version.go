@@ -4,14 +4,20 @@ import (
 	"fmt"
 	"io"
 	goruntime "runtime"
-	"runtime/debug"
 
+	"github.com/toolgen-dev/toolgen/internal/buildinfo"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
+// Version is a release's version, stamped in with
+// -ldflags "-X github.com/toolgen-dev/toolgen/internal/cmd.Version=v0.4.0";
+// empty in other builds, which report what Go recorded.
+var Version string
+
 // runVersion is `toolgen version`: the module version toolgen was built
-// from, the version of the generated code it writes (which the runtime
-// checks at compile time) and the Go toolchain that built it.
+// from (with its commit, time and modified flag when the build was
+// stamped), the version of the generated code it writes (which the
+// runtime checks at compile time) and the Go toolchain that built it.
 func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := parseNoArgs("version", args, stderr); !ok {
 		return code
@@ -22,49 +28,8 @@ func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// moduleVersion is toolgen's module version as the build recorded it: a
-// tag or pseudo-version when installed with `go install …@v` or built
-// from a clone with VCS stamping, "(devel)" otherwise; with the commit
-// when the build knows it.
 func moduleVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	mod := bi.Main
-	if mod.Path != toolgenModule {
-		// Built into another program: its version is among the deps.
-		for _, d := range bi.Deps {
-			if d.Path == toolgenModule {
-				mod = *d
-			}
-		}
-	}
-	v := mod.Version
-	if r := mod.Replace; r != nil {
-		// `go tool toolgen` from a local checkout: go.mod's replace.
-		v += " => " + r.Path
-		if r.Version != "" {
-			v += " " + r.Version
-		}
-	}
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = ", modified"
-			}
-		}
-	}
-	if rev != "" {
-		v += fmt.Sprintf(" (commit %.12s%s)", rev, dirty)
-	}
+	v, _ := buildinfo.Module(toolgenModule, Version)
 	return v
 }
 

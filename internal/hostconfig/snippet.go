@@ -29,7 +29,9 @@ type Launch struct {
 	Env []string
 }
 
-// Snippet is one piece of host configuration, ready to paste.
+// Snippet is one piece of host configuration, ready to paste. The first
+// of a host's snippets is its JSON document; any after it are other ways
+// to the same entry (a command line).
 type Snippet struct {
 	// Where says where it goes, in a sentence.
 	Where string
@@ -122,9 +124,11 @@ func Snippets(host Format, l Launch) ([]Snippet, error) {
 	return nil, err
 }
 
-// WriteSnippets prints Snippets for a person: each Where as # comment
-// lines above its text.
-func WriteSnippets(w io.Writer, host Format, l Launch) error {
+// WriteSnippets prints Snippets for a person and a redirect at once: out
+// gets only the host's JSON document (the first snippet), so that
+// `mcp-config HOST > .mcp.json` writes a valid file; notes gets where it
+// goes, as # comment lines, and the other snippets (a command line).
+func WriteSnippets(out, notes io.Writer, host Format, l Launch) error {
 	snips, err := Snippets(host, l)
 	if err != nil {
 		return err
@@ -137,9 +141,14 @@ func WriteSnippets(w io.Writer, host Format, l Launch) error {
 		for _, line := range wrap(s.Where, 98) {
 			b.WriteString("# " + line + "\n")
 		}
-		b.WriteString(s.Text)
+		if i > 0 {
+			b.WriteString(s.Text)
+		}
 	}
-	_, err = io.WriteString(w, b.String())
+	if _, err := io.WriteString(notes, b.String()); err != nil {
+		return err
+	}
+	_, err = io.WriteString(out, snips[0].Text)
 	return err
 }
 

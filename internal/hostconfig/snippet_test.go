@@ -1,6 +1,7 @@
 package hostconfig
 
 import (
+	"encoding/json"
 	"flag"
 	"os"
 	"os/exec"
@@ -50,10 +51,15 @@ func TestSnippetsGolden(t *testing.T) {
 	for _, host := range Formats {
 		for name, l := range launchCases {
 			t.Run(string(host)+"-"+name, func(t *testing.T) {
-				var b strings.Builder
-				if err := WriteSnippets(&b, host, l); err != nil {
+				var out, notes strings.Builder
+				if err := WriteSnippets(&out, &notes, host, l); err != nil {
 					t.Fatal(err)
 				}
+				if !json.Valid([]byte(out.String())) {
+					t.Errorf("stdout is not one JSON document:\n%s", out.String())
+				}
+				var b strings.Builder
+				b.WriteString("-- stderr --\n" + notes.String() + "-- stdout --\n" + out.String())
 				golden(t, filepath.Join("testdata", "snippets", string(host)+"-"+name+".txt"), []byte(b.String()))
 			})
 		}

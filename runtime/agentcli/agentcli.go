@@ -148,6 +148,7 @@ func init() {
 		{"login", "[--no-browser] SERVER", "log in to an OAuth-protected MCP server in the browser; the tokens are stored for every command", (*cli).login},
 		{"logout", "SERVER", "forget the stored login of a server", (*cli).logout},
 		{"mcp-config", "[--agent A] [--workdir DIR] [--name NAME] claude|claude-code|vscode|cursor", "print the host's configuration entry that starts this agent", (*cli).mcpConfig},
+		{"version", "", "print this binary's version and commit, and the toolgen runtime it links", (*cli).version},
 	}
 }
 

@@ -52,7 +52,7 @@ func (c *cli) mcpConfig(args []string) int {
 		return c.fail(exitFail, err)
 	}
 	l := hostconfig.Launch{Name: *name, Binary: bin, Agent: a, Workdir: wd, Env: envNames(c.reg, a)}
-	if err := hostconfig.WriteSnippets(c.stdout, host, l); err != nil {
+	if err := hostconfig.WriteSnippets(c.stdout, c.stderr, host, l); err != nil {
 		return c.fail(exitFail, err)
 	}
 	return exitOK

@@ -162,9 +162,12 @@ func TestMCPConfig(t *testing.T) {
 				t.Errorf("mcp-config %s lacks %s:\n%s", host, want, out)
 			}
 		}
+		// mcp-config HOST > .mcp.json must write a valid file; the notes go to stderr
+		if !json.Valid([]byte(out)) || !strings.HasPrefix(errs, "# ") {
+			t.Errorf("mcp-config %s: stdout is not only the JSON document, or stderr lacks the notes:\n--- stdout\n%s--- stderr\n%s", host, out, errs)
+		}
 	}
-	out, _, _ := run("mcp-config", "claude-code")
-	jsonText := out[strings.Index(out, "\n{")+1 : strings.Index(out, "\n}\n")+2]
+	jsonText, _, _ := run("mcp-config", "claude-code")
 	var entry struct {
 		MCPServers map[string]struct {
 			Command string   `json:"command"`
@@ -199,13 +202,17 @@ func TestMCPConfigGolden(t *testing.T) {
 		cmd := exec.Command(workspaceBin, "mcp-config", host)
 		cmd.Dir = proj
 		cmd.Env = append(os.Environ(), "TOOLGEN_LOG=warn", "TOOLGEN_WORKDIR=")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("%s: %v", host, err)
 		}
-		s := strings.ReplaceAll(string(out), workspaceBin, "$BIN")
-		s = strings.ReplaceAll(s, proj, "$WORK")
-		ar.Files = append(ar.Files, txtar.File{Name: host, Data: []byte(s)})
+		for _, f := range []struct{ name, text string }{{host + " stdout", string(out)}, {host + " stderr", stderr.String()}} {
+			s := strings.ReplaceAll(f.text, workspaceBin, "$BIN")
+			s = strings.ReplaceAll(s, proj, "$WORK")
+			ar.Files = append(ar.Files, txtar.File{Name: f.name, Data: []byte(s)})
+		}
 	}
 	path := filepath.Join("testdata", "mcp-config.txtar")
 	if *update {
