@@ -102,3 +102,21 @@ func retainedPerSession(tb testing.TB, h *Host, reg *Registry, agent string, n i
 	}
 	return (after.HeapAlloc - before.HeapAlloc) / uint64(n)
 }
+
+// BenchmarkToolFind10k is tool_find through Session.Call on a discovery
+// agent of 10,000 tools: the shared catalog must not slow it.
+func BenchmarkToolFind10k(b *testing.B) {
+	reg := catalogRegistry(10000)
+	h := NewHost(slog.New(slog.DiscardHandler))
+	defer h.Close()
+	s := openCatalog(b, h, reg, "discovery")
+	defer s.Close()
+	ctx := context.Background()
+	args := json.RawMessage(`{"query":"archive the audit records of a project"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := s.Call(ctx, decl.ToolFind, args); !r.OK {
+			b.Fatal(r.Error)
+		}
+	}
+}
