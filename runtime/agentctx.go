@@ -45,8 +45,7 @@ type agentState struct {
 	ups      map[string]*upstreamConn
 	loaded   map[string]bool // tools activated by tool_load
 	step     *stepSurface
-	entries  map[*PoolTool]*entry
-	builtins map[string]builtInstance // by policy name; closed at teardown
+	builtins map[string]builtInstance // by policy name, made on first call; closed at teardown
 	closers  []func() error
 	torndown bool
 
@@ -80,7 +79,7 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	st := &agentState{
 		s: s, agent: a, log: s.opts.Logger,
 		drained: make(chan struct{}), stopWait: make(chan struct{}), replaced: make(chan struct{}), ups: map[string]*upstreamConn{},
-		loaded: map[string]bool{}, entries: map[*PoolTool]*entry{}, builtins: map[string]builtInstance{},
+		loaded:   map[string]bool{},
 		maxBytes: s.reg.Defaults.ResponseMaxBytes, budget: pipeline.Budget{Limit: int64(s.reg.Defaults.ContextBudget)},
 		cache: pipeline.NewCache(),
 	}
@@ -96,7 +95,7 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	}
 	st.ctx, st.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	st.connect(ctx, s.pool.serversFor(s.pool.snap.Load(), a))
-	st.res = s.pool.resolveAgent(s.pool.snap.Load(), a, s.opts.Depth, s.opts.depthLimit, nil)
+	st.res = s.pool.resolution(s.pool.snap.Load(), a, s.opts.Depth, s.opts.depthLimit)
 	st.emitWarnings(st.res.warnings)
 	st.reportCollisions() // those of the lock file and declared tools, which no server start reports
 	st.mu.Lock()
@@ -105,7 +104,7 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	if st.log.Enabled(ctx, slog.LevelInfo) {
 		st.log.LogAttrs(ctx, slog.LevelInfo, EventAgentBuild,
 			slog.String("agent", a.Name), slog.Int("depth", s.opts.Depth),
-			slog.Int("tools", len(st.surf.Load().list)), slog.Any("servers", sortedKeys(st.ups)),
+			slog.Int("tools", st.surf.Load().size()), slog.Any("servers", sortedKeys(st.ups)),
 			slog.Bool("discovery", a.Discovery), slog.Float64("latency_ms", ms(time.Since(start))))
 	}
 	return st, nil

@@ -159,7 +159,7 @@ func BenchmarkArgCheck(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			s := benchSessionWith(b, decl.Tool{Name: "t", Kind: decl.KindGo, Go: benchTool, InputSchema: json.RawMessage(c.schema)}, nil)
 			st := s.st.Load()
-			e := st.surf.Load().byName["t"]
+			e := st.surf.Load().entry("t")
 			args := json.RawMessage(c.args)
 			b.ReportAllocs()
 			for b.Loop() {

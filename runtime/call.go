@@ -26,7 +26,8 @@ type entry struct {
 	args     *pipeline.ArgSchema // the input schema check; nil for the runtime's own tools
 	output   *pipeline.ArgSchema // the output schema check of an MCP tool; nil without one
 	run      provider
-	rich     richProvider // KindMCP: answers with the server's whole result
+	rich     richProvider // answers with more than text (a server's whole result)
+	via      sessionRun   // a pool tool's: runs on the calling session's context (providers.go)
 	q        *pipeline.Queue
 	timeout  time.Duration
 	cacheTTL time.Duration
@@ -71,7 +72,7 @@ func mono() time.Duration { return time.Since(epoch) }
 func (st *agentState) call(ctx context.Context, name string, args json.RawMessage) Result {
 	start := mono()
 	sf := st.surf.Load()
-	e := sf.byName[name]
+	e := sf.entry(name)
 	if e == nil {
 		return st.blocked(ctx, name, start)
 	}
@@ -107,7 +108,7 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	if err == nil && !e.noCap && st.maxBytes > 0 && out.Size() > st.maxBytes {
 		// a large image or resource spills (or is cut) too: its JSON is in
 		// the text
-		if sf.byName[decl.ToolOutputRead] != nil {
+		if sf.entry(decl.ToolOutputRead) != nil {
 			n := out.Size()
 			var text string
 			if text, err = st.spill.Store(ctx, out.Text); err == nil {
@@ -242,6 +243,8 @@ func (st *agentState) invokeOutput(ctx context.Context, e *entry, args json.RawM
 		out.Text, err = callGoBounded(ctx, e.goFn, args)
 	case e.goFn != nil:
 		out.Text, err = callGo(ctx, e.goFn, args)
+	case e.via != nil:
+		out, err = runViaSafely(ctx, st, e, args)
 	case e.rich != nil:
 		out, err = runRichSafely(ctx, e, args)
 	default:
@@ -345,6 +348,15 @@ func runRichSafely(ctx context.Context, e *entry, args json.RawMessage) (out pip
 	return e.rich(ctx, args)
 }
 
+func runViaSafely(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (out pipeline.Output, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = pipeline.Output{}, fmt.Errorf("tool panicked: %v", r)
+		}
+	}()
+	return e.via(st, ctx, args)
+}
+
 // blocked answers a call to a name the agent cannot call: renamed, not
 // allowed, not loaded, or not found with the nearest names.
 func (st *agentState) blocked(ctx context.Context, name string, start time.Duration) Result {
@@ -413,9 +425,7 @@ const maxToolName = 256
 func (st *agentState) knownNames() []string {
 	sf := st.surf.Load()
 	seen := map[string]bool{}
-	for n := range sf.byName {
-		seen[n] = true
-	}
+	sf.names(func(n string) { seen[n] = true })
 	for n := range sf.loadable {
 		seen[n] = true
 	}

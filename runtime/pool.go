@@ -58,6 +58,10 @@ type Pool struct {
 
 	warned sync.Map // keys of warnings logged once per pool
 
+	// What every session shares, built on first use (catalog.go):
+	entries sync.Map // entryKey → *entry, each pool tool's callable entry
+	rest    sync.Map // restKey → *rest.Tool, compiled REST tools
+
 	mu       sync.Mutex
 	live     map[string][]UpstreamTool // server → its current tools/list
 	snap     atomic.Pointer[poolSnapshot]
@@ -75,6 +79,10 @@ type poolSnapshot struct {
 	renamed    map[string]string // old name → current name
 	finder     *finder.Finder
 	collisions []collision // names two tools wanted; see rebuild
+
+	// agents are the resolutions and surfaces of the agents opened on this
+	// snapshot, shared by their sessions (catalog.go).
+	agents *agentViews
 }
 
 func newPool(reg *Registry) *Pool {
@@ -228,7 +236,7 @@ func filterPermits(srv *decl.Server, f decl.Filter, tool string) bool {
 func (p *Pool) rebuild() {
 	reg := p.reg
 	prev := p.snap.Load()
-	snap := &poolSnapshot{byName: map[string]*PoolTool{}, renamed: map[string]string{}}
+	snap := &poolSnapshot{byName: map[string]*PoolTool{}, renamed: map[string]string{}, agents: &agentViews{}}
 	holder := map[string]string{} // exposed name → who has it, for reports
 	add := func(t *PoolTool, who string) {
 		if decl.IsReservedToolName(t.Name) {
@@ -324,6 +332,9 @@ func (p *Pool) rebuild() {
 	}
 	snap.finder = p.newFinder(snap.tools, prevFinder)
 	p.snap.Store(snap)
+	if prev != nil {
+		p.dropEntries(snap)
+	}
 }
 
 // collision is one exposed name two tools wanted; the loser is not in the

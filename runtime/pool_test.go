@@ -254,7 +254,7 @@ func TestPoolKeepsUnchangedTools(t *testing.T) {
 	pool := poolOf(t, f.reg)
 	before := pool.snap.Load().byName["read_file"]
 	st := s.st.Load()
-	entryBefore := st.surf.Load().byName["read_file"]
+	entryBefore := st.surf.Load().entry("read_file")
 	closers := len(st.closers)
 	changed := make(chan struct{}, 1)
 	cancel := s.Subscribe(func() {
@@ -269,7 +269,7 @@ func TestPoolKeepsUnchangedTools(t *testing.T) {
 	if pool.snap.Load().byName["read_file"] != before {
 		t.Error("unchanged declared tool got a new pool entry")
 	}
-	if st.surf.Load().byName["read_file"] != entryBefore || len(st.closers) != closers {
+	if st.surf.Load().entry("read_file") != entryBefore || len(st.closers) != closers {
 		t.Error("session rebuilt the builtin of an unchanged tool")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -16,10 +17,28 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/internal/rest"
 )
 
-// poolEntry makes the callable entry of a pool tool for this agent
-// context: its provider, queue, timeout and cache. st.mu is held.
-func (st *agentState) poolEntry(pt *PoolTool) *entry {
-	reg := st.s.reg
+// entry returns the callable entry of a pool tool: its queue, timeout,
+// cache and how it runs. It holds nothing of a session: every session of
+// the pool shares it (with workdir, which a builtin's description names),
+// and what a call needs of its session (upstream connections, builtins,
+// environment) the call finds in the agent context it runs on (sessionRun).
+func (p *Pool) entry(pt *PoolTool, workdir string) *entry {
+	key := entryKey{pt, workdir}
+	if e, ok := p.entries.Load(key); ok {
+		return e.(*entry)
+	}
+	e, _ := p.entries.LoadOrStore(key, p.newEntry(pt, workdir))
+	return e.(*entry)
+}
+
+// entryKey keys the pool's shared entries.
+type entryKey struct {
+	pt      *PoolTool
+	workdir string
+}
+
+func (p *Pool) newEntry(pt *PoolTool, workdir string) *entry {
+	reg := p.reg
 	e := &entry{
 		info: ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema),
 			Kind: pt.Kind, Namespace: string(pt.Kind),
@@ -27,7 +46,7 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 		server: pt.Server, original: pt.Original, args: pt.args,
 	}
 	d := pt.Decl
-	srv := st.s.pool.servers[pt.Server]
+	srv := p.servers[pt.Server]
 	qname := ""
 	if d != nil {
 		qname, e.timeout = d.Queue, d.Timeout
@@ -43,7 +62,7 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 	if e.timeout <= 0 {
 		e.timeout = reg.Defaults.ToolTimeout
 	}
-	e.q = st.s.pool.queues[qname]
+	e.q = p.queues[qname]
 	e.structured = len(pt.OutputSchema) > 0 && pt.Kind != decl.KindMCP
 	if len(pt.OutputSchema) > 0 && pt.Kind == decl.KindMCP {
 		e.output = pipeline.NewArgSchema(pt.OutputSchema)
@@ -57,12 +76,12 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 			e.run = failing(fmt.Errorf("tool %q: Go function not linked into this binary", pt.Name))
 		}
 	case decl.KindBuiltin:
-		e.run, e.linked = st.builtinProvider(e, d), true
+		e.via, e.linked = p.builtinRun(e, d, workdir), true
 	case decl.KindREST:
-		e.run, e.linked = st.restProvider(d), true
+		e.via, e.linked = restRun(d), true
 		e.info.Namespace = "rest"
 	case decl.KindMCP:
-		e.rich, e.linked = st.upstreamCall(pt.Server, pt.Original), true
+		e.via, e.linked = upstreamRun(pt.Server, pt.Original), true
 		e.info.Namespace = pt.Server
 		if srv != nil {
 			e.cacheTTL = srv.Cache
@@ -73,6 +92,9 @@ func (st *agentState) poolEntry(pt *PoolTool) *entry {
 	return e.finish()
 }
 
+// sessionRun runs a shared entry's tool on the agent context of the call.
+type sessionRun func(st *agentState, ctx context.Context, args json.RawMessage) (pipeline.Output, error)
+
 func failing(err error) provider {
 	return func(context.Context, json.RawMessage) (string, error) { return "", err }
 }
@@ -80,12 +102,8 @@ func failing(err error) provider {
 // upstreamCall runs tool on an MCP server, connecting lazily. The
 // server's result passes on whole: every block, structured content and
 // _meta; a result with isError is the call's error, its text the result's.
-func (st *agentState) upstreamCall(server, tool string) richProvider {
-	byModel := false
-	if srv := st.s.pool.servers[server]; srv != nil && srv.Sampling == mcpconn.AnswerModel {
-		byModel = true
-	}
-	return func(ctx context.Context, args json.RawMessage) (pipeline.Output, error) {
+func upstreamRun(server, tool string) sessionRun {
+	return func(st *agentState, ctx context.Context, args json.RawMessage) (pipeline.Output, error) {
 		up, err := st.upstream(ctx, server)
 		if err != nil {
 			return pipeline.Output{}, err
@@ -93,7 +111,7 @@ func (st *agentState) upstreamCall(server, tool string) richProvider {
 		if why := st.s.pool.withheld(server, tool, up.Tools()); why != "" {
 			return pipeline.Output{}, errors.New(why)
 		}
-		if byModel {
+		if srv := st.s.pool.servers[server]; srv != nil && srv.Sampling == mcpconn.AnswerModel {
 			ctx = mcpconn.WithCaller(ctx, agentModelCaller{host: mcpconn.CallerFrom(ctx), agent: st.agent.Name, model: st.ownModel})
 		}
 		ctx, span := st.s.tel.StartUpstream(ctx, server, tool)
@@ -139,50 +157,70 @@ type builtinTool interface {
 	Schema() json.RawMessage
 }
 
-// builtinProvider runs the policy's builtin for this agent context. Each
-// policy's builtin is built once per context and kept until teardown: an
-// entry dropped by a step change and rebuilt later must not open new
-// os.Root handles each time.
-func (st *agentState) builtinProvider(e *entry, d *decl.Tool) provider {
+// builtinRun runs the policy's builtin on the agent context of the call.
+// Each policy's builtin is built once per context, on its first call, and
+// kept until teardown: it holds os.Root handles of that context.
+func (p *Pool) builtinRun(e *entry, d *decl.Tool, workdir string) sessionRun {
 	if d == nil {
-		return failing(fmt.Errorf("tool %q: no policy", e.info.Name))
+		return failingRun(fmt.Errorf("tool %q: no policy", e.info.Name))
 	}
 	var pol *decl.Policy
-	for i := range st.s.reg.Policies {
-		if st.s.reg.Policies[i].Name == d.Policy {
-			pol = &st.s.reg.Policies[i]
+	for i := range p.reg.Policies {
+		if p.reg.Policies[i].Name == d.Policy {
+			pol = &p.reg.Policies[i]
 		}
 	}
 	if pol == nil {
-		return failing(fmt.Errorf("tool %q: unknown policy %q", e.info.Name, d.Policy))
+		return failingRun(fmt.Errorf("tool %q: unknown policy %q", e.info.Name, d.Policy))
 	}
-	if scope := builtin.Scope(pol.Builtin, st.s.opts.Workdir, pol.AllowedPaths, pol.AllowedCommands); scope != "" {
+	if scope := builtin.Scope(pol.Builtin, workdir, pol.AllowedPaths, pol.AllowedCommands); scope != "" {
 		e.info.Description = strings.TrimSpace(e.info.Description + "\n\n" + scope)
 	}
-	b, ok := st.builtins[pol.Name]
-	if !ok && st.torndown { // teardown already ran the closers: a new builtin would leak
-		return failing(fmt.Errorf("tool %q: agent context closed", e.info.Name))
-	}
-	if !ok {
-		b.tool, b.err = st.s.newBuiltin(pol)
-		if c, isCloser := b.tool.(io.Closer); isCloser && b.err == nil {
-			st.closers = append(st.closers, c.Close)
-		}
-		st.builtins[pol.Name] = b
-	}
-	if b.err != nil {
-		return failing(fmt.Errorf("tool %q (policy %s): %v", e.info.Name, pol.Name, b.err))
-	}
-	tool := b.tool
 	if pol.Builtin == "shell_exec" && pol.Timeout > 0 {
 		// the shell kills the command and its processes at the policy timeout; the
 		// pipeline's own deadline only backs it up
 		e.timeout = max(e.timeout, pol.Timeout+time.Second)
 	}
 	if len(d.InputSchema) == 0 {
-		e.info.InputSchema = tool.Schema()
+		e.info.InputSchema = p.declaredSchema(d)
 	}
-	return tool.Call
+	name := e.info.Name
+	return func(st *agentState, ctx context.Context, args json.RawMessage) (pipeline.Output, error) {
+		tool, err := st.builtin(pol)
+		if err != nil {
+			return pipeline.Output{}, fmt.Errorf("tool %q (policy %s): %v", name, pol.Name, err)
+		}
+		out, err := tool.Call(ctx, args)
+		return pipeline.TextOutput(out), err
+	}
+}
+
+// builtin returns the agent context's builtin of a policy, building it on
+// first use.
+func (st *agentState) builtin(pol *decl.Policy) (builtinTool, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	b, ok := st.builtins[pol.Name]
+	if !ok && st.torndown { // teardown already ran the closers: a new builtin would leak
+		return nil, errors.New("agent context closed")
+	}
+	if !ok {
+		b.tool, b.err = st.s.newBuiltin(pol)
+		if c, isCloser := b.tool.(io.Closer); isCloser && b.err == nil {
+			st.closers = append(st.closers, c.Close)
+		}
+		if st.builtins == nil {
+			st.builtins = map[string]builtInstance{}
+		}
+		st.builtins[pol.Name] = b
+	}
+	return b.tool, b.err
+}
+
+func failingRun(err error) sessionRun {
+	return func(*agentState, context.Context, json.RawMessage) (pipeline.Output, error) {
+		return pipeline.Output{}, err
+	}
 }
 
 // builtInstance is a policy's builtin as built for one agent context.
@@ -206,31 +244,61 @@ func (s *Session) newBuiltin(pol *decl.Policy) (builtinTool, error) {
 	return nil, fmt.Errorf("unknown builtin %q", pol.Builtin)
 }
 
-// restProvider builds a REST tool with its env() values read now, when
-// the agent context is built; a missing variable makes every call fail
-// with an error naming the tool and the variable.
-func (st *agentState) restProvider(d *decl.Tool) provider {
+// restRun runs a REST tool with its env() values as the session reads
+// them; a missing variable fails the call with an error naming the tool
+// and the variable. The compiled tool (its URL template parsed) is shared
+// by the sessions that read the same values (Pool.restTool).
+func restRun(d *decl.Tool) sessionRun {
 	if d == nil || d.REST == nil {
-		return failing(fmt.Errorf("REST tool without a rest block"))
+		return failingRun(fmt.Errorf("REST tool without a rest block"))
 	}
-	getenv := st.s.opts.Getenv
+	return func(st *agentState, ctx context.Context, args json.RawMessage) (pipeline.Output, error) {
+		tool, err := st.s.pool.restTool(d, st.s.opts.Getenv, st.s.opts.HTTPClient)
+		if err != nil {
+			return pipeline.Output{}, err
+		}
+		out, err := tool.Call(ctx, args)
+		return pipeline.TextOutput(out), err
+	}
+}
+
+// restKey keys the pool's compiled REST tools: the declaration, the
+// client and the resolved URL and headers.
+type restKey struct {
+	d        *decl.Tool
+	client   *http.Client
+	resolved string
+}
+
+// restTool returns the compiled REST tool for d with the values getenv
+// gives now.
+func (p *Pool) restTool(d *decl.Tool, getenv func(string) (string, bool), client *http.Client) (*rest.Tool, error) {
 	url, err := d.REST.URL.Resolve(getenv)
 	if err != nil {
-		return failing(fmt.Errorf("tool %q: url: %v", d.Name, err))
+		return nil, fmt.Errorf("tool %q: url: %v", d.Name, err)
 	}
-	spec := rest.Spec{Method: d.REST.Method, URL: url, InputSchema: d.InputSchema,
-		Secrets: d.REST.URL.FromEnv(getenv)}
+	spec := rest.Spec{Method: d.REST.Method, URL: url, InputSchema: d.InputSchema}
+	key := url
 	for _, h := range d.REST.Headers {
 		v, err := h.Value.Resolve(getenv)
 		if err != nil {
-			return failing(fmt.Errorf("tool %q: header %s: %v", d.Name, h.Key, err))
+			return nil, fmt.Errorf("tool %q: header %s: %v", d.Name, h.Key, err)
 		}
 		spec.Headers = append(spec.Headers, rest.Header{Key: h.Key, Value: v})
+		key += "\x00" + h.Key + "\x00" + v
+	}
+	k := restKey{d, client, key}
+	if t, ok := p.rest.Load(k); ok {
+		return t.(*rest.Tool), nil
+	}
+	spec.Secrets = d.REST.URL.FromEnv(getenv)
+	for _, h := range d.REST.Headers {
 		spec.Secrets = append(spec.Secrets, h.Value.FromEnv(getenv)...)
 	}
-	tool, err := rest.New(spec, st.s.opts.HTTPClient)
+	tool, err := rest.New(spec, client)
 	if err != nil {
-		return failing(fmt.Errorf("tool %q: %v", d.Name, err))
+		return nil, fmt.Errorf("tool %q: %v", d.Name, err)
 	}
-	return tool.Call
+	t, _ := p.rest.LoadOrStore(k, tool)
+	return t.(*rest.Tool), nil
 }

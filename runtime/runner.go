@@ -212,7 +212,7 @@ func (a *sessionAgent) Tools() []model.Tool {
 	if st == nil {
 		return nil
 	}
-	list := st.surf.Load().list
+	list := st.surf.Load().tools()
 	out := make([]model.Tool, len(list))
 	for i, t := range list {
 		out[i] = model.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}

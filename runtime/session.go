@@ -77,7 +77,7 @@ func (s *Session) Tools() []ToolInfo {
 	if st == nil {
 		return nil
 	}
-	return slices.Clone(st.surf.Load().list)
+	return st.surf.Load().tools()
 }
 
 // Call runs one tool call through the pipeline. It never panics and never
@@ -123,7 +123,7 @@ func (s *Session) callAfterSwitch(ctx context.Context, old *agentState, name str
 // callOn runs a call on st, which enter pinned; it releases st.
 func (s *Session) callOn(ctx context.Context, st, old *agentState, name string, args json.RawMessage) Result {
 	defer st.exit()
-	if old != nil && old.agent != st.agent && st.surf.Load().byName[name] == nil {
+	if old != nil && old.agent != st.agent && st.surf.Load().entry(name) == nil {
 		event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", old.agent.Name),
 			slog.String("reason", "agent_switched"), slog.String("switched_to", st.agent.Name))
 		return Result{Error: fmt.Sprintf("agent switched to %q before the call started; %q is not one of its tools", st.agent.Name, name)}

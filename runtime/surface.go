@@ -10,13 +10,90 @@ import (
 // surface is an immutable view of what the agent can call, swapped whole
 // on every change so that Call reads it without locks.
 type surface struct {
-	byName map[string]*entry // callable names, aliases included
-	list   []ToolInfo        // visible tools, sorted by name
+	// shared is the agent's pool tools as every session of it has them
+	// (catalog.go); nil inside a step, with discovery, or while one of the
+	// context's servers is down: then own holds the pool tools too.
+	shared  *toolTable
+	own     map[string]*entry // this context's callable names, aliases included
+	ownList []ToolInfo        // own's visible tools, sorted by name
+	aliases []decl.Alias      // the agent's: tools() lists a tool under its alias
 
 	// What the agent's policy lets it reach now: outside a step its own
 	// resolution, inside a step only the step's bundles.
 	loadable map[string]bool // pool tools it may call or load
 	meta     metaScopes      // servers the meta tools reach
+}
+
+// entry returns the callable tool of a name (or alias), nil if none.
+func (sf *surface) entry(name string) *entry {
+	if e := sf.own[name]; e != nil {
+		return e
+	}
+	if sf.shared != nil {
+		return sf.shared.byName[name]
+	}
+	return nil
+}
+
+// size is the number of visible tools.
+func (sf *surface) size() int {
+	n := len(sf.ownList)
+	if sf.shared != nil {
+		n += len(sf.shared.list)
+	}
+	return n
+}
+
+// tools lists the visible tools sorted by name, in a new slice.
+func (sf *surface) tools() []ToolInfo {
+	var list []ToolInfo
+	if sf.shared == nil {
+		list = slices.Clone(sf.ownList)
+	} else {
+		list = mergeSorted(sf.shared.list, sf.ownList)
+	}
+	if len(sf.aliases) == 0 {
+		return list
+	}
+	list = underAliases(sf.aliases, list)
+	slices.SortFunc(list, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	return list
+}
+
+// names calls fn with every callable name.
+func (sf *surface) names(fn func(string)) {
+	for n := range sf.own {
+		fn(n)
+	}
+	if sf.shared != nil {
+		for n := range sf.shared.byName {
+			fn(n)
+		}
+	}
+}
+
+// sameList reports whether next lists the same tools as sf.
+func (sf *surface) sameList(next *surface) bool {
+	eq := func(a, b ToolInfo) bool {
+		return a.Name == b.Name && a.Description == b.Description && string(a.InputSchema) == string(b.InputSchema)
+	}
+	if sf.shared == next.shared {
+		return slices.EqualFunc(sf.ownList, next.ownList, eq)
+	}
+	return slices.EqualFunc(sf.tools(), next.tools(), eq)
+}
+
+// mergeSorted merges two lists sorted by name into a new one.
+func mergeSorted(a, b []ToolInfo) []ToolInfo {
+	out := make([]ToolInfo, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].Name <= b[0].Name {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // active reports whether a pool tool is activated for the agent.
@@ -34,68 +111,69 @@ func (st *agentState) activeLocked(name string) bool {
 // to tools.allowed when the agent wrote it) plus the runtime tools the
 // agent declares; its own tools.use and meta bundles are not in force.
 func (st *agentState) rebuildSurfaceLocked() bool {
-	snap := st.s.pool.snap.Load()
-	sf := &surface{byName: map[string]*entry{}, loadable: st.res.allowed, meta: st.res.meta}
+	p := st.s.pool
+	snap := p.snap.Load()
+	sf := &surface{own: map[string]*entry{}, loadable: st.res.allowed, meta: st.res.meta, aliases: st.agent.Aliases}
 	if st.step != nil {
 		sf.loadable, sf.meta = st.step.direct, st.step.meta
 	}
 	add := func(e *entry, visible bool) {
-		if _, dup := sf.byName[e.info.Name]; dup {
+		if sf.entry(e.info.Name) != nil {
 			return
 		}
-		sf.byName[e.info.Name] = e
+		sf.own[e.info.Name] = e
 		if visible {
-			sf.list = append(sf.list, e.info)
+			sf.ownList = append(sf.ownList, e.info)
 		}
 	}
-	names := map[string]bool{}
-	if st.step != nil {
-		for n := range st.step.direct {
-			names[n] = true
-		}
+	if st.step == nil && !st.agent.Discovery && st.serversUp() {
+		sf.shared = p.table(snap, st.res, st.s.opts.Workdir) // every allowed tool is active
 	} else {
-		for n := range st.res.allowed {
-			if st.activeLocked(n) {
-				names[n] = true
+		var names []string
+		if st.step != nil {
+			names = sortedKeys(st.step.direct)
+		} else {
+			for n := range st.res.allowed {
+				if st.activeLocked(n) {
+					names = append(names, n)
+				}
+			}
+			slices.Sort(names)
+		}
+		for _, n := range names {
+			if pt := snap.byName[n]; pt != nil { // else gone from its server's list
+				add(p.entry(pt, st.s.opts.Workdir), st.serverUp(pt.Server))
 			}
 		}
 	}
-	entries := make(map[*PoolTool]*entry, len(names))
-	for _, n := range sortedKeys(names) {
-		pt := snap.byName[n]
-		if pt == nil {
-			continue // gone from its server's list
-		}
-		e := st.entries[pt]
-		if e == nil {
-			e = st.poolEntry(pt)
-		}
-		entries[pt] = e
-		add(e, st.serverUp(pt.Server))
-	}
-	st.entries = entries
 	st.addRuntimeTools(sf.meta, add)
 	for _, al := range st.agent.Aliases {
-		if e := sf.byName[al.Target]; e != nil {
-			if _, taken := sf.byName[al.Name]; !taken {
-				sf.byName[al.Name] = e
-			}
+		if e := sf.entry(al.Target); e != nil && sf.entry(al.Name) == nil {
+			sf.own[al.Name] = e
 		}
 	}
-	sf.list = st.underAliases(sf.list)
-	slices.SortFunc(sf.list, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(sf.ownList, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	old := st.surf.Load()
 	st.surf.Store(sf)
-	return old == nil || !slices.EqualFunc(old.list, sf.list, func(a, b ToolInfo) bool {
-		return a.Name == b.Name && a.Description == b.Description && string(a.InputSchema) == string(b.InputSchema)
-	})
+	return old == nil || !old.sameList(sf)
+}
+
+// serversUp reports whether every server the context uses can offer its
+// tools (serverUp); st.mu is held.
+func (st *agentState) serversUp() bool {
+	for name := range st.ups {
+		if !st.serverUp(name) {
+			return false
+		}
+	}
+	return true
 }
 
 // underAliases lists a tool with an alias under the name the agent chose
 // (aliasFor), so hosts that check a call's name against tools/list accept
 // it; its own name and its other aliases still answer calls.
-func (st *agentState) underAliases(list []ToolInfo) []ToolInfo {
-	if len(st.agent.Aliases) == 0 {
+func underAliases(aliases []decl.Alias, list []ToolInfo) []ToolInfo {
+	if len(aliases) == 0 {
 		return list
 	}
 	listed := make(map[string]bool, len(list))
@@ -104,7 +182,7 @@ func (st *agentState) underAliases(list []ToolInfo) []ToolInfo {
 	}
 	taken := func(n string) bool { return listed[n] }
 	for i := range list {
-		if al := aliasFor(st.agent.Aliases, list[i].Name, taken); al != "" {
+		if al := aliasFor(aliases, list[i].Name, taken); al != "" {
 			list[i].Name = al
 		}
 	}
@@ -132,7 +210,7 @@ func (st *agentState) exposedName(name string) string {
 		return name
 	}
 	sf := st.surf.Load()
-	taken := func(n string) bool { e := sf.byName[n]; return e != nil && e.info.Name == n }
+	taken := func(n string) bool { e := sf.entry(n); return e != nil && e.info.Name == n }
 	if al := aliasFor(st.agent.Aliases, name, taken); al != "" {
 		return al
 	}
@@ -144,18 +222,18 @@ func (st *agentState) stepTools() []ToolInfo {
 	sf := st.surf.Load()
 	var out []ToolInfo
 	for _, n := range sortedKeys(st.step.direct) {
-		if e := sf.byName[n]; e != nil && st.serverUp(e.server) {
+		if e := sf.entry(n); e != nil && st.serverUp(e.server) {
 			out = append(out, e.info)
 		}
 	}
 	if len(st.step.meta) > 0 {
 		for _, n := range []string{decl.ToolMCPCall, decl.ToolMCPSchema, decl.ToolMCPList} {
-			if e := sf.byName[n]; e != nil {
+			if e := sf.entry(n); e != nil {
 				out = append(out, e.info)
 			}
 		}
 	}
-	out = st.underAliases(out)
+	out = underAliases(st.agent.Aliases, out)
 	slices.SortFunc(out, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

@@ -183,7 +183,7 @@ func (c *catalog) Find(query string, limit int) ([]FindHit, string) {
 	sf := st.surf.Load()
 	out := make([]FindHit, len(hits))
 	for i, h := range hits {
-		_, active := sf.byName[h.Name]
+		active := sf.entry(h.Name) != nil
 		out[i] = FindHit{Name: st.exposedName(h.Name), Description: snap.byName[h.Name].Description, Score: h.Score, Active: active}
 	}
 	return out, hint
@@ -194,7 +194,7 @@ func (c *catalog) Find(query string, limit int) ([]FindHit, string) {
 func (st *agentState) describable(name string) (ToolInfo, *PoolTool, bool) {
 	snap := st.s.pool.snap.Load()
 	sf := st.surf.Load()
-	if e := sf.byName[name]; e != nil {
+	if e := sf.entry(name); e != nil {
 		return e.info, snap.byName[e.info.Name], true
 	}
 	if t := st.res.aliases[name]; t != "" {
@@ -227,7 +227,7 @@ func (c *catalog) Describe(name string) (tools.Description, error) {
 	if !ok {
 		return tools.Description{}, st.notFound(name)
 	}
-	_, active := st.surf.Load().byName[info.Name]
+	active := st.surf.Load().entry(info.Name) != nil
 	d := tools.Description{Name: st.exposedName(info.Name), Description: info.Description, InputSchema: info.InputSchema, Active: active}
 	if pt != nil {
 		d.Category, d.Keywords = pt.Category, pt.Keywords
@@ -251,7 +251,7 @@ func (c *catalog) Load(names []string) (tools.Loaded, error) {
 			name = t
 		}
 		switch {
-		case sf.byName[n] != nil && snap.byName[name] == nil:
+		case sf.entry(n) != nil && snap.byName[name] == nil:
 			if !slices.ContainsFunc(l.Skipped, func(s tools.SkippedTool) bool { return s.Name == n }) {
 				l.Skipped = append(l.Skipped, tools.SkippedTool{Name: n,
 					Reason: "one of the runtime's own tools, offered without loading: call it directly"})
@@ -363,7 +363,7 @@ func (m *metaServers) Call(ctx context.Context, server, tool string, args json.R
 		if server != "" {
 			name = server + sep + tool
 		}
-		e := st.surf.Load().byName[name]
+		e := st.surf.Load().entry(name)
 		if e == nil {
 			// what a direct call of the name is told: not loaded (with the
 			// way to load it) only when the agent may load it
@@ -392,8 +392,7 @@ func (m *metaServers) Call(ctx context.Context, server, tool string, args json.R
 
 // isActive reports whether an exposed name is callable now.
 func (st *agentState) isActive(name string) bool {
-	_, ok := st.surf.Load().byName[name]
-	return ok
+	return st.surf.Load().entry(name) != nil
 }
 
 // metaEntry is a transient entry for a server tool reached by meta call,
@@ -402,7 +401,7 @@ func (st *agentState) metaEntry(server, tool string) *entry {
 	srv := st.s.pool.servers[server]
 	e := &entry{info: ToolInfo{Name: decl.ExposedName(server, st.s.reg.Sep(), tool), Kind: decl.KindMCP, Namespace: server},
 		server: server, original: tool, linked: true}
-	e.rich = st.upstreamCall(server, tool)
+	e.via = upstreamRun(server, tool)
 	if pt := st.s.pool.snap.Load().byName[e.info.Name]; pt != nil && pt.Server == server && pt.Original == tool {
 		e.args = pt.args // the pool's compiled schema of this server tool
 	}

@@ -191,6 +191,7 @@ var importNames = map[string]string{
 type splices struct {
 	text map[string]string
 	uses map[string]string
+	err  error // what went wrong emitting them
 }
 
 // splice replaces each placeholder, the value of a top-level var on a line

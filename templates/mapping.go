@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -202,7 +203,25 @@ func toolValues(spec *ir.Spec, goTools *GoTools) []decl.Tool {
 		out = append(out, t)
 	}
 	slices.SortFunc(out, func(a, b decl.Tool) int { return strings.Compare(a.Name, b.Name) })
+	for i := range out {
+		t := &out[i]
+		t.InputSchema, t.OutputSchema, t.Meta = compactJSON(t.InputSchema), compactJSON(t.OutputSchema), compactJSON(t.Meta)
+	}
 	return out
+}
+
+// compactJSON drops the insignificant space of a schema (a lock file may
+// hold it indented): the generated tool data is one line per tool, and
+// RuntimeRegistry must hold the same bytes. Invalid JSON stays as it is.
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil || buf.Len() == len(raw) {
+		return raw
+	}
+	return buf.Bytes()
 }
 
 // declaredTool maps a declared tool; g is what LoadGoTools found for a Go

@@ -57,6 +57,9 @@ func emitRegistryFile(spec *ir.Spec, goTools *GoTools, source string, direct boo
 	reg := registryValue(spec, goTools)
 	emitNames(f, spec, reg)
 	lists := emitRegistryValue(f, spec, reg, direct)
+	if lists.err != nil {
+		return nil, lists.err
+	}
 	for _, a := range spec.Agents {
 		f.Line()
 		emitOpen(f, a)
@@ -214,6 +217,12 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec, value *decl.Registry, direct 
 	out := &splices{text: map[string]string{}, uses: map[string]string{}}
 	for _, name := range lists {
 		f.Line()
+		if name == "Tools" {
+			if err := emitToolData(f, spec, value.Tools, out, direct); err != nil {
+				out.err = err
+			}
+			continue
+		}
 		src, err := "", errNotDirect
 		if direct {
 			src, err = sp.literal(reg.FieldByName(name), 0)
@@ -229,6 +238,55 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec, value *decl.Registry, direct 
 		out.uses[path] = importNames[path]
 	}
 	return out
+}
+
+// Private names of the tool data.
+const (
+	toolDataConst = private + "ToolData"
+	goFuncsVar    = private + "GoFuncs"
+)
+
+// emitToolData writes the registry's tools as data (decl.EncodeTools):
+// one string constant, a JSON object per line, decoded when the package
+// initialises, and a map of the Go function tools' wrappers by name. The
+// compiler reads a string; a composite literal of 50,000 tools took it
+// half a minute and 1.5 GB. The constant is spliced in as a raw string.
+func emitToolData(f *jen.File, spec *ir.Spec, tools []decl.Tool, sp *splices, direct bool) error {
+	data, err := decl.EncodeTools(tools)
+	if err != nil {
+		return err
+	}
+	funcs := jen.Nil()
+	if goTools := spec.GoTools(); len(goTools) > 0 {
+		funcs = jen.Id(goFuncsVar)
+		f.Comment(goFuncsVar + " are the wrappers of the Go function tools, by tool name.")
+		f.Var().Id(goFuncsVar).Op("=").Map(jen.String()).Add(dcl("GoFunc")).Values(jen.DictFunc(func(d jen.Dict) {
+			for _, t := range goTools {
+				d[jen.Lit(t.Name)] = jen.Id(goToolFunc(t))
+			}
+		}))
+		f.Line()
+	}
+	f.Comment(private + "Tools are the registry's tools, decoded from " + toolDataConst + " when")
+	f.Comment("the package initialises.")
+	f.Var().Id(private+"Tools").Op("=").Add(dcl("DecodeTools")).Call(jen.Id(toolDataConst), funcs)
+	f.Line()
+	f.Comment(toolDataConst + " is the registry's tools as data (decl.EncodeTools): one JSON")
+	f.Comment("object per tool and line, in the order of the Registry's Tools.")
+	if !direct || !rawStringSafe(data) {
+		f.Const().Id(toolDataConst).Op("=").Lit(data)
+		return nil
+	}
+	f.Const().Id(toolDataConst).Op("=").Id(splicePrefix + "ToolData")
+	sp.text[splicePrefix+"ToolData"] = "`" + data + "`"
+	return nil
+}
+
+// rawStringSafe reports whether data can be a raw string literal: no
+// backquote, no carriage return (a raw string drops it), no byte order
+// mark (the compiler refuses one inside a file).
+func rawStringSafe(data string) bool {
+	return !strings.ContainsAny(data, "`\r\uFEFF")
 }
 
 func emitOpen(f *jen.File, a *ir.Agent) {

@@ -18,7 +18,7 @@ import (
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 3
+const GenVersion = 4
 const (
 	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
 	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
@@ -115,162 +115,59 @@ var _toolgenServers = []decl.Server{
 	},
 }
 
-var _toolgenTools = []decl.Tool{
-	{
-		Name:        "json_schema_2020_12_tool",
-		Description: "Tool with JSON Schema 2020-12 features",
-		Kind:        decl.KindREST,
-		InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`),
-		REST: &decl.REST{
-			Method: "POST",
-			URL:    decl.Value{{Lit: "http://127.0.0.1:9/json-schema-2020-12"}},
-		},
-	},
-	{
-		Name:        "test_audio_content",
-		Description: "Returns audio (conformance scenario tools-call-audio).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		RichResult:  true,
-		Go:          _toolgenGoTestAudioContent,
-	},
-	{
-		Name:        "test_elicitation",
-		Description: "Asks the host's user (conformance scenario tools-call-elicitation).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}},"required":["message"],"additionalProperties":false}`),
-		Go:          _toolgenGoTestElicitation,
-	},
-	{
-		Name:        "test_elicitation_sep1034_defaults",
-		Description: "Asks the host's user, with defaults (conformance scenario elicitation-sep1034-defaults).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestElicitationSep1034Defaults,
-	},
-	{
-		Name:        "test_elicitation_sep1330_enums",
-		Description: "Asks the host's user to pick from enums (conformance scenario elicitation-sep1330-enums).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestElicitationSep1330Enums,
-	},
-	{
-		Name:        "test_embedded_resource",
-		Description: "Returns an embedded resource (conformance scenario tools-call-embedded-resource).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		RichResult:  true,
-		Go:          _toolgenGoTestEmbeddedResource,
-	},
-	{
-		Name:        "test_error_handling",
-		Description: "Always fails with an error result (conformance scenario tools-call-error).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestErrorHandling,
-	},
-	{
-		Name:        "test_image_content",
-		Description: "Returns an image (conformance scenario tools-call-image).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		RichResult:  true,
-		Go:          _toolgenGoTestImageContent,
-	},
-	{
-		Name:        "test_input_required_result_capabilities",
-		Description: "Asks only what the host declared it can answer (input-required-result-capability-check).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestInputRequiredResultCapabilities,
-	},
-	{
-		Name:        "test_input_required_result_elicitation",
-		Description: "Asks the user their name (input-required scenarios).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestInputRequiredResultElicitation,
-	},
-	{
-		Name:        "test_input_required_result_list_roots",
-		Description: "Asks for the host's roots (input-required-result-basic-list-roots).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestInputRequiredResultListRoots,
-	},
-	{
-		Name:        "test_input_required_result_multi_round",
-		Description: "Asks twice in a row (input-required-result-multi-round).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestInputRequiredResultMultiRound,
-	},
-	{
-		Name:        "test_input_required_result_multiple_inputs",
-		Description: "Asks the user, the model and for roots at once (input-required-result-multiple-input-requests).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestInputRequiredResultMultipleInputs,
-	},
-	{
-		Name:        "test_input_required_result_request_state",
-		Description: "Asks for a confirmation (input-required-result-request-state).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestInputRequiredResultRequestState,
-	},
-	{
-		Name:        "test_input_required_result_sampling",
-		Description: "Asks the host's model (input-required-result-basic-sampling).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestInputRequiredResultSampling,
-	},
-	{
-		Name:        "test_input_required_result_tampered_state",
-		Description: "Asks for a confirmation (input-required-result-tampered-state).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestInputRequiredResultTamperedState,
-	},
-	{
-		Name:        "test_multiple_content_types",
-		Description: "Returns text, an image and a resource (conformance scenario tools-call-mixed-content).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		RichResult:  true,
-		Go:          _toolgenGoTestMultipleContentTypes,
-	},
-	{
-		Name:        "test_sampling",
-		Description: "Asks the host's model (conformance scenario tools-call-sampling).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"prompt":{"type":"string"}},"required":["prompt"],"additionalProperties":false}`),
-		Go:          _toolgenGoTestSampling,
-	},
-	{
-		Name:        "test_simple_text",
-		Description: "Returns a fixed text response (conformance scenario tools-call-simple-text).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestSimpleText,
-	},
-	{
-		Name:        "test_tool_with_logging",
-		Description: "Sends three log messages while it runs (conformance scenario tools-call-with-logging).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestToolWithLogging,
-	},
-	{
-		Name:        "test_tool_with_progress",
-		Description: "Reports progress while it runs (conformance scenario tools-call-with-progress).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Go:          _toolgenGoTestToolWithProgress,
-	},
+// _toolgenGoFuncs are the wrappers of the Go function tools, by tool name.
+var _toolgenGoFuncs = map[string]decl.GoFunc{
+	"test_audio_content":                         _toolgenGoTestAudioContent,
+	"test_elicitation":                           _toolgenGoTestElicitation,
+	"test_elicitation_sep1034_defaults":          _toolgenGoTestElicitationSep1034Defaults,
+	"test_elicitation_sep1330_enums":             _toolgenGoTestElicitationSep1330Enums,
+	"test_embedded_resource":                     _toolgenGoTestEmbeddedResource,
+	"test_error_handling":                        _toolgenGoTestErrorHandling,
+	"test_image_content":                         _toolgenGoTestImageContent,
+	"test_input_required_result_capabilities":    _toolgenGoTestInputRequiredResultCapabilities,
+	"test_input_required_result_elicitation":     _toolgenGoTestInputRequiredResultElicitation,
+	"test_input_required_result_list_roots":      _toolgenGoTestInputRequiredResultListRoots,
+	"test_input_required_result_multi_round":     _toolgenGoTestInputRequiredResultMultiRound,
+	"test_input_required_result_multiple_inputs": _toolgenGoTestInputRequiredResultMultipleInputs,
+	"test_input_required_result_request_state":   _toolgenGoTestInputRequiredResultRequestState,
+	"test_input_required_result_sampling":        _toolgenGoTestInputRequiredResultSampling,
+	"test_input_required_result_tampered_state":  _toolgenGoTestInputRequiredResultTamperedState,
+	"test_multiple_content_types":                _toolgenGoTestMultipleContentTypes,
+	"test_sampling":                              _toolgenGoTestSampling,
+	"test_simple_text":                           _toolgenGoTestSimpleText,
+	"test_tool_with_logging":                     _toolgenGoTestToolWithLogging,
+	"test_tool_with_progress":                    _toolgenGoTestToolWithProgress,
 }
+
+// _toolgenTools are the registry's tools, decoded from _toolgenToolData when
+// the package initialises.
+var _toolgenTools = decl.DecodeTools(_toolgenToolData, _toolgenGoFuncs)
+
+// _toolgenToolData is the registry's tools as data (decl.EncodeTools): one JSON
+// object per tool and line, in the order of the Registry's Tools.
+const _toolgenToolData = `[
+{"n":"json_schema_2020_12_tool","d":"Tool with JSON Schema 2020-12 features","k":"rest","i":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false},"r":{"Method":"POST","URL":[{"Lit":"http://127.0.0.1:9/json-schema-2020-12","Env":""}],"Headers":null}},
+{"n":"test_audio_content","d":"Returns audio (conformance scenario tools-call-audio).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false},"rich":true},
+{"n":"test_elicitation","d":"Asks the host's user (conformance scenario tools-call-elicitation).","k":"go","i":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"],"additionalProperties":false}},
+{"n":"test_elicitation_sep1034_defaults","d":"Asks the host's user, with defaults (conformance scenario elicitation-sep1034-defaults).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_elicitation_sep1330_enums","d":"Asks the host's user to pick from enums (conformance scenario elicitation-sep1330-enums).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_embedded_resource","d":"Returns an embedded resource (conformance scenario tools-call-embedded-resource).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false},"rich":true},
+{"n":"test_error_handling","d":"Always fails with an error result (conformance scenario tools-call-error).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_image_content","d":"Returns an image (conformance scenario tools-call-image).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false},"rich":true},
+{"n":"test_input_required_result_capabilities","d":"Asks only what the host declared it can answer (input-required-result-capability-check).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_input_required_result_elicitation","d":"Asks the user their name (input-required scenarios).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_input_required_result_list_roots","d":"Asks for the host's roots (input-required-result-basic-list-roots).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_input_required_result_multi_round","d":"Asks twice in a row (input-required-result-multi-round).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_input_required_result_multiple_inputs","d":"Asks the user, the model and for roots at once (input-required-result-multiple-input-requests).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_input_required_result_request_state","d":"Asks for a confirmation (input-required-result-request-state).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_input_required_result_sampling","d":"Asks the host's model (input-required-result-basic-sampling).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_input_required_result_tampered_state","d":"Asks for a confirmation (input-required-result-tampered-state).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_multiple_content_types","d":"Returns text, an image and a resource (conformance scenario tools-call-mixed-content).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false},"rich":true},
+{"n":"test_sampling","d":"Asks the host's model (conformance scenario tools-call-sampling).","k":"go","i":{"type":"object","properties":{"prompt":{"type":"string"}},"required":["prompt"],"additionalProperties":false}},
+{"n":"test_simple_text","d":"Returns a fixed text response (conformance scenario tools-call-simple-text).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_tool_with_logging","d":"Sends three log messages while it runs (conformance scenario tools-call-with-logging).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_tool_with_progress","d":"Reports progress while it runs (conformance scenario tools-call-with-progress).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}}
+]`
 
 var _toolgenAgents = []decl.Agent{
 	{

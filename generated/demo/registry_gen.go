@@ -18,7 +18,7 @@ import (
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 3
+const GenVersion = 4
 const (
 	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
 	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
@@ -123,228 +123,29 @@ var _toolgenPolicies = []decl.Policy{
 	},
 }
 
-var _toolgenTools = []decl.Tool{
-	{
-		Name:        "everything__echo",
-		Description: "Echoes back the input string",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "message": {
-                "description": "Message to echo",
-                "type": "string"
-              }
-            },
-            "required": [
-              "message"
-            ],
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "echo",
-	},
-	{
-		Name:        "everything__get-annotated-message",
-		Description: "Demonstrates how annotations can be used to provide metadata about content.",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "includeImage": {
-                "default": false,
-                "description": "Whether to include an example image",
-                "type": "boolean"
-              },
-              "messageType": {
-                "description": "Type of message to demonstrate different annotation patterns",
-                "enum": [
-                  "error",
-                  "success",
-                  "debug"
-                ],
-                "type": "string"
-              }
-            },
-            "required": [
-              "messageType"
-            ],
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-annotated-message",
-	},
-	{
-		Name:        "everything__get-env",
-		Description: "Returns all environment variables, helpful for debugging MCP server configuration",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {},
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-env",
-	},
-	{
-		Name:        "everything__get-resource-links",
-		Description: "Returns up to ten resource links that reference different types of resources",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "count": {
-                "default": 3,
-                "description": "Number of resource links to return (1-10)",
-                "maximum": 10,
-                "minimum": 1,
-                "type": "number"
-              }
-            },
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-resource-links",
-	},
-	{
-		Name:        "everything__get-resource-reference",
-		Description: "Returns a resource reference that can be used by MCP clients",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "resourceId": {
-                "default": 1,
-                "description": "ID of the text resource to fetch",
-                "type": "number"
-              },
-              "resourceType": {
-                "default": "Text",
-                "enum": [
-                  "Text",
-                  "Blob"
-                ],
-                "type": "string"
-              }
-            },
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-resource-reference",
-	},
-	{
-		Name:        "everything__get-structured-content",
-		Description: "Returns structured content along with an output schema for client data validation",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "location": {
-                "description": "Choose city",
-                "enum": [
-                  "New York",
-                  "Chicago",
-                  "Los Angeles"
-                ],
-                "type": "string"
-              }
-            },
-            "required": [
-              "location"
-            ],
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-structured-content",
-	},
-	{
-		Name:        "everything__get-sum",
-		Description: "Returns the sum of two numbers",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "a": {
-                "description": "First number",
-                "type": "number"
-              },
-              "b": {
-                "description": "Second number",
-                "type": "number"
-              }
-            },
-            "required": [
-              "a",
-              "b"
-            ],
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-sum",
-	},
-	{
-		Name:        "everything__get-tiny-image",
-		Description: "Returns a tiny MCP logo image.",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {},
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-tiny-image",
-	},
-	{
-		Name:        "everything__trigger-long-running-operation",
-		Description: "Demonstrates a long running operation with progress updates.",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "duration": {
-                "default": 10,
-                "description": "Duration of the operation in seconds",
-                "type": "number"
-              },
-              "steps": {
-                "default": 5,
-                "description": "Number of steps in the operation",
-                "type": "number"
-              }
-            },
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "trigger-long-running-operation",
-	},
-	{
-		Name:        "read_file",
-		Description: "Read a UTF-8 text file from the demo workspace.",
-		Kind:        decl.KindBuiltin,
-		Meta:        json.RawMessage(`{"anthropic/searchHint":"files; open, cat, contents"}`),
-		Category:    "files",
-		Keywords:    []string{"open", "cat", "contents"},
-		Policy:      "workspace_read",
-	},
-	{
-		Name:        "run_command",
-		Description: "Run echo, ls or git with arguments, without a shell.",
-		Kind:        decl.KindBuiltin,
-		Meta:        json.RawMessage(`{"anthropic/searchHint":"shell"}`),
-		Category:    "shell",
-		Policy:      "commands",
-	},
-	{
-		Name:         "word_count",
-		Description:  "Count the words of a text, or the distinct words.",
-		Kind:         decl.KindGo,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is the text to count words in."},"unique":{"type":"boolean","description":"Unique counts distinct words, ignoring case, instead of all words."}},"required":["text"],"additionalProperties":false}`),
-		OutputSchema: json.RawMessage(`{"type":"object","properties":{"words":{"type":"integer"}},"required":["words"],"additionalProperties":false}`),
-		Meta:         json.RawMessage(`{"anthropic/searchHint":"text"}`),
-		Category:     "text",
-		Go:           _toolgenGoWordCount,
-	},
-}
+// _toolgenGoFuncs are the wrappers of the Go function tools, by tool name.
+var _toolgenGoFuncs = map[string]decl.GoFunc{"word_count": _toolgenGoWordCount}
+
+// _toolgenTools are the registry's tools, decoded from _toolgenToolData when
+// the package initialises.
+var _toolgenTools = decl.DecodeTools(_toolgenToolData, _toolgenGoFuncs)
+
+// _toolgenToolData is the registry's tools as data (decl.EncodeTools): one JSON
+// object per tool and line, in the order of the Registry's Tools.
+const _toolgenToolData = `[
+{"n":"everything__echo","d":"Echoes back the input string","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"message":{"description":"Message to echo","type":"string"}},"required":["message"],"type":"object"},"s":"everything","orig":"echo"},
+{"n":"everything__get-annotated-message","d":"Demonstrates how annotations can be used to provide metadata about content.","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"includeImage":{"default":false,"description":"Whether to include an example image","type":"boolean"},"messageType":{"description":"Type of message to demonstrate different annotation patterns","enum":["error","success","debug"],"type":"string"}},"required":["messageType"],"type":"object"},"s":"everything","orig":"get-annotated-message"},
+{"n":"everything__get-env","d":"Returns all environment variables, helpful for debugging MCP server configuration","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"s":"everything","orig":"get-env"},
+{"n":"everything__get-resource-links","d":"Returns up to ten resource links that reference different types of resources","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"count":{"default":3,"description":"Number of resource links to return (1-10)","maximum":10,"minimum":1,"type":"number"}},"type":"object"},"s":"everything","orig":"get-resource-links"},
+{"n":"everything__get-resource-reference","d":"Returns a resource reference that can be used by MCP clients","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"resourceId":{"default":1,"description":"ID of the text resource to fetch","type":"number"},"resourceType":{"default":"Text","enum":["Text","Blob"],"type":"string"}},"type":"object"},"s":"everything","orig":"get-resource-reference"},
+{"n":"everything__get-structured-content","d":"Returns structured content along with an output schema for client data validation","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"location":{"description":"Choose city","enum":["New York","Chicago","Los Angeles"],"type":"string"}},"required":["location"],"type":"object"},"s":"everything","orig":"get-structured-content"},
+{"n":"everything__get-sum","d":"Returns the sum of two numbers","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"description":"First number","type":"number"},"b":{"description":"Second number","type":"number"}},"required":["a","b"],"type":"object"},"s":"everything","orig":"get-sum"},
+{"n":"everything__get-tiny-image","d":"Returns a tiny MCP logo image.","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"s":"everything","orig":"get-tiny-image"},
+{"n":"everything__trigger-long-running-operation","d":"Demonstrates a long running operation with progress updates.","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"duration":{"default":10,"description":"Duration of the operation in seconds","type":"number"},"steps":{"default":5,"description":"Number of steps in the operation","type":"number"}},"type":"object"},"s":"everything","orig":"trigger-long-running-operation"},
+{"n":"read_file","d":"Read a UTF-8 text file from the demo workspace.","k":"builtin","m":{"anthropic/searchHint":"files; open, cat, contents"},"c":"files","kw":["open","cat","contents"],"p":"workspace_read"},
+{"n":"run_command","d":"Run echo, ls or git with arguments, without a shell.","k":"builtin","m":{"anthropic/searchHint":"shell"},"c":"shell","p":"commands"},
+{"n":"word_count","d":"Count the words of a text, or the distinct words.","k":"go","i":{"type":"object","properties":{"text":{"type":"string","description":"Text is the text to count words in."},"unique":{"type":"boolean","description":"Unique counts distinct words, ignoring case, instead of all words."}},"required":["text"],"additionalProperties":false},"o":{"type":"object","properties":{"words":{"type":"integer"}},"required":["words"],"additionalProperties":false},"m":{"anthropic/searchHint":"text"},"c":"text"}
+]`
 
 var _toolgenAgents = []decl.Agent{
 	{

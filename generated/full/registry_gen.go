@@ -18,7 +18,7 @@ import (
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 3
+const GenVersion = 4
 const (
 	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
 	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
@@ -193,259 +193,39 @@ var _toolgenPolicies = []decl.Policy{
 	},
 }
 
-var _toolgenTools = []decl.Tool{
-	{
-		Name:        "everything__echo",
-		Description: "Echoes back the input string",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "message": {
-                "description": "Message to echo",
-                "type": "string"
-              }
-            },
-            "required": [
-              "message"
-            ],
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "echo",
-	},
-	{
-		Name:        "everything__get-annotated-message",
-		Description: "Demonstrates how annotations can be used to provide metadata about content.",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "includeImage": {
-                "default": false,
-                "description": "Whether to include an example image",
-                "type": "boolean"
-              },
-              "messageType": {
-                "description": "Type of message to demonstrate different annotation patterns",
-                "enum": [
-                  "error",
-                  "success",
-                  "debug"
-                ],
-                "type": "string"
-              }
-            },
-            "required": [
-              "messageType"
-            ],
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-annotated-message",
-	},
-	{
-		Name:        "everything__get-resource-links",
-		Description: "Returns up to ten resource links that reference different types of resources",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "count": {
-                "default": 3,
-                "description": "Number of resource links to return (1-10)",
-                "maximum": 10,
-                "minimum": 1,
-                "type": "number"
-              }
-            },
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-resource-links",
-	},
-	{
-		Name:        "everything__get-resource-reference",
-		Description: "Returns a resource reference that can be used by MCP clients",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "resourceId": {
-                "default": 1,
-                "description": "ID of the text resource to fetch",
-                "type": "number"
-              },
-              "resourceType": {
-                "default": "Text",
-                "enum": [
-                  "Text",
-                  "Blob"
-                ],
-                "type": "string"
-              }
-            },
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-resource-reference",
-	},
-	{
-		Name:        "everything__get-structured-content",
-		Description: "Returns structured content along with an output schema for client data validation",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "location": {
-                "description": "Choose city",
-                "enum": [
-                  "New York",
-                  "Chicago",
-                  "Los Angeles"
-                ],
-                "type": "string"
-              }
-            },
-            "required": [
-              "location"
-            ],
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-structured-content",
-	},
-	{
-		Name:        "everything__get-sum",
-		Description: "Returns the sum of two numbers",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {
-              "a": {
-                "description": "First number",
-                "type": "number"
-              },
-              "b": {
-                "description": "Second number",
-                "type": "number"
-              }
-            },
-            "required": [
-              "a",
-              "b"
-            ],
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-sum",
-	},
-	{
-		Name:        "everything__get-tiny-image",
-		Description: "Returns a tiny MCP logo image.",
-		Kind:        decl.KindMCP,
-		InputSchema: json.RawMessage(`{
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "properties": {},
-            "type": "object"
-          }`),
-		Server:   "everything",
-		Original: "get-tiny-image",
-	},
-	{
-		Name:         "fingerprint",
-		Description:  "SHA-256 fingerprint of a text, from an expensive backend.",
-		Kind:         decl.KindGo,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"hold_ms":{"type":"integer","minimum":0,"maximum":10000,"description":"HoldMilliseconds keeps the call busy, standing in for an expensive\nbackend whose concurrency the spec's queue bounds."}},"required":["text"],"additionalProperties":false}`),
-		OutputSchema: json.RawMessage(`{"type":"object","properties":{"sha256":{"type":"string"},"in_flight":{"type":"integer","description":"InFlight is how many fingerprint calls were running, this one\nincluded, when it started: what the queue bounds."}},"required":["sha256","in_flight"],"additionalProperties":false}`),
-		Meta:         json.RawMessage(`{"anthropic/searchHint":"text; hash, checksum, sha256"}`),
-		Category:     "text",
-		Keywords:     []string{"hash", "checksum", "sha256"},
-		Go:           _toolgenGoFingerprint,
-		Queue:        "fingerprint",
-	},
-	{
-		Name:        "numbered_lines",
-		Description: "Render numbered lines of a text; large outputs are spilled to disk.",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is repeated on every line after its number."},"count":{"type":"integer","minimum":1,"maximum":1000000,"description":"Count is the number of lines."}},"required":["text","count"],"additionalProperties":false}`),
-		Meta:        json.RawMessage(`{"anthropic/searchHint":"text"}`),
-		Category:    "text",
-		Go:          _toolgenGoNumberedLines,
-	},
-	{
-		Name:        "read_file",
-		Description: "Read a UTF-8 text file inside the workspace.",
-		Kind:        decl.KindBuiltin,
-		Meta:        json.RawMessage(`{"anthropic/searchHint":"files; open, cat, contents"}`),
-		Category:    "files",
-		Keywords:    []string{"open", "cat", "contents"},
-		RenamedFrom: []string{"fs_read_file"},
-		Policy:      "workspace_read",
-	},
-	{
-		Name:        "run_git",
-		Description: "Run git or go with arguments, without a shell.",
-		Kind:        decl.KindBuiltin,
-		Meta:        json.RawMessage(`{"anthropic/searchHint":"shell"}`),
-		Category:    "shell",
-		Policy:      "git",
-	},
-	{
-		Name:        "sleep",
-		Description: "Wait a number of milliseconds, standing in for a slow backend.",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"milliseconds":{"type":"integer","minimum":0,"description":"Milliseconds to wait."}},"required":["milliseconds"],"additionalProperties":false}`),
-		Meta:        json.RawMessage(`{"anthropic/searchHint":"debug"}`),
-		Category:    "debug",
-		Go:          _toolgenGoSleep,
-		Timeout:     250 * time.Millisecond,
-	},
-	{
-		Name:         "summarize",
-		Description:  "Summarize a document by its first sentences.",
-		Kind:         decl.KindGo,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text is the document to summarize."},"max_sentences":{"type":"integer","minimum":0,"maximum":20,"description":"MaxSentences caps the summary length; 0 means 3."}},"required":["text"],"additionalProperties":false}`),
-		OutputSchema: json.RawMessage(`{"type":"object","properties":{"summary":{"type":"string"},"sentences":{"type":"integer"}},"required":["summary","sentences"],"additionalProperties":false}`),
-		Meta:         json.RawMessage(`{"anthropic/searchHint":"text"}`),
-		Category:     "text",
-		Go:           _toolgenGoSummarize,
-	},
-	{
-		Name:        "weather",
-		Description: "Current weather for a city.",
-		Kind:        decl.KindREST,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","description":"City name"},"units":{"type":"string","enum":["metric","imperial"],"description":"Unit system; metric by default"}},"required":["city"]}`),
-		REST: &decl.REST{
-			Method: "GET",
-			URL:    decl.Value{{Env: "WEATHER_URL"}, {Lit: "/v1/{city}"}},
-			Headers: []decl.KeyValue{
-				{
-					Key:   "Authorization",
-					Value: decl.Value{{Lit: "Bearer "}, {Env: "WEATHER_KEY"}},
-				},
-			},
-		},
-	},
-	{
-		Name:        "word_count",
-		Description: "Count the words of a text.",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"The text to count words in"},"unique":{"type":"boolean","description":"Unique counts distinct words (case-insensitive) instead of all words."}},"required":["text"],"additionalProperties":false}`),
-		Meta:        json.RawMessage(`{"anthropic/searchHint":"text"}`),
-		Category:    "text",
-		Go:          _toolgenGoWordCount,
-	},
-	{
-		Name:        "write_file",
-		Description: "Write a UTF-8 text file under workspace/out.",
-		Kind:        decl.KindBuiltin,
-		Meta:        json.RawMessage(`{"anthropic/searchHint":"files; save, create"}`),
-		Category:    "files",
-		Keywords:    []string{"save", "create"},
-		Policy:      "workspace_write",
-	},
+// _toolgenGoFuncs are the wrappers of the Go function tools, by tool name.
+var _toolgenGoFuncs = map[string]decl.GoFunc{
+	"fingerprint":    _toolgenGoFingerprint,
+	"numbered_lines": _toolgenGoNumberedLines,
+	"sleep":          _toolgenGoSleep,
+	"summarize":      _toolgenGoSummarize,
+	"word_count":     _toolgenGoWordCount,
 }
+
+// _toolgenTools are the registry's tools, decoded from _toolgenToolData when
+// the package initialises.
+var _toolgenTools = decl.DecodeTools(_toolgenToolData, _toolgenGoFuncs)
+
+// _toolgenToolData is the registry's tools as data (decl.EncodeTools): one JSON
+// object per tool and line, in the order of the Registry's Tools.
+const _toolgenToolData = `[
+{"n":"everything__echo","d":"Echoes back the input string","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"message":{"description":"Message to echo","type":"string"}},"required":["message"],"type":"object"},"s":"everything","orig":"echo"},
+{"n":"everything__get-annotated-message","d":"Demonstrates how annotations can be used to provide metadata about content.","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"includeImage":{"default":false,"description":"Whether to include an example image","type":"boolean"},"messageType":{"description":"Type of message to demonstrate different annotation patterns","enum":["error","success","debug"],"type":"string"}},"required":["messageType"],"type":"object"},"s":"everything","orig":"get-annotated-message"},
+{"n":"everything__get-resource-links","d":"Returns up to ten resource links that reference different types of resources","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"count":{"default":3,"description":"Number of resource links to return (1-10)","maximum":10,"minimum":1,"type":"number"}},"type":"object"},"s":"everything","orig":"get-resource-links"},
+{"n":"everything__get-resource-reference","d":"Returns a resource reference that can be used by MCP clients","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"resourceId":{"default":1,"description":"ID of the text resource to fetch","type":"number"},"resourceType":{"default":"Text","enum":["Text","Blob"],"type":"string"}},"type":"object"},"s":"everything","orig":"get-resource-reference"},
+{"n":"everything__get-structured-content","d":"Returns structured content along with an output schema for client data validation","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"location":{"description":"Choose city","enum":["New York","Chicago","Los Angeles"],"type":"string"}},"required":["location"],"type":"object"},"s":"everything","orig":"get-structured-content"},
+{"n":"everything__get-sum","d":"Returns the sum of two numbers","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"description":"First number","type":"number"},"b":{"description":"Second number","type":"number"}},"required":["a","b"],"type":"object"},"s":"everything","orig":"get-sum"},
+{"n":"everything__get-tiny-image","d":"Returns a tiny MCP logo image.","k":"mcp","i":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"s":"everything","orig":"get-tiny-image"},
+{"n":"fingerprint","d":"SHA-256 fingerprint of a text, from an expensive backend.","k":"go","i":{"type":"object","properties":{"text":{"type":"string"},"hold_ms":{"type":"integer","minimum":0,"maximum":10000,"description":"HoldMilliseconds keeps the call busy, standing in for an expensive\nbackend whose concurrency the spec's queue bounds."}},"required":["text"],"additionalProperties":false},"o":{"type":"object","properties":{"sha256":{"type":"string"},"in_flight":{"type":"integer","description":"InFlight is how many fingerprint calls were running, this one\nincluded, when it started: what the queue bounds."}},"required":["sha256","in_flight"],"additionalProperties":false},"m":{"anthropic/searchHint":"text; hash, checksum, sha256"},"c":"text","kw":["hash","checksum","sha256"],"q":"fingerprint"},
+{"n":"numbered_lines","d":"Render numbered lines of a text; large outputs are spilled to disk.","k":"go","i":{"type":"object","properties":{"text":{"type":"string","description":"Text is repeated on every line after its number."},"count":{"type":"integer","minimum":1,"maximum":1000000,"description":"Count is the number of lines."}},"required":["text","count"],"additionalProperties":false},"m":{"anthropic/searchHint":"text"},"c":"text"},
+{"n":"read_file","d":"Read a UTF-8 text file inside the workspace.","k":"builtin","m":{"anthropic/searchHint":"files; open, cat, contents"},"c":"files","kw":["open","cat","contents"],"was":["fs_read_file"],"p":"workspace_read"},
+{"n":"run_git","d":"Run git or go with arguments, without a shell.","k":"builtin","m":{"anthropic/searchHint":"shell"},"c":"shell","p":"git"},
+{"n":"sleep","d":"Wait a number of milliseconds, standing in for a slow backend.","k":"go","i":{"type":"object","properties":{"milliseconds":{"type":"integer","minimum":0,"description":"Milliseconds to wait."}},"required":["milliseconds"],"additionalProperties":false},"m":{"anthropic/searchHint":"debug"},"c":"debug","to":250000000},
+{"n":"summarize","d":"Summarize a document by its first sentences.","k":"go","i":{"type":"object","properties":{"text":{"type":"string","description":"Text is the document to summarize."},"max_sentences":{"type":"integer","minimum":0,"maximum":20,"description":"MaxSentences caps the summary length; 0 means 3."}},"required":["text"],"additionalProperties":false},"o":{"type":"object","properties":{"summary":{"type":"string"},"sentences":{"type":"integer"}},"required":["summary","sentences"],"additionalProperties":false},"m":{"anthropic/searchHint":"text"},"c":"text"},
+{"n":"weather","d":"Current weather for a city.","k":"rest","i":{"type":"object","properties":{"city":{"type":"string","description":"City name"},"units":{"type":"string","enum":["metric","imperial"],"description":"Unit system; metric by default"}},"required":["city"]},"r":{"Method":"GET","URL":[{"Lit":"","Env":"WEATHER_URL"},{"Lit":"/v1/{city}","Env":""}],"Headers":[{"Key":"Authorization","Value":[{"Lit":"Bearer ","Env":""},{"Lit":"","Env":"WEATHER_KEY"}]}]}},
+{"n":"word_count","d":"Count the words of a text.","k":"go","i":{"type":"object","properties":{"text":{"type":"string","description":"The text to count words in"},"unique":{"type":"boolean","description":"Unique counts distinct words (case-insensitive) instead of all words."}},"required":["text"],"additionalProperties":false},"m":{"anthropic/searchHint":"text"},"c":"text"},
+{"n":"write_file","d":"Write a UTF-8 text file under workspace/out.","k":"builtin","m":{"anthropic/searchHint":"files; save, create"},"c":"files","kw":["save","create"],"p":"workspace_write"}
+]`
 
 var _toolgenBundles = []decl.Bundle{
 	{

@@ -18,7 +18,7 @@ import (
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 3
+const GenVersion = 4
 const (
 	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
 	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
@@ -59,29 +59,24 @@ var Registry = &decl.Registry{
 	Route:  _toolgenRoute,
 }
 
-var _toolgenTools = []decl.Tool{
-	{
-		Name:        "echo",
-		Description: "Returns the text it is given, and the replica that answered.",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`),
-		Go:          _toolgenGoEcho,
-	},
-	{
-		Name:        "report",
-		Description: "Writes a report of the given number of numbered lines (large ones spill; read them with output_read).",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"lines":{"type":"integer","description":"Number of lines, 1 to 100000."}},"required":["lines"],"additionalProperties":false}`),
-		Go:          _toolgenGoReport,
-	},
-	{
-		Name:        "wait",
-		Description: "Waits the given milliseconds (at most 5000), then answers.",
-		Kind:        decl.KindGo,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","description":"Milliseconds to wait, 0 to 5000."}},"required":["ms"],"additionalProperties":false}`),
-		Go:          _toolgenGoWait,
-	},
+// _toolgenGoFuncs are the wrappers of the Go function tools, by tool name.
+var _toolgenGoFuncs = map[string]decl.GoFunc{
+	"echo":   _toolgenGoEcho,
+	"report": _toolgenGoReport,
+	"wait":   _toolgenGoWait,
 }
+
+// _toolgenTools are the registry's tools, decoded from _toolgenToolData when
+// the package initialises.
+var _toolgenTools = decl.DecodeTools(_toolgenToolData, _toolgenGoFuncs)
+
+// _toolgenToolData is the registry's tools as data (decl.EncodeTools): one JSON
+// object per tool and line, in the order of the Registry's Tools.
+const _toolgenToolData = `[
+{"n":"echo","d":"Returns the text it is given, and the replica that answered.","k":"go","i":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}},
+{"n":"report","d":"Writes a report of the given number of numbered lines (large ones spill; read them with output_read).","k":"go","i":{"type":"object","properties":{"lines":{"type":"integer","description":"Number of lines, 1 to 100000."}},"required":["lines"],"additionalProperties":false}},
+{"n":"wait","d":"Waits the given milliseconds (at most 5000), then answers.","k":"go","i":{"type":"object","properties":{"ms":{"type":"integer","description":"Milliseconds to wait, 0 to 5000."}},"required":["ms"],"additionalProperties":false}}
+]`
 
 var _toolgenAgents = []decl.Agent{
 	{

@@ -6,7 +6,6 @@ package small
 
 import (
 	"context"
-	"encoding/json"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"time"
@@ -14,7 +13,7 @@ import (
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 3
+const GenVersion = 4
 const (
 	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
 	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
@@ -65,17 +64,15 @@ var _toolgenPolicies = []decl.Policy{
 	},
 }
 
-var _toolgenTools = []decl.Tool{
-	{
-		Name:        "read_note",
-		Description: "Read a note (a UTF-8 text file) from the notes directory.",
-		Kind:        decl.KindBuiltin,
-		Meta:        json.RawMessage(`{"anthropic/searchHint":"notes; open, note, text"}`),
-		Category:    "notes",
-		Keywords:    []string{"open", "note", "text"},
-		Policy:      "notes_read",
-	},
-}
+// _toolgenTools are the registry's tools, decoded from _toolgenToolData when
+// the package initialises.
+var _toolgenTools = decl.DecodeTools(_toolgenToolData, nil)
+
+// _toolgenToolData is the registry's tools as data (decl.EncodeTools): one JSON
+// object per tool and line, in the order of the Registry's Tools.
+const _toolgenToolData = `[
+{"n":"read_note","d":"Read a note (a UTF-8 text file) from the notes directory.","k":"builtin","m":{"anthropic/searchHint":"notes; open, note, text"},"c":"notes","kw":["open","note","text"],"p":"notes_read"}
+]`
 
 var _toolgenAgents = []decl.Agent{
 	{

@@ -16,7 +16,7 @@ import (
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 3
+const GenVersion = 4
 const (
 	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
 	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
@@ -86,20 +86,16 @@ var _toolgenPolicies = []decl.Policy{
 	},
 }
 
-var _toolgenTools = []decl.Tool{
-	{
-		Name:        "list_files",
-		Description: "Run ls with arguments, without a shell.",
-		Kind:        decl.KindBuiltin,
-		Policy:      "commands",
-	},
-	{
-		Name:        "read_file",
-		Description: "Read a UTF-8 text file from the team workspace (examples/team/workspace).",
-		Kind:        decl.KindBuiltin,
-		Policy:      "workspace_read",
-	},
-}
+// _toolgenTools are the registry's tools, decoded from _toolgenToolData when
+// the package initialises.
+var _toolgenTools = decl.DecodeTools(_toolgenToolData, nil)
+
+// _toolgenToolData is the registry's tools as data (decl.EncodeTools): one JSON
+// object per tool and line, in the order of the Registry's Tools.
+const _toolgenToolData = `[
+{"n":"list_files","d":"Run ls with arguments, without a shell.","k":"builtin","p":"commands"},
+{"n":"read_file","d":"Read a UTF-8 text file from the team workspace (examples/team/workspace).","k":"builtin","p":"workspace_read"}
+]`
 
 var _toolgenAgents = []decl.Agent{
 	{

@@ -10,8 +10,10 @@ package decl
 type EnforceVersion uint
 
 const (
-	// GenVersion is the version toolgen writes into generated code.
-	GenVersion = 3
+	// GenVersion is the version toolgen writes into generated code. 4:
+	// the tools are data (DecodeTools); code of version 3, whose tools
+	// are a composite literal, still runs.
+	GenVersion = 4
 	MinVersion = 3
-	MaxVersion = 3
+	MaxVersion = 4
 )
