@@ -133,6 +133,7 @@ var runtimeEnums = map[any]string{
 	decl.UsePrompt:   "UsePrompt",
 	decl.UseResource: "UseResource",
 	decl.UseRuntime:  "UseRuntime",
+	decl.UseSkill:    "UseSkill",
 }
 
 // runtimeConsts and runtimeSourceConsts print enum values by their
@@ -181,6 +182,11 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec, value *decl.Registry, direct 
 					return jen.Id(indexVar), true
 				case "Route":
 					return jen.Id(routeFunc), true
+				case "Skills": // in skills_gen.go, with their files' bytes
+					if owner.FieldByName(name).Len() == 0 {
+						return nil, true
+					}
+					return jen.Id(skillsVar), true
 				}
 				if f := owner.FieldByName(name); f.Kind() == reflect.Slice {
 					if f.Len() == 0 {
