@@ -109,7 +109,7 @@ func decodeAgentTools(a *agentBlock, block *hcl.Block, ctx *hcl.EvalContext) hcl
 		elems, d := hcl.ExprList(at.Expr)
 		diags = append(diags, d...)
 		for _, e := range elems {
-			v, d := decodeRefOrString(e, ctx, "tool", "server", "bundle", "prompt", "resource", "runtime")
+			v, d := decodeRefOrString(e, ctx, "tool", "server", "bundle", "prompt", "resource", "skill", "runtime")
 			diags = append(diags, d...)
 			if !d.HasErrors() {
 				if v.Ref == nil {

@@ -18,6 +18,7 @@ type bundleBlock struct {
 	Tools      []ref
 	AllowTools []str
 	DenyTools  []str
+	Skills     []ref
 	DeclRange  hcl.Range
 }
 
@@ -25,7 +26,7 @@ var (
 	bundleModes  = []string{ir.ModeDirect, ir.ModeMeta}
 	bundleSchema = &hcl.BodySchema{
 		Attributes: []hcl.AttributeSchema{
-			{Name: "mode"}, {Name: "server"}, {Name: "tools"}, {Name: "allow_tools"}, {Name: "deny_tools"},
+			{Name: "mode"}, {Name: "server"}, {Name: "tools"}, {Name: "allow_tools"}, {Name: "deny_tools"}, {Name: "skills"},
 		},
 	}
 )
@@ -58,6 +59,11 @@ func decodeBundle(block *hcl.Block, ctx *hcl.EvalContext) (*bundleBlock, hcl.Dia
 		diags = append(diags, d...)
 		b.Tools = v
 	}
+	if a := attrs["skills"]; a != nil {
+		v, d := decodeRefs(a.Expr, "skill")
+		diags = append(diags, d...)
+		b.Skills = v
+	}
 	for _, f := range []struct {
 		name string
 		dst  *[]str
@@ -74,8 +80,8 @@ func decodeBundle(block *hcl.Block, ctx *hcl.EvalContext) (*bundleBlock, hcl.Dia
 	}
 	diags = append(diags, checkAllowDeny(b.AllowTools, b.DenyTools, block.DefRange)...)
 	switch {
-	case attrs["server"] == nil && attrs["tools"] == nil:
-		errAt(b.NameRange, "Empty bundle", fmt.Sprintf("Bundle %q needs server = server.NAME or tools = [tool.NAME, ...].", b.Name))
+	case attrs["server"] == nil && attrs["tools"] == nil && attrs["skills"] == nil:
+		errAt(b.NameRange, "Empty bundle", fmt.Sprintf("Bundle %q needs server = server.NAME, tools = [tool.NAME, ...] or skills = [skill.NAME, ...].", b.Name))
 	case attrs["server"] != nil && attrs["tools"] != nil:
 		errAt(attrs["tools"].NameRange, "Bundle with server and tools", fmt.Sprintf("Bundle %q sets both server and tools; a bundle holds either one server's tools or declared tools. Split it into two bundles.", b.Name))
 	case b.Mode == ir.ModeMeta && attrs["server"] == nil:

@@ -48,7 +48,7 @@ func (r ref) String() string { return r.Kind + "." + r.Name }
 
 // refKinds are the roots a reference may start with.
 // runtime names one of the runtime's opt-in tools (tools.use only).
-var refKinds = []string{"agent", "bundle", "model", "policy", "prompt", "queue", "resource", "runtime", "server", "tool"}
+var refKinds = []string{"agent", "bundle", "model", "policy", "prompt", "queue", "resource", "runtime", "server", "skill", "tool"}
 
 // quotedRefRe is a string written like a reference: "tool.read_file". No
 // name has a dot, so as a name or glob it would match nothing.

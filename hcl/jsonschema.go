@@ -26,6 +26,7 @@ type SpecFile struct {
 	Model    map[string]ModelJSON    `json:"model,omitempty" jsonschema_description:"Language models the agent binary runs agents on, by name."`
 	Prompt   map[string]PromptJSON   `json:"prompt,omitempty" jsonschema_description:"Declared prompts, by name."`
 	Resource map[string]ResourceJSON `json:"resource,omitempty" jsonschema_description:"Declared text resources, by name."`
+	Skill    map[string]SkillJSON    `json:"skill,omitempty" jsonschema_description:"Declared skills (a directory with a SKILL.md), by name."`
 	Comment  string                  `json:"//,omitempty" jsonschema_description:"A comment, ignored."`
 }
 
@@ -145,6 +146,7 @@ type BundleJSON struct {
 	Mode       string   `json:"mode,omitempty" jsonschema:"enum=direct,enum=meta" jsonschema_description:"direct exposes the tools; meta exposes mcp_list_tools, mcp_get_tool_schema and mcp_call_tool."`
 	Server     string   `json:"server,omitempty" jsonschema_description:"\"server.NAME\"."`
 	Tools      []string `json:"tools,omitempty" jsonschema_description:"Declared tools: [\"tool.NAME\", ...]."`
+	Skills     []string `json:"skills,omitempty" jsonschema_description:"Declared skills the bundle carries: [\"skill.NAME\", ...]."`
 	AllowTools []string `json:"allow_tools,omitempty"`
 	DenyTools  []string `json:"deny_tools,omitempty"`
 }
@@ -221,4 +223,8 @@ func JSONSchema() ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+type SkillJSON struct {
+	Dir string `json:"dir,omitempty" jsonschema_description:"The skill's directory, relative to the spec, named as the skill; default \"skills/NAME\"."`
 }

@@ -116,6 +116,9 @@ func loadFS(dir string, fsys fs.FS) (*ir.Spec, map[string]*hcl.File, hcl.Diagnos
 	// Phase 2: decode every block.
 	cfg, d := decode(files, evalContext(fsys))
 	diags = append(diags, d...)
+	// Skills are read whatever else failed to decode: each is independent.
+	d = readSkills(dir, fsys, cfg.skills)
+	diags = append(diags, d...)
 	if diags.HasErrors() {
 		// Still resolve what decoded, for the errors of the blocks that
 		// decoded cleanly: one run shows every independent mistake.
@@ -223,6 +226,7 @@ type config struct {
 	models    []*modelBlock
 	prompts   []*promptBlock
 	resources []*resourceBlock
+	skills    []*skillBlock
 	// defaultModel is defaults { model = model.NAME }.
 	defaultModel *ref
 	lock         *Lock
@@ -248,6 +252,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "model", LabelNames: []string{"name"}},
 		{Type: "prompt", LabelNames: []string{"name"}},
 		{Type: "resource", LabelNames: []string{"name"}},
+		{Type: "skill", LabelNames: []string{"name"}},
 	},
 }
 
@@ -321,6 +326,7 @@ var listDecoders = map[string]func(*config, *hcl.Block, *hcl.EvalContext) hcl.Di
 	"model":    into(decodeModel, func(c *config) *[]*modelBlock { return &c.models }),
 	"prompt":   into(decodePrompt, func(c *config) *[]*promptBlock { return &c.prompts }),
 	"resource": into(decodeResource, func(c *config) *[]*resourceBlock { return &c.resources }),
+	"skill":    into(decodeSkill, func(c *config) *[]*skillBlock { return &c.skills }),
 }
 
 // into decodes a block with decode and appends it to the list of the

@@ -26,6 +26,7 @@ type resolver struct {
 	models    map[string]*modelBlock
 	prompts   map[string]*promptBlock
 	resources map[string]*resourceBlock
+	skills    map[string]*skillBlock
 	sets      map[string]nameSet // each indexed kind's names, for references
 
 	catalog        map[string]*catalogEntry
@@ -77,6 +78,7 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	r.models = index(r, "model", cfg.models, func(m *modelBlock) declared { return declared{m.Name, m.NameRange, m.DeclRange} })
 	r.prompts = index(r, "prompt", cfg.prompts, func(p *promptBlock) declared { return declared{p.Name, p.NameRange, p.DeclRange} })
 	r.resources = index(r, "resource", cfg.resources, func(x *resourceBlock) declared { return declared{x.Name, x.NameRange, x.DeclRange} })
+	r.skills = index(r, "skill", cfg.skills, func(s *skillBlock) declared { return declared{s.Name, s.NameRange, s.DeclRange} })
 	index(r, "workflow", cfg.workflows, func(w *workflowBlock) declared { return declared{w.Name, w.NameRange, w.DeclRange} })
 
 	r.checkReserved()
@@ -94,6 +96,7 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	spec.Workflows = r.resolveWorkflows()
 	spec.Prompts = r.resolvePrompts()
 	spec.Resources = r.resolveResources()
+	spec.Skills = r.resolveSkills()
 	r.checkSubagentCycles()
 	r.warnUnexplained()
 	return spec, r.diags
@@ -441,6 +444,12 @@ func (r *resolver) resolveBundles() []*ir.Bundle {
 			}
 		}
 		sort.Strings(bundle.Tools)
+		for _, s := range b.Skills {
+			if r.lookup(s) {
+				bundle.Skills = appendUnique(bundle.Skills, s.Name)
+			}
+		}
+		sort.Strings(bundle.Skills)
 		return bundle
 	})
 }

@@ -83,7 +83,7 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 				continue
 			}
 			matches := r.matchCatalog(u.Str.Val, false)
-			if len(matches) == 0 && !r.unlockedCouldMatch(u.Str.Val, false) {
+			if len(matches) == 0 && !r.unlockedCouldMatch(u.Str.Val, false) && len(r.skillsMatching(u.Str.Val)) == 0 {
 				r.warnf(u.Range, a.ToolsRange, "No matching tool", "%q in use matches no known tool.%s Tools of servers without a lock entry are known only after toolgen lock runs.", u.Str.Val, didYouMean(u.Str.Val, r.catalogList))
 			}
 			agent.Use = append(agent.Use, ir.UseEntry{Kind: ir.UseGlob, Name: u.Str.Val, Matches: matches, Range: u.Range})
@@ -130,6 +130,7 @@ func (r *resolver) resolveAgents(defaults ir.Defaults) []*ir.Agent {
 			r.warnRuntimeNotAllowed(a, rt, agent.Allowed, aliases)
 		}
 
+		agent.Skills = r.agentSkills(a)
 		for _, s := range a.Subagents {
 			if !r.lookup(s) {
 				continue

@@ -32,8 +32,11 @@ type Explanation struct {
 	// pass (their names are known only once the server is connected).
 	Prompts   []ExplainedFeature `json:",omitempty"`
 	Resources []ExplainedFeature `json:",omitempty"`
-	Notes     []string           // entries that matched nothing and similar
-	Warnings  []string           // what a session would log as warning events
+	// Skills are the declared skills the agent may use, each with what
+	// brings it (skills.go).
+	Skills   []ExplainedFeature `json:",omitempty"`
+	Notes    []string           // entries that matched nothing and similar
+	Warnings []string           // what a session would log as warning events
 }
 
 // ToolStatus says where a tool ends up.
@@ -214,6 +217,7 @@ func Explain(r *Registry, o ExplainOptions) (*Explanation, error) {
 		listUnderAliases(tools, a.Aliases)
 		x.Model = explainModel(r, a)
 		x.Prompts, x.Resources = explainFeatures(r, pool, a, x.Bundles, ss != nil)
+		x.Skills = explainSkills(r, a, x.Bundles, ss != nil)
 	}
 	slices.Sort(x.Servers)
 	for _, n := range sortedKeys(tools) {
@@ -403,7 +407,7 @@ func (x *Explanation) WriteTo(w io.Writer) (int64, error) {
 	for _, f := range []struct {
 		title string
 		rows  []ExplainedFeature
-	}{{"prompts", x.Prompts}, {"resources", x.Resources}} {
+	}{{"prompts", x.Prompts}, {"resources", x.Resources}, {"skills", x.Skills}} {
 		if len(f.rows) == 0 {
 			continue
 		}

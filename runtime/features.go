@@ -229,7 +229,7 @@ func (s *Session) featureSets(ctx context.Context) (*agentState, *prompts.Set, *
 	st.mu.Unlock()
 	first := func(key string) bool { _, seen := s.pool.warned.LoadOrStore("collision\x00"+key, true); return !seen }
 	ps := &prompts.Set{Sep: s.reg.Sep(), Log: st.log, First: first, Admits: func(name string) bool { return agentAdmits(a, decl.Match, name) }}
-	rs := &resources.Set{Log: st.log, First: first, Admits: func(name, uri string) bool { return agentAdmits(a, decl.MatchURI, name, uri) }}
+	rs := &resources.Set{Log: st.log, First: first, Admits: func(name, uri string) bool { return agentAdmits(a, decl.MatchURI, name, uri) }, Skills: s.skillsOf(st)}
 	for _, u := range uses {
 		switch u.Kind {
 		case decl.UsePrompt:

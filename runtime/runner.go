@@ -203,7 +203,13 @@ func (f brokenModel) Generate(context.Context, *model.Request) (*model.Response,
 }
 
 // Instructions are the agent's own, then its servers'.
-func (a *sessionAgent) Instructions() string { return strings.Join(a.s.Instructions(), "\n\n") }
+func (a *sessionAgent) Instructions() string {
+	parts := a.s.Instructions()
+	if sp := a.skillsPrompt(); sp != "" {
+		parts = append(parts, sp)
+	}
+	return strings.Join(parts, "\n\n")
+}
 
 func (a *sessionAgent) SurfaceVersion() uint64 { return a.version.Load() }
 
@@ -217,11 +223,17 @@ func (a *sessionAgent) Tools() []model.Tool {
 	for i, t := range list {
 		out[i] = model.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 	}
+	if t, ok := a.skillLoadTool(); ok {
+		out = append(out, t)
+	}
 	return out
 }
 
 // Call goes through Session.Call, which also performs a handoff's switch.
 func (a *sessionAgent) Call(ctx context.Context, name string, args json.RawMessage) loop.ToolOutcome {
+	if name == decl.ToolSkillLoad {
+		return a.loadSkill(ctx, args)
+	}
 	r := a.s.Call(ctx, name, args)
 	if !r.OK {
 		return loop.ToolOutcome{Text: r.Error, IsError: true}

@@ -186,6 +186,12 @@ func (c *catalog) Find(query string, limit int) ([]FindHit, string) {
 		active := sf.entry(h.Name) != nil
 		out[i] = FindHit{Name: st.exposedName(h.Name), Description: snap.byName[h.Name].Description, Score: h.Score, Active: active}
 	}
+	if sh := st.s.findSkills(st, query, limit); len(sh) > 0 {
+		out = mergeHits(out, sh, limit)
+		if len(hits) == 0 {
+			hint = "" // a skill matched the query's words
+		}
+	}
 	return out, hint
 }
 

@@ -68,13 +68,17 @@ func Generate(spec *ir.Spec) (map[string][]byte, hcl.Diagnostics) {
 	diags = append(diags, enrichmentDrift(spec, goTools)...)
 	source := Source(spec.Dir)
 	files := make(map[string][]byte, 3)
-	emitters := []struct {
+	type emitter struct {
 		name string
 		emit func(*ir.Spec, *GoTools, string) ([]byte, error)
-	}{
+	}
+	emitters := []emitter{
 		{RegistryFile, emitRegistry},
 		{RoutesFile, emitRoutes},
 		{IndexFile, emitIndexFile},
+	}
+	if len(spec.Skills) > 0 {
+		emitters = append(emitters, emitter{SkillsFile, emitSkills})
 	}
 	// The emitters only read the spec, and formatting dominates on big
 	// specs, so the files are rendered in parallel.

@@ -69,6 +69,7 @@ func registryValue(spec *ir.Spec, goTools *GoTools) *decl.Registry {
 		reg.Models = append(reg.Models, modelValue(m))
 	}
 	reg.Prompts, reg.Resources = featureValues(spec)
+	reg.Skills = skillValues(spec)
 	if e := spec.Enrich; e != nil && e.AtRunTime {
 		reg.Enrich = &decl.Enrich{Model: e.Model, Queries: e.Queries, Concurrency: e.Concurrency}
 	}
@@ -276,6 +277,7 @@ func bundleValue(b *ir.Bundle) decl.Bundle {
 		Tools:      b.Tools,
 		AllowTools: b.AllowTools,
 		DenyTools:  b.DenyTools,
+		Skills:     b.Skills,
 	}
 }
 
@@ -288,6 +290,7 @@ func agentValue(a *ir.Agent) decl.Agent {
 		Spawn:       a.Spawn,
 		MaxDepth:    a.MaxDepth,
 		Router:      a.Router,
+		Skills:      a.Skills,
 
 		Model:        a.Model,
 		Instructions: a.Instructions,

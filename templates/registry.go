@@ -137,6 +137,7 @@ var runtimeEnums = map[any]string{
 	decl.UsePrompt:   "UsePrompt",
 	decl.UseResource: "UseResource",
 	decl.UseRuntime:  "UseRuntime",
+	decl.UseSkill:    "UseSkill",
 }
 
 // runtimeConsts and runtimeSourceConsts print enum values by their
@@ -185,6 +186,11 @@ func emitRegistryValue(f *jen.File, spec *ir.Spec, value *decl.Registry, direct 
 					return jen.Id(indexVar), true
 				case "Route":
 					return jen.Id(routeFunc), true
+				case "Skills": // in skills_gen.go, with their files' bytes
+					if owner.FieldByName(name).Len() == 0 {
+						return nil, true
+					}
+					return jen.Id(skillsVar), true
 				}
 				if f := owner.FieldByName(name); f.Kind() == reflect.Slice {
 					if f.Len() == 0 {

@@ -45,6 +45,7 @@ type Spec struct {
 	Enrich    *Enrich     `json:",omitempty"` // toolgen { enrich }: how `toolgen enrich` asks
 	Prompts   []*Prompt   `json:",omitempty"` // declared prompts
 	Resources []*Resource `json:",omitempty"` // declared resources
+	Skills    []*Skill    `json:",omitempty"` // declared skills (skill.go)
 
 	// Telemetry: toolgen { telemetry = true } links the OpenTelemetry SDK
 	// (runtime/telemetry) into the agent binary.
@@ -273,6 +274,7 @@ type Bundle struct {
 	Tools      []string // declared tool names
 	AllowTools []string
 	DenyTools  []string
+	Skills     []string `json:",omitempty"` // declared skills it carries, sorted
 	Range      hcl.Range
 }
 
@@ -284,6 +286,7 @@ const (
 	UseGlob     = "glob"
 	UsePrompt   = "prompt"
 	UseResource = "resource"
+	UseSkill    = "skill"
 	UseRuntime  = "runtime" // one of decl.OptInTools
 )
 
@@ -322,6 +325,9 @@ type Agent struct {
 	Spawn       bool
 	MaxDepth    int // defaults.max_depth when unset
 	Router      []string
+	// Skills are the skills the agent may use, sorted: named in tools.use,
+	// matched by its globs, or carried by the bundles it uses.
+	Skills []string `json:",omitempty"`
 	// Model is the model the agent runs on in the binary: its own, else
 	// defaults.model; "" when neither (it runs only under a sampling host).
 	Model        string

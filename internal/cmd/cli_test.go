@@ -69,6 +69,8 @@ var cliCases = []cliCase{
 	{"explain-subagent-depth", "explain examples/full/spec --agent coder --depth 2", nil},
 	{"explain-prompts-resources", "explain testdata/specs/valid/prompts --agent coder", nil},
 	{"explain-model", "explain examples/team/spec --agent lead", nil},
+	{"explain-skills", "explain testdata/specs/valid/skills --agent reviewer", nil},
+	{"explain-skills-step", "explain testdata/specs/valid/skills --agent writer --step change/author/review", nil},
 	{"explain-route-unknown-bundle", "explain examples/full/spec --step release/planner/plan --route release/planner/plan=fils", nil},
 	{"schema-extra-arg", "schema x", nil},
 	{"version", "version", nil},
@@ -254,6 +256,9 @@ func TestValidateShortPositions(t *testing.T) {
 func markers(t *testing.T, dir string) string {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.hcl"))
+	// A skill's SKILL.md marks its lines in YAML comments.
+	skillFiles, _ := filepath.Glob(filepath.Join(dir, "skills", "*", "SKILL.md"))
+	files = append(files, skillFiles...)
 	var b strings.Builder
 	for _, f := range files {
 		src, err := os.ReadFile(f)
@@ -335,6 +340,10 @@ func copyDir(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
+		if e.IsDir() { // a skill's directory
+			copyDir(t, filepath.Join(from, e.Name()), filepath.Join(to, e.Name()))
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(from, e.Name()))
 		if err != nil {
 			t.Fatal(err)

@@ -19,6 +19,9 @@ const (
 	ToolMCPSchema   = "mcp_get_tool_schema"
 	ToolMCPCall     = "mcp_call_tool"
 	ToolOutputRead  = "output_read"
+	// ToolSkillLoad loads a skill's SKILL.md, or one of its files, in
+	// an agent's own loop (agent run) when the agent has skills.
+	ToolSkillLoad = "skill_load"
 
 	// SubagentPrefix starts the name of every sub-agent tool: agent__<name>.
 	SubagentPrefix = "agent__"
@@ -39,7 +42,7 @@ var OptInTools = []string{ToolBatch, ToolFinalReport, ToolTaskStatus, ToolOutput
 func IsReservedToolName(name string) bool {
 	switch name {
 	case ToolSpawnAgents, ToolListAgents, ToolHandoff, ToolFinalReport, ToolTaskStatus, ToolBatch,
-		ToolFind, ToolDescribe, ToolLoad, ToolActive, ToolMCPList, ToolMCPSchema, ToolMCPCall, ToolOutputRead:
+		ToolFind, ToolDescribe, ToolLoad, ToolActive, ToolMCPList, ToolMCPSchema, ToolMCPCall, ToolOutputRead, ToolSkillLoad:
 		return true
 	}
 	return strings.HasPrefix(name, SubagentPrefix)

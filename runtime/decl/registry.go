@@ -24,6 +24,7 @@ type Registry struct {
 	Models    []Model    // model blocks (model.go)
 	Prompts   []Prompt   // declared prompts, by name
 	Resources []Resource // declared resources, by name
+	Skills    []Skill    // declared skills, by name (skill.go)
 
 	// Index is the precompiled search index over Tools; nil means build it
 	// at start-up.
@@ -203,6 +204,7 @@ type Bundle struct {
 	Tools      []string
 	AllowTools []string
 	DenyTools  []string
+	Skills     []string // declared skills the bundle carries
 }
 
 // UseKind is the kind of a tools.use entry.
@@ -240,6 +242,9 @@ type Agent struct {
 	Spawn       bool
 	MaxDepth    int
 	Router      []string
+	// Skills are the declared skills the agent may use, sorted: named in
+	// tools.use, matched by its globs, or carried by its bundles.
+	Skills []string
 
 	// Model names the agent's model block (its own, else defaults.model,
 	// resolved by toolgen); "" when it has none and runs only under an MCP

@@ -165,7 +165,11 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 		SetCacheable:              cacheHints,
 	}
 	featureOptions(sess, mopts, &s.features)
+	exts := extensionsFor(sess, mopts)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mopts)
+	for _, e := range exts {
+		e.Install(sess, s.mcp)
+	}
 	if s.features != nil {
 		s.features.mcp, s.features.logger = s.mcp, logger
 	}

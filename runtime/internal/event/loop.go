@@ -8,3 +8,7 @@ const (
 	AgentRun         = "agent.run"          // agent, status, turns, tool_calls, tokens_in/out, latency_ms, error
 	ModelToolSkipped = "model.tool_skipped" // a tool no model can be given (its name or schema); the rest go on
 )
+
+// SkillLoad: the loop loaded a skill's file for the model (skill_load):
+// agent, skill, path, bytes, or error (a digest that does not match).
+const SkillLoad = "skill.load"

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
@@ -36,10 +37,14 @@ type Server = servers.Server[Source]
 
 // Set is the resources one agent may see and read.
 type Set struct {
-	Declared []*decl.Resource            // in use, by name
-	Servers  []Server                    // sorted by name: the first wins a URI claimed twice
-	Admits   func(name, uri string) bool // the agent's tools.allowed
-	Log      *slog.Logger
+	Declared []*decl.Resource // in use, by name
+	// Skills are the agent's skills, whose files are resources at
+	// skill://<skill>/<path>: using the skill is what admits them, so
+	// tools.allowed does not cut them.
+	Skills  []*decl.Skill
+	Servers []Server                    // sorted by name: the first wins a URI claimed twice
+	Admits  func(name, uri string) bool // the agent's tools.allowed
+	Log     *slog.Logger
 	// First reports whether a collision is news (logged once per key);
 	// nil: always.
 	First func(key string) bool
@@ -66,6 +71,7 @@ func Permits(f decl.Filter, name, uri string) bool {
 type entry struct {
 	resource *mcp.Resource
 	declared *decl.Resource
+	skill    *decl.SkillFile
 	server   *Server
 }
 
@@ -79,6 +85,18 @@ type templateEntry struct {
 func (s *Set) entries(ctx context.Context) []entry {
 	var out []entry
 	taken := map[string]string{}
+	for _, sk := range s.Skills {
+		for i := range sk.Files {
+			f := &sk.Files[i]
+			r := &mcp.Resource{URI: f.URI(sk.Name), Name: sk.Name + "/" + f.Path, MIMEType: f.MIMEType, Size: f.Size}
+			if f.Path == decl.SkillFileName {
+				// SEP-2640: SKILL.md carries the skill's own name and description.
+				r.Name, r.Description = sk.Name, sk.Description
+			}
+			taken[r.URI] = "skill." + sk.Name
+			out = append(out, entry{resource: r, skill: f})
+		}
+	}
 	for _, r := range s.Declared {
 		if !s.Admits(r.Name, r.URI) {
 			continue
@@ -228,6 +246,18 @@ func (s *Set) Read(ctx context.Context, uri string) (*mcp.ReadResourceResult, er
 	if r := e.declared; r != nil {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.URI, MIMEType: r.MIMEType, Text: r.Text}}}, nil
 	}
+	if f := e.skill; f != nil {
+		if err := f.Verify(); err != nil {
+			return nil, err
+		}
+		c := &mcp.ResourceContents{URI: uri, MIMEType: f.MIMEType}
+		if utf8.ValidString(f.Data) {
+			c.Text = f.Data
+		} else {
+			c.Blob = []byte(f.Data)
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+	}
 	return e.server.Source.ReadResource(ctx, uri)
 }
 
@@ -239,7 +269,7 @@ func (s *Set) Subscribe(ctx context.Context, uri string, fn func(uri string)) (c
 	if err != nil {
 		return nil, err
 	}
-	if e.declared != nil {
+	if e.declared != nil || e.skill != nil {
 		return func() {}, nil
 	}
 	return e.server.Source.SubscribeResource(ctx, uri, fn)

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/statuspage"
 )
 
@@ -40,8 +41,9 @@ type Agent struct {
 
 	mu      sync.Mutex // serializes switches
 	reasons struct {
-		agent string
-		why   map[string]string
+		agent  string
+		why    map[string]string
+		skills map[string]string
 	}
 }
 
@@ -70,7 +72,15 @@ func (a *Agent) Status() statuspage.Status {
 		st.Servers = append(st.Servers, statuspage.Server{Name: ss.Name, Transport: transport[ss.Name],
 			Health: string(ss.Health), Tools: ss.Tools, Error: ss.Error})
 	}
-	why := a.explain(st.Agent)
+	why, skillWhy := a.explain(st.Agent)
+	if sk, ok := a.main.(interface {
+		Skills(context.Context) []*decl.Skill
+	}); ok {
+		for _, s := range sk.Skills(context.Background()) {
+			st.Skills = append(st.Skills, statuspage.Skill{Name: s.Name, Description: s.Description,
+				URI: decl.SkillScheme + s.Name + "/" + decl.SkillFileName, Reason: skillWhy[s.Name]})
+		}
+	}
 	for _, ti := range a.main.Tools() {
 		reason := why[ti.Name]
 		if reason == "" && ti.Namespace != "" {
@@ -83,22 +93,25 @@ func (a *Agent) Status() statuspage.Status {
 	return st
 }
 
-// explain returns each tool's reasons for agent, computed once per agent:
-// they depend on the registry alone.
-func (a *Agent) explain(agent string) map[string]string {
+// explain returns each tool's and skill's reasons for agent, computed
+// once per agent: they depend on the registry alone.
+func (a *Agent) explain(agent string) (tools, skills map[string]string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.reasons.agent == agent && a.reasons.why != nil {
-		return a.reasons.why
+		return a.reasons.why, a.reasons.skills
 	}
-	why := map[string]string{}
+	why, skillWhy := map[string]string{}, map[string]string{}
 	if x, err := runtime.Explain(a.reg, runtime.ExplainOptions{Agent: agent}); err == nil {
 		for _, t := range x.Tools {
 			why[t.Name] = strings.Join(t.Reasons, "; ")
 		}
+		for _, s := range x.Skills {
+			skillWhy[s.Name] = s.Reason
+		}
 	}
-	a.reasons.agent, a.reasons.why = agent, why
-	return why
+	a.reasons.agent, a.reasons.why, a.reasons.skills = agent, why, skillWhy
+	return why, skillWhy
 }
 
 // Find ranks the current agent's tools as tool_find does.

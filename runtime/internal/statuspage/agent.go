@@ -31,6 +31,15 @@ type Status struct {
 	Agents  []AgentInfo `json:"agents"`
 	Servers []Server    `json:"servers"`
 	Tools   []Tool      `json:"tools"`
+	Skills  []Skill     `json:"skills,omitempty"`
+}
+
+// Skill is one skill the current agent may use, with why it has it.
+type Skill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	URI         string `json:"uri"` // of its SKILL.md
+	Reason      string `json:"reason"`
 }
 
 // AgentInfo is one agent the binary can run.

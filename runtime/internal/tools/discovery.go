@@ -30,6 +30,10 @@ type FindHit struct {
 	Description string  `json:"description,omitempty"`
 	Score       float64 `json:"score"`
 	Active      bool    `json:"active"`
+	// Skill hits are one of the agent's skills, not a tool: a host reads
+	// it at URI, the agent's own loop loads it with skill_load.
+	Kind string `json:"kind,omitempty"` // "skill", or "" for a tool
+	URI  string `json:"uri,omitempty"`
 }
 
 // Description is what tool_describe shows of one tool.

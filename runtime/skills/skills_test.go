@@ -1,0 +1,60 @@
+package skills
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
+)
+
+var demo = &decl.Skill{
+	Name:        "demo",
+	Frontmatter: json.RawMessage(`{"description":"d","name":"demo"}`),
+	Files: []decl.SkillFile{
+		{Path: "SKILL.md", Size: 5, Digest: "sha256:a", MIMEType: "text/markdown", Data: "hello"},
+		{Path: "refs/a.md", Size: 1, Digest: "sha256:b", MIMEType: "text/markdown", Data: "a"},
+		{Path: "refs/deep/b.py", Size: 1, Digest: "sha256:c", MIMEType: "text/x-python", Data: "b"},
+	},
+}
+
+func TestEntryOf(t *testing.T) {
+	got := EntryOf(demo)
+	want := Entry{URI: "skill://demo/SKILL.md", Frontmatter: demo.Frontmatter, Resources: []File{
+		{URI: "skill://demo/SKILL.md", Digest: "sha256:a", Size: 5},
+		{URI: "skill://demo/refs/a.md", Digest: "sha256:b", Size: 1},
+		{URI: "skill://demo/refs/deep/b.py", Digest: "sha256:c", Size: 1},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestDirectory(t *testing.T) {
+	list := func(uri string) []string {
+		children, ok := Directory([]*decl.Skill{demo}, uri)
+		if !ok {
+			return nil
+		}
+		out := []string{}
+		for _, c := range children {
+			out = append(out, c.URI+" "+c.MIMEType)
+		}
+		return out
+	}
+	for uri, want := range map[string][]string{
+		"skill://demo":            {"skill://demo/SKILL.md text/markdown", "skill://demo/refs inode/directory"},
+		"skill://demo/":           {"skill://demo/SKILL.md text/markdown", "skill://demo/refs inode/directory"},
+		"skill://demo/refs":       {"skill://demo/refs/a.md text/markdown", "skill://demo/refs/deep inode/directory"},
+		"skill://demo/refs/deep":  {"skill://demo/refs/deep/b.py text/x-python"},
+		"skill://demo/SKILL.md":   nil, // a file, not a directory
+		"skill://demo/ref":        nil, // a prefix of a directory's name
+		"skill://other":           nil,
+		"file:///demo":            nil,
+		"skill://demo/refs/a.md/": nil,
+	} {
+		if diff := cmp.Diff(want, list(uri)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", uri, diff)
+		}
+	}
+}
