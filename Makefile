@@ -3,7 +3,7 @@ GO      ?= go
 NPM_DIR := testdata/npm
 BIN     := bin
 
-.PHONY: all build generate test update check-generated vet fmt bench demo ci npm chromium replicas eval fuzz conformance
+.PHONY: all build generate test update check-generated vet fmt bench demo ci npm chromium replicas eval fuzz conformance weight
 
 all: build
 
@@ -58,6 +58,11 @@ test: npm chromium replicas vet
 
 update:
 	$(GO) test ./internal/cmd ./hcl ./templates -update
+
+# What a binary costs: the quick-start agent, a plain go-sdk server and
+# toolgen, each built from an empty build cache (slow: minutes).
+weight:
+	scripts/weight/weight.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... ./templates/testdata/bench | tee bench.out

@@ -30,6 +30,7 @@ var commands = []command{
 	{"lock", "lock DIR", runLock},
 	{"enrich", "enrich [--force] [--dry-run] DIR", runEnrich},
 	{"find", "find [--spec DIR | --catalog FILE] [--limit N] [--json] [--batch] QUERY...", runFind},
+	{"build-info", "build-info DIR", runBuildInfo},
 	{"explain", "explain DIR [--agent A] [--step WF/ROLE/STEP] [--route WF/ROLE/STEP=B,...] [--depth N]", runExplain},
 	{"init", "init [DIR]", runInit},
 	{"import", "import [-o DIR] [--agent NAME] [--host HOST] FILE...", runImport},

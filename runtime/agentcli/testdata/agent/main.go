@@ -20,6 +20,9 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/agentcli"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+
+	// /metrics and OTLP, as toolgen { telemetry = true } links them.
+	_ "github.com/toolgen-dev/toolgen/runtime/telemetry"
 )
 
 func main() { os.Exit(agentcli.Main(withSnoop(withOAuth(withAlpha(registry()))), os.Args[1:])) }
