@@ -19,11 +19,14 @@ import (
 // `# ERROR: Duplicate tool` or `# WARNING: Literal secret`.
 var markerRe = regexp.MustCompile(`(ERROR|WARNING): ([^#]+)`)
 
-// wantDiags reads the markers of every *.hcl file in dir as
+// wantDiags reads the markers of every *.hcl file (and skill SKILL.md) in dir as
 // "FILE:LINE: SEVERITY: Summary" lines.
 func wantDiags(t *testing.T, dir string) []string {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.hcl"))
+	// A skill's SKILL.md marks its lines in YAML comments.
+	skillFiles, _ := filepath.Glob(filepath.Join(dir, "skills", "*", "SKILL.md"))
+	files = append(files, skillFiles...)
 	var want []string
 	for _, f := range files {
 		fh, err := os.Open(f)

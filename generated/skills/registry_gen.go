@@ -8,12 +8,13 @@ import (
 	"context"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	_ "github.com/toolgen-dev/toolgen/runtime/models/openai"
 	"time"
 )
 
 // GenVersion is the runtime version this code was generated for; the
 // guard below fails the build when the linked runtime cannot run it.
-const GenVersion = 3
+const GenVersion = 4
 const (
 	_ = decl.EnforceVersion(GenVersion - decl.MinVersion)
 	_ = decl.EnforceVersion(decl.MaxVersion - GenVersion)
@@ -67,14 +68,15 @@ var _toolgenPolicies = []decl.Policy{
 	},
 }
 
-var _toolgenTools = []decl.Tool{
-	{
-		Name:        "read_file",
-		Description: "Read a UTF-8 text file from the workspace.",
-		Kind:        decl.KindBuiltin,
-		Policy:      "workspace_read",
-	},
-}
+// _toolgenTools are the registry's tools, decoded from _toolgenToolData when
+// the package initialises.
+var _toolgenTools = decl.DecodeTools(_toolgenToolData, nil)
+
+// _toolgenToolData is the registry's tools as data (decl.EncodeTools): one JSON
+// object per tool and line, in the order of the Registry's Tools.
+const _toolgenToolData = `[
+{"n":"read_file","d":"Read a UTF-8 text file from the workspace.","k":"builtin","p":"workspace_read"}
+]`
 
 var _toolgenAgents = []decl.Agent{
 	{
