@@ -91,6 +91,19 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// waitFor returns the log once it holds substr, or as it is after 10 s:
+// the process writes its event before answering, but the copy of its
+// stderr into the buffer may come a moment after the answer.
+func (s *syncBuffer) waitFor(substr string) string {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if out := s.String(); strings.Contains(out, substr) || time.Now().After(deadline) {
+			return out
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // startFleet runs n replicas with serve's extra args and HAProxy in front.
 func startFleet(t *testing.T, n int, env []string, args ...string) *fleet {
 	t.Helper()

@@ -116,7 +116,7 @@ func TestFleetRateLimitHolds(t *testing.T) {
 	}
 	// Each replica counted some of them: the limit is the fleet's.
 	for _, r := range f.replicas {
-		if !strings.Contains(r.log.String(), "caller=local") {
+		if !strings.Contains(r.log.waitFor("caller=local"), "caller=local") {
 			t.Errorf("replica %s logged no call with its caller:\n%s", r.name, r.log)
 		}
 	}
@@ -140,7 +140,7 @@ func TestFleetNamedCaller(t *testing.T) {
 		t.Fatalf("second call, on the other replica: %+v", r)
 	}
 	for _, rep := range f.replicas {
-		if !strings.Contains(rep.log.String(), "caller=FLEET_TOKEN") || strings.Contains(rep.log.String(), token) {
+		if log := rep.log.waitFor("caller=FLEET_TOKEN"); !strings.Contains(log, "caller=FLEET_TOKEN") || strings.Contains(log, token) {
 			t.Errorf("replica %s: want caller=FLEET_TOKEN on the call's event and never the token:\n%s", rep.name, rep.log)
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -129,7 +131,7 @@ func TestSwitchRefusals(t *testing.T) {
 		{"cross-site fetch", map[string]string{"Origin": own, "Sec-Fetch-Site": "cross-site", "Content-Type": json}, `{"agent":"reviewer"}`, 403, "another site"},
 		{"form", map[string]string{"Origin": own, "Content-Type": "application/x-www-form-urlencoded"}, `agent=reviewer`, 415, "application/json"},
 		{"text", map[string]string{"Origin": own, "Content-Type": "text/plain"}, `{"agent":"reviewer"}`, 415, "application/json"},
-		{"rebound DNS name", map[string]string{"Host": "evil.example", "Origin": "http://evil.example", "Content-Type": json}, `{"agent":"reviewer"}`, 403, "not one this page answers to"},
+		{"rebound DNS name", map[string]string{"Host": "evil.example", "Origin": "http://evil.example", "Content-Type": json}, `{"agent":"reviewer"}`, 403, "not one this agent answers to"},
 		{"not JSON", map[string]string{"Origin": own, "Content-Type": json}, `agent=reviewer`, 400, "want {"},
 		{"two objects", map[string]string{"Origin": own, "Content-Type": json}, `{"agent":"reviewer"}{"agent":"coder"}`, 400, "one JSON object"},
 		{"no agent", map[string]string{"Origin": own, "Content-Type": json}, `{}`, 400, "agent is empty"},
@@ -439,5 +441,28 @@ func TestMetricsMounted(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	if string(body) != "toolgen_up 1\n" {
 		t.Errorf("/metrics = %q", body)
+	}
+}
+
+// HAProxy's httpchk probes with HTTP/1.0 and no Host header: the probes
+// answer it (no browser sends a request without Host), the page does not.
+func TestProbeWithoutHost(t *testing.T) {
+	b := newBackend(t, "coder", backendOptions{})
+	addr := strings.TrimPrefix(b.srv.URL, "http://")
+	status := func(path string) string {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET %s HTTP/1.0\r\n\r\n", path)
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		return strings.TrimSpace(line)
+	}
+	if got := status("/readyz"); !strings.Contains(got, " 200 ") && !strings.Contains(got, " 503 ") {
+		t.Errorf("GET /readyz without Host: %q, want the readiness answer", got)
+	}
+	if got := status("/api/status"); !strings.Contains(got, " 403 ") {
+		t.Errorf("GET /api/status without Host: %q, want 403", got)
 	}
 }

@@ -22,6 +22,11 @@ func (h *Handler) hostAllowed(hostport string, probe bool) bool {
 		host = hst
 	}
 	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if host == "" && probe {
+		// HTTP/1.0 health checkers (HAProxy's httpchk) send no Host; a
+		// browser always does, so no rebound page can send this.
+		return true
+	}
 	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
 		return true
 	}
