@@ -2,6 +2,8 @@ package mcpconn
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,11 +49,37 @@ func TestToolListCaps(t *testing.T) {
 			}
 		})
 	}
-	// Under the caps, the same server is fine.
-	rec := newRecorder()
+	// The client stops asking once over the cap: 5 tools are over it on
+	// the third page (two tools a page) of 25.
+	pages := filepath.Join(t.TempDir(), "pages")
 	m := NewManager(nil)
+	cfg := fixture(newRecorder(), "manytools", "-tools", "50", "-page-size", "2", "-pages-file", pages)
+	cfg.MaxTools = 5
+	if _, err := m.Acquire(context.Background(), cfg); err == nil {
+		t.Fatal("Acquire over the cap succeeded")
+	}
+	m.Close()
+	b, err := os.ReadFile(pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perProcess := map[string]int{} // a retry may have started another
+	for _, pid := range strings.Fields(string(b)) {
+		perProcess[pid]++
+	}
+	for pid, n := range perProcess {
+		if n != 3 {
+			t.Errorf("process %s was asked for %d pages of tools/list, want 3", pid, n)
+		}
+	}
+	if len(perProcess) == 0 {
+		t.Error("no tools/list page recorded")
+	}
+
+	// Under the caps, the same server is fine.
+	m = NewManager(nil)
 	defer m.Close()
-	c := acquire(t, m, fixture(rec, "manytools", "-tools", "50", "-page-size", "7"))
+	c := acquire(t, m, fixture(newRecorder(), "manytools", "-tools", "50", "-page-size", "7"))
 	defer c.Release()
 	if n := len(c.Tools()); n != 50 || c.Health() != HealthGreen {
 		t.Errorf("under the caps: %d tools, health %s", n, c.Health())
