@@ -45,6 +45,10 @@ const (
 	DefaultProtocolVersion = "2025-11-25"
 	DefaultStartupTimeout  = 10 * time.Second
 	DefaultMaxMessageBytes = 64 << 20
+	// A server's tool list past these caps is hostile or broken: it would
+	// cost the host memory and every model call context (issue 21 item 10).
+	DefaultMaxTools         = 10000
+	DefaultMaxToolListBytes = 16 << 20
 )
 
 // Config describes one MCP server connection. Values are already resolved:
@@ -72,6 +76,8 @@ type Config struct {
 	HealthInterval  time.Duration // 0: no pings
 	HealthTimeout   time.Duration // default HealthInterval/2
 	MaxMessageBytes int           // largest JSON-RPC message accepted on stdio/tcp/ws; default 64 MiB
+	MaxTools        int           // most tools a server may list; default 10,000
+	MaxToolBytes    int           // most bytes its tool list may take (names, descriptions, schemas); default 16 MiB
 
 	// Redact lists secret values (resolved env() values) that must never
 	// appear in events or error messages; each is replaced by "[redacted]"
@@ -130,6 +136,20 @@ func (c *Config) maxMessageBytes() int {
 		return DefaultMaxMessageBytes
 	}
 	return c.MaxMessageBytes
+}
+
+func (c *Config) maxTools() int {
+	if c.MaxTools <= 0 {
+		return DefaultMaxTools
+	}
+	return c.MaxTools
+}
+
+func (c *Config) maxToolBytes() int {
+	if c.MaxToolBytes <= 0 {
+		return DefaultMaxToolListBytes
+	}
+	return c.MaxToolBytes
 }
 
 func (c *Config) validate() error {

@@ -309,9 +309,15 @@ func (s *server) withProcessState(reason string, l *link) string {
 	return s.redact(reason)
 }
 
+// errToolCap marks a tool list over the server's caps: the server is red,
+// and a list that changes past them ends its session.
+var errToolCap = errors.New("tool list over the cap")
+
 func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]Tool, error) {
 	var tools []Tool
 	seen := map[string]bool{}
+	listed, size := 0, 0
+	maxTools, maxBytes := s.cfg.maxTools(), s.cfg.maxToolBytes()
 	for t, err := range cs.Tools(ctx, nil) {
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeMethodNotFound {
@@ -319,6 +325,16 @@ func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]Tool, 
 		}
 		if err != nil {
 			return nil, err
+		}
+		// Counted before any is skipped, and checked per tool: the loop
+		// stops before the next page is asked for.
+		listed++
+		size += toolSize(t)
+		if listed > maxTools {
+			return nil, fmt.Errorf("%w: more than %d tools", errToolCap, maxTools)
+		}
+		if size > maxBytes {
+			return nil, fmt.Errorf("%w: more than %d bytes in %d tools", errToolCap, maxBytes, listed)
 		}
 		if t.Name == "" || seen[t.Name] {
 			s.log.Warn("server.tool_schema", "tool", t.Name, "note", "empty or duplicate name: tool skipped")
@@ -340,6 +356,13 @@ func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]Tool, 
 		tools = append(tools, tool)
 	}
 	return tools, nil
+}
+
+// toolSize is what a tool takes on the wire: about what it costs the host
+// to keep and a model to read.
+func toolSize(t *mcp.Tool) int {
+	b, _ := json.Marshal(t)
+	return len(b)
 }
 
 // watch returns why the session must end: it died, pings kept failing, or
@@ -365,7 +388,9 @@ func (s *server) watch(a *attempt) string {
 			}
 			return "connection lost: " + err.Error()
 		case <-s.refresh:
-			s.refreshTools(a)
+			if reason := s.refreshTools(a); reason != "" {
+				return reason
+			}
 		case ask := <-s.recycle:
 			if declared(s.clientOptions()) != a.declared {
 				s.replacing = ask
@@ -440,24 +465,31 @@ func (s *server) onListChanged(context.Context, *mcp.ToolListChangedRequest) {
 	}
 }
 
-func (s *server) refreshTools(a *attempt) {
+// refreshTools reads the tool list again after list_changed; it returns
+// why the session must end when the new list is over the caps (the
+// reconnect then leaves the server red with that reason).
+func (s *server) refreshTools(a *attempt) string {
 	ctx, cancel := context.WithTimeout(s.lifeCtx, refreshTimeout)
 	defer cancel()
 	tools, err := s.listTools(ctx, a.cs)
 	if err != nil {
 		if s.lifeCtx.Err() != nil {
-			return // torn down while refreshing: nothing went wrong
+			return "" // torn down while refreshing: nothing went wrong
+		}
+		if errors.Is(err, errToolCap) {
+			return "tools/list: " + err.Error()
 		}
 		s.log.Warn("server.tools_refresh_failed", "reason", s.redact(err.Error()))
-		return
+		return ""
 	}
 	l := s.live.Load()
 	if l == nil || sameTools(l.tools, tools) {
-		return
+		return ""
 	}
 	s.publish(a, tools)
 	s.log.Info("server.tools_changed", "tools", len(tools))
 	go s.notify()
+	return ""
 }
 
 // up publishes a connected attempt. Holders hear of it when the tools
