@@ -1,10 +1,12 @@
 package builtin
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 
@@ -19,6 +21,18 @@ import (
 func startLimited(cmd *exec.Cmd, lim ShellLimits) error {
 	// ptrace requests must come from the tracing thread. The thread is unlocked again, not
 	// ended, before the goroutine returns: its end would send the parent-death signal.
+	if !ptraceStarts() {
+		// a sandbox that forbids ptrace: limits set once it runs, the window documented
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		if err := setRlimits(cmd.Process.Pid, lim); err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return fmt.Errorf("setting resource limits: %w", err)
+		}
+		return nil
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	cmd.SysProcAttr.Ptrace = true
@@ -93,3 +107,11 @@ func peakMemory(st *os.ProcessState) int64 {
 	}
 	return 0
 }
+
+// ptraceStarts reports whether a child may be traced from its exec here (seccomp or a Yama
+// ptrace_scope of 3 forbid it). The probe execs a path that cannot exist: ENOENT means the
+// trace request itself succeeded.
+var ptraceStarts = sync.OnceValue(func() bool {
+	_, err := syscall.ForkExec("/nonexistent/toolgen-ptrace-probe", nil, &syscall.ProcAttr{Sys: &syscall.SysProcAttr{Ptrace: true}})
+	return errors.Is(err, syscall.ENOENT)
+})
