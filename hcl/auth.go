@@ -118,6 +118,11 @@ func decodeAuth(block *hcl.Block, ctx *hcl.EvalContext, s *serverBlock) (*ir.Ser
 	value("client_metadata_url", &a.ClientMetadataURL, &check.ClientMetadataURL)
 	str("redirect_uri", &a.RedirectURI, &check.RedirectURI)
 	value("issuer", &a.Issuer, &check.Issuer)
+	if at := attrs["issuer"]; at != nil {
+		if d := checkIssuerScheme(ir.Value{Parts: a.Issuer}, at.Expr.Range(), block.DefRange); d != nil {
+			diags = append(diags, d)
+		}
+	}
 	value("idp_issuer", &a.IDPIssuer, &check.IDPIssuer)
 	value("idp_client_id", &a.IDPClientID, &check.IDPClientID)
 	value("idp_client_secret", &a.IDPClientSecret, &check.IDPClientSecret)

@@ -109,6 +109,9 @@ type PolicyJSON struct {
 	AllowedCommands []string `json:"allowed_commands,omitempty" jsonschema_description:"shell_exec: program names that may run (argv[0])."`
 	Timeout         string   `json:"timeout,omitempty" jsonschema_description:"Go duration."`
 	MaxOutputBytes  int      `json:"max_output_bytes,omitempty"`
+	MaxProcesses    int      `json:"max_processes,omitempty" jsonschema_description:"shell_exec: processes a call may run at once; default 512."`
+	MaxMemoryMiB    int      `json:"max_memory_mib,omitempty" jsonschema_description:"shell_exec: memory of a call (cgroup) or of each process (rlimit), in MiB; default 2048."`
+	MaxCPUTime      string   `json:"max_cpu_time,omitempty" jsonschema_description:"shell_exec: CPU time of each process, a Go duration of whole seconds; default \"5m\"."`
 	AllowHardlinks  bool     `json:"allow_hardlinks,omitempty" jsonschema_description:"fs_read, fs_write: also touch files with several hard links (refused by default: another name may lie outside the allowed paths)."`
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/toolgen-dev/toolgen/hcl/ir"
@@ -22,6 +23,7 @@ var (
 		Attributes: []hcl.AttributeSchema{
 			{Name: "builtin", Required: true}, {Name: "allowed_paths"}, {Name: "allowed_commands"},
 			{Name: "timeout"}, {Name: "max_output_bytes"}, {Name: "allow_hardlinks"},
+			{Name: "max_processes"}, {Name: "max_memory_mib"}, {Name: "max_cpu_time"},
 		},
 	}
 )
@@ -68,6 +70,12 @@ func decodePolicy(block *hcl.Block, ctx *hcl.EvalContext) (*policyBlock, hcl.Dia
 	readAttr(in, "timeout", evalDuration, &p.Timeout)
 	readAttr(in, "max_output_bytes", intIn(1, math.MaxInt32), &p.MaxOutputBytes)
 	readAttr(in, "allow_hardlinks", evalBool, &p.AllowHardlinks)
+	readAttr(in, "max_processes", intIn(1, 1<<22), &p.MaxProcesses)
+	readAttr(in, "max_memory_mib", intIn(1, 1<<30), &p.MaxMemoryMiB)
+	readAttr(in, "max_cpu_time", evalDuration, &p.MaxCPUTime)
+	if a := attrs["max_cpu_time"]; a != nil && p.MaxCPUTime > 0 && p.MaxCPUTime < time.Second {
+		errAt(a.Expr.Range(), "Invalid CPU time limit", "max_cpu_time counts whole seconds; give at least \"1s\".")
+	}
 	switch p.Builtin {
 	case ir.BuiltinFSRead, ir.BuiltinFSWrite:
 		if len(p.AllowedPaths) == 0 && !invalid["allowed_paths"] {
@@ -79,6 +87,11 @@ func decodePolicy(block *hcl.Block, ctx *hcl.EvalContext) (*policyBlock, hcl.Dia
 		}
 		if a := attrs["allowed_commands"]; a != nil {
 			errAt(a.NameRange, "Attribute not used by builtin", fmt.Sprintf("%s does not run commands; allowed_commands belongs to shell_exec policies.", p.Builtin))
+		}
+		for _, name := range []string{"max_processes", "max_memory_mib", "max_cpu_time"} {
+			if a := attrs[name]; a != nil {
+				errAt(a.NameRange, "Attribute not used by builtin", fmt.Sprintf("%s runs no commands; %s limits shell_exec's commands.", p.Builtin, name))
+			}
 		}
 	case ir.BuiltinShellExec:
 		if len(p.AllowedCommands) == 0 && !invalid["allowed_commands"] {

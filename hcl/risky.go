@@ -123,15 +123,82 @@ func checkURLSecrets(v ir.Value, headers []keyValue, rng, ctx hcl.Range) hcl.Dia
 			warn("Literal secret", "The url holds a password; it would be compiled into the agent binary. Read it at run time with env(), or send it as a header.")
 		}
 	}
-	if strings.EqualFold(u.Scheme, "http") && !loopbackHost(u.Hostname()) {
+	if host, ok := plainHTTPHost(v); ok {
 		for _, h := range headers {
 			if secretKeyRe.MatchString(h.Key) {
-				warn("Credential over plain HTTP", fmt.Sprintf("The %s header goes to %s over http://, where anyone on the way can read it. Use https://, or a loopback address for a server on this machine.", h.Key, u.Host))
+				warn("Credential over plain HTTP", fmt.Sprintf("The %s header goes to %s over http://, where anyone on the way can read it. Use https://, or a loopback address for a server on this machine.", h.Key, host))
 				break
 			}
 		}
 	}
 	return diags
+}
+
+// checkRESTSecrets warns about a REST tool whose URL is plain http:// to a
+// host other than loopback while a header carries a secret: one named like
+// a credential or read with env().
+func checkRESTSecrets(r *ir.REST, headers []keyValue, urlRange, ctx hcl.Range) hcl.Diagnostics {
+	host, ok := plainHTTPHost(r.URL)
+	if !ok {
+		return nil
+	}
+	for _, h := range headers {
+		if secretKeyRe.MatchString(h.Key) || readsEnv(h.Value) {
+			return hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "Credential over plain HTTP",
+				Detail:  fmt.Sprintf("The %s header carries a secret to %s over http://, where anyone on the way can read it. Use https://, or a loopback address for a service on this machine.", h.Key, host),
+				Subject: urlRange.Ptr(), Context: ctx.Ptr()}}
+		}
+	}
+	return nil
+}
+
+// checkIssuerScheme warns about an OAuth issuer over plain http:// to a
+// host other than loopback: the agent trusts the metadata and tokens it
+// serves, and sends it the client's credentials, all readable and
+// changeable on the way.
+func checkIssuerScheme(v ir.Value, rng, ctx hcl.Range) *hcl.Diagnostic {
+	host, ok := plainHTTPHost(v)
+	if !ok {
+		return nil
+	}
+	return &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "OAuth issuer over plain HTTP",
+		Detail:  fmt.Sprintf("The issuer %s is reached over http://, so anyone on the way can read the client's credentials and tokens or serve forged metadata. Use its https:// URL, or a loopback address for a test server on this machine.", host),
+		Subject: rng.Ptr(), Context: ctx.Ptr()}
+}
+
+// plainHTTPHost returns the host of a URL whose scheme and host are written
+// literally as http:// to a host other than loopback. A host that an env()
+// part or a template argument supplies is not judged.
+func plainHTTPHost(v ir.Value) (string, bool) {
+	if len(v.Parts) == 0 {
+		return "", false
+	}
+	lit := v.Parts[0].Lit
+	prefix, _, _ := strings.Cut(lit, "{")
+	u, err := url.Parse(prefix)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") || u.Host == "" || loopbackHost(u.Hostname()) {
+		return "", false
+	}
+	// the host must end where the literal does, or at a path, query or fragment
+	end := len(u.Scheme) + len("://") + len(u.Host)
+	if end > len(lit) || !strings.EqualFold(lit[:end], u.Scheme+"://"+u.Host) {
+		return "", false
+	}
+	rest := lit[end:]
+	if rest == "" && len(v.Parts) > 1 || rest != "" && !strings.ContainsRune("/?#", rune(rest[0])) && !strings.HasPrefix(rest, "{/") && !strings.HasPrefix(rest, "{?") {
+		return "", false
+	}
+	return u.Host, true
+}
+
+// readsEnv reports a value read, at least in part, with env().
+func readsEnv(v ir.Value) bool {
+	for _, p := range v.Parts {
+		if p.Env != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // loopbackHost reports localhost and loopback addresses.

@@ -196,6 +196,9 @@ func decodeREST(block *hcl.Block, ctx *hcl.EvalContext) (*ir.REST, hcl.Diagnosti
 		diags = append(diags, d...)
 		r.Headers = irKeyValues(v)
 		diags = append(diags, checkSecrets(v, "headers", block.DefRange)...)
+		if u := content.Attributes["url"]; u != nil {
+			diags = append(diags, checkRESTSecrets(r, v, u.Expr.Range(), block.DefRange)...)
+		}
 	}
 	return r, diags
 }

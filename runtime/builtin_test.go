@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
@@ -57,6 +58,24 @@ func TestShellExecToolRegistered(t *testing.T) {
 	}
 	if r := call(t, s, "git", `{"command":"sh","args":["-c","echo pwned"]}`); r.OK {
 		t.Errorf("command outside allowed_commands ran: %+v", r)
+	}
+}
+
+// A shell_exec policy's max_cpu_time reaches the command: a spinning one is stopped and the
+// result names the limit.
+func TestShellExecPolicyLimits(t *testing.T) {
+	f := newFixture(decl.Agent{Name: "a", Use: useTools("git")})
+	for i := range f.reg.Policies {
+		if f.reg.Policies[i].Name == "git" {
+			f.reg.Policies[i].AllowedCommands = append(f.reg.Policies[i].AllowedCommands, "sh")
+			f.reg.Policies[i].MaxCPUTime = time.Second
+		}
+	}
+	opts := f.opts(&events{})
+	opts.Workdir = workspace(t)
+	s := open(t, f.reg, "a", opts)
+	if r := call(t, s, "git", `{"command":"sh","args":["-c","while :; do :; done"]}`); r.OK || !strings.Contains(r.Error, "hit its CPU time limit (1s)") {
+		t.Errorf("spinning command: %+v", r)
 	}
 }
 

@@ -239,7 +239,9 @@ func (s *Session) newBuiltin(pol *decl.Policy) (builtinTool, error) {
 	case "fs_write":
 		return builtin.NewFSWrite(wd, pol.AllowedPaths, pol.AllowHardlinks)
 	case "shell_exec":
-		return builtin.NewShell(pol.AllowedCommands, pol.Timeout, pol.MaxOutputBytes, wd), nil
+		sh := builtin.NewShell(pol.AllowedCommands, pol.Timeout, pol.MaxOutputBytes, wd)
+		sh.SetLimits(builtin.ShellLimits{Processes: pol.MaxProcesses, Memory: int64(pol.MaxMemoryMiB) << 20, CPUTime: pol.MaxCPUTime})
+		return sh, nil
 	}
 	return nil, fmt.Errorf("unknown builtin %q", pol.Builtin)
 }

@@ -165,6 +165,9 @@ func policyValue(p *ir.Policy) decl.Policy {
 		Timeout:         p.Timeout,
 		MaxOutputBytes:  p.MaxOutputBytes,
 		AllowHardlinks:  p.AllowHardlinks,
+		MaxProcesses:    p.MaxProcesses,
+		MaxMemoryMiB:    p.MaxMemoryMiB,
+		MaxCPUTime:      p.MaxCPUTime,
 	}
 }
 

@@ -205,7 +205,11 @@ type Policy struct {
 	Timeout         time.Duration
 	MaxOutputBytes  int
 	AllowHardlinks  bool // fs_read, fs_write: files with several hard links are not refused
-	Range           hcl.Range
+	// shell_exec's resource limits per call; zero: the runtime's defaults
+	MaxProcesses int
+	MaxMemoryMiB int
+	MaxCPUTime   time.Duration
+	Range        hcl.Range
 }
 
 // Tool kinds.

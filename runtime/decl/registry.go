@@ -142,6 +142,10 @@ type Policy struct {
 	Timeout         time.Duration
 	MaxOutputBytes  int
 	AllowHardlinks  bool // fs_read, fs_write: files with several names are not refused
+	// shell_exec's resource limits per call; zero: builtin.ShellLimits' defaults
+	MaxProcesses int           `json:",omitempty"`
+	MaxMemoryMiB int           `json:",omitempty"`
+	MaxCPUTime   time.Duration `json:",omitempty"`
 }
 
 // ToolKind says which provider runs a tool.

@@ -17,7 +17,7 @@ import "os/exec"
 type containment interface {
 	name() string
 	// start starts cmd, its SysProcAttr already set, in a container of its own.
-	start(cmd *exec.Cmd) (contained, error)
+	start(cmd *exec.Cmd, lim ShellLimits) (contained, error)
 }
 
 // contained is one started command with every process it starts.
@@ -38,8 +38,9 @@ func Containment() string { return defaultContainment().name() }
 // thread that forked the child ends, not the process; a new goroutine is never locked to its
 // thread, and the Go runtime ends only threads that a goroutine locked, so the signal comes when
 // the agent dies, not when the caller's goroutine happened to have locked its thread and exits.
-func startCmd(cmd *exec.Cmd) error {
+// The command's resource limits are set there too (startLimited), before it runs.
+func startCmd(cmd *exec.Cmd, lim ShellLimits) error {
 	errc := make(chan error, 1)
-	go func() { errc <- cmd.Start() }()
+	go func() { errc <- startLimited(cmd, lim) }()
 	return <-errc
 }

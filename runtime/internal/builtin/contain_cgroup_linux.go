@@ -73,9 +73,13 @@ func newCgroupContainment() (*cgroupContainment, error) {
 
 func (c *cgroupContainment) name() string { return "cgroup2" }
 
-func (c *cgroupContainment) start(cmd *exec.Cmd) (contained, error) {
+func (c *cgroupContainment) start(cmd *exec.Cmd, lim ShellLimits) (contained, error) {
 	g, err := c.newGroup()
 	if err != nil {
+		return nil, err
+	}
+	if err := g.setLimits(lim); err != nil {
+		g.remove()
 		return nil, err
 	}
 	fd, err := syscall.Open(g.dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
@@ -84,7 +88,8 @@ func (c *cgroupContainment) start(cmd *exec.Cmd) (contained, error) {
 		return nil, fmt.Errorf("opening the command's cgroup: %w", err)
 	}
 	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
-	err = startCmd(cmd)
+	lim.cgroupPids = g.pids
+	err = startCmd(cmd, lim)
 	syscall.Close(fd)
 	if err != nil {
 		g.remove()
@@ -134,7 +139,58 @@ func (c *cgroupContainment) sweep() {
 }
 
 // cgroupCall is one call's group.
-type cgroupCall struct{ dir string }
+type cgroupCall struct {
+	dir  string
+	pids bool   // pids.max holds the process limit
+	hit  string // the limit the group reached, read before it is removed
+}
+
+// setLimits writes pids.max and memory.max before the command is cloned in. The files exist
+// only when the parent group delegates the pids and memory controllers; without them the
+// rlimits set after the start stand in.
+func (g *cgroupCall) setLimits(lim ShellLimits) error {
+	write := func(file string, v int64) (bool, error) {
+		f, err := os.OpenFile(filepath.Join(g.dir, file), os.O_WRONLY, 0) // never O_CREATE: cgroupfs refuses it
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err == nil {
+			_, err = f.WriteString(strconv.FormatInt(v, 10))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return false, fmt.Errorf("setting the command's %s: %w", file, err)
+		}
+		return true, nil
+	}
+	var err error
+	if g.pids, err = write("pids.max", int64(lim.Processes)); err != nil {
+		return err
+	}
+	_, err = write("memory.max", lim.Memory)
+	return err
+}
+
+// limitHit names the cgroup limit the command ran into, from the groups' event counters:
+// "processes" when a fork was refused, "memory" when the OOM killer struck.
+func (g *cgroupCall) limitHit() string { return g.hit }
+
+// readEvents reads KEY's counter from an events file of the group.
+func (g *cgroupCall) readEvents(file, key string) int64 {
+	b, err := os.ReadFile(filepath.Join(g.dir, file))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok && k == key {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
 
 func (g *cgroupCall) kill() {
 	if f, err := os.OpenFile(filepath.Join(g.dir, "cgroup.kill"), os.O_WRONLY, 0); err == nil {
@@ -145,6 +201,12 @@ func (g *cgroupCall) kill() {
 
 func (g *cgroupCall) finish() error {
 	g.kill()
+	switch {
+	case g.readEvents("memory.events", "oom_kill") > 0:
+		g.hit = "memory"
+	case g.readEvents("pids.events", "max") > 0:
+		g.hit = "processes"
+	}
 	return g.remove()
 }
 

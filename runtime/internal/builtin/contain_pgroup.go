@@ -14,8 +14,8 @@ type pgroupContainment struct{}
 
 func (pgroupContainment) name() string { return "pgroup" }
 
-func (pgroupContainment) start(cmd *exec.Cmd) (contained, error) {
-	if err := startCmd(cmd); err != nil {
+func (pgroupContainment) start(cmd *exec.Cmd, lim ShellLimits) (contained, error) {
+	if err := startCmd(cmd, lim); err != nil {
 		return nil, err
 	}
 	return pgroupCall(cmd.Process.Pid), nil

@@ -49,9 +49,9 @@ func (c *pidnsContainment) apply(attr *syscall.SysProcAttr) {
 	}
 }
 
-func (c *pidnsContainment) start(cmd *exec.Cmd) (contained, error) {
+func (c *pidnsContainment) start(cmd *exec.Cmd, lim ShellLimits) (contained, error) {
 	c.apply(cmd.SysProcAttr)
-	if err := startCmd(cmd); err != nil {
+	if err := startCmd(cmd, lim); err != nil {
 		return nil, err
 	}
 	return pidnsCall{cmd.Process}, nil

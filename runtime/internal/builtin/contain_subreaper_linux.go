@@ -59,13 +59,13 @@ func newSubreaperContainment() (*subreaperContainment, error) { return theSubrea
 
 func (c *subreaperContainment) name() string { return "subreaper" }
 
-func (c *subreaperContainment) start(cmd *exec.Cmd) (contained, error) {
+func (c *subreaperContainment) start(cmd *exec.Cmd, lim ShellLimits) (contained, error) {
 	if err := c.become(); err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := startCmd(cmd); err != nil {
+	if err := startCmd(cmd, lim); err != nil {
 		return nil, err
 	}
 	pid := cmd.Process.Pid

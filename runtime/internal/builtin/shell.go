@@ -38,6 +38,7 @@ type Shell struct {
 	maxOutput int
 	dir       string
 	contain   containment // nil: the process's default
+	limits    ShellLimits
 }
 
 // NewShell returns a shell_exec tool. Only programs named exactly as in allowedCommands may run.
@@ -60,7 +61,7 @@ func NewShell(allowedCommands []string, timeout time.Duration, maxOutput int, di
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs // fixed now: relative command paths and cwd must not follow a later chdir
 	}
-	return &Shell{allowed: slices.Clone(allowedCommands), timeout: timeout, maxOutput: maxOutput, dir: dir}
+	return &Shell{allowed: slices.Clone(allowedCommands), timeout: timeout, maxOutput: maxOutput, dir: dir, limits: ShellLimits{}.withDefaults()}
 }
 
 // Close is a no-op: a Shell holds nothing between calls.
@@ -133,11 +134,21 @@ func (s *Shell) Call(ctx context.Context, args json.RawMessage) (string, error) 
 		return "", fmt.Errorf("command %q was cancelled (%v); it and every process it started were killed\n%s", a.Command, context.Cause(ctx), out)
 	case res.killed:
 		return "", fmt.Errorf("command %q timed out after %s; it and every process it started were killed\n%s", a.Command, s.timeout, out)
+	case res.limitHit == "memory":
+		return "", fmt.Errorf("command %q hit its memory limit (%s); it and every process it started were killed\n%s", a.Command, mib(s.limits.Memory), out)
+	case res.limitHit == "processes" && state.ExitCode() != 0:
+		return "", fmt.Errorf("command %q hit its process limit (%d at once) and exited with status %d\n%s", a.Command, s.limits.Processes, state.ExitCode(), out)
 	case state.ExitCode() == 0:
 		if out == "" {
 			return "(no output)", nil
 		}
 		return out, nil
+	case res.limitHit == "" && peakMemory(state) >= s.limits.Memory/4*3:
+		// per-process rlimit: an allocation failed; the peak shows the command was at the limit
+		return "", fmt.Errorf("command %q hit its memory limit (%s per process; it used %s) and failed (%s)\n%s", a.Command, mib(s.limits.Memory), mib(peakMemory(state)), state, out)
+	}
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() && (ws.Signal() == syscall.SIGXCPU || ws.Signal() == syscall.SIGKILL && state.SystemTime()+state.UserTime() >= s.limits.CPUTime) {
+		return "", fmt.Errorf("command %q hit its CPU time limit (%s) and was killed by signal %s\n%s", a.Command, s.limits.CPUTime, ws.Signal(), out)
 	}
 	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return "", fmt.Errorf("command %q was killed by signal %s\n%s", a.Command, ws.Signal(), out)
@@ -210,10 +221,11 @@ func (s *Shell) workDir(cwd string) (string, *os.File, error) {
 }
 
 type runResult struct {
-	state   *os.ProcessState
-	output  *cappedBuffer
-	killed  bool  // by the timeout or the caller's cancellation
-	cleanup error // some process of the call could not be killed
+	state    *os.ProcessState
+	output   *cappedBuffer
+	killed   bool   // by the timeout or the caller's cancellation
+	limitHit string // "memory" or "processes" when the cgroup counted it
+	cleanup  error  // some process of the call could not be killed
 }
 
 // containment is the tool's, or the process's default.
@@ -251,7 +263,7 @@ func (s *Shell) run(ctx context.Context, path string, argv []string, dir string,
 		cmd.Stdin = inR
 		defer inW.Close()
 	}
-	procs, err := s.containment().start(cmd)
+	procs, err := s.containment().start(cmd, s.limits)
 	// The child has its copies now. Closing ours makes EOF arrive when every process holding the
 	// output pipe exits, and a write to stdin fail when nobody can read it any more.
 	outW.Close()
@@ -284,6 +296,9 @@ func (s *Shell) run(ctx context.Context, path string, argv []string, dir string,
 	// Processes the command left behind (in the background, in sessions of their own) die
 	// with it: no child outlives its call.
 	res.cleanup = procs.finish()
+	if h, ok := procs.(interface{ limitHit() string }); ok {
+		res.limitHit = h.limitHit()
+	}
 	outR.SetReadDeadline(time.Now().Add(drainGrace))
 	if inW != nil {
 		inW.SetWriteDeadline(time.Now().Add(drainGrace))

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestShellArgvIsLiteral(t *testing.T) {
@@ -199,5 +200,30 @@ func TestShellRelativeCommandIsNotLookedUpInPath(t *testing.T) {
 	t.Chdir(bin)
 	if got, err := call(t, s, `{"command":"./tool"}`); err != nil || got != "local\n" {
 		t.Errorf("after chdir: ./tool = %q, %v", got, err)
+	}
+}
+
+// A command that spins past its CPU time limit is stopped by it, and the result says so.
+func TestShellCPUTimeLimit(t *testing.T) {
+	s := NewShell([]string{"sh"}, 0, 0, "")
+	s.SetLimits(ShellLimits{CPUTime: time.Second})
+	_, err := call(t, s, `{"command":"sh","args":["-c","while :; do :; done"]}`)
+	if err == nil || !strings.Contains(err.Error(), `command "sh" hit its CPU time limit (1s)`) {
+		t.Fatalf("spinning command: %v; want the CPU time limit named", err)
+	}
+}
+
+// A command that allocates past its memory limit is stopped, and the result names the limit.
+func TestShellMemoryLimit(t *testing.T) {
+	s := NewShell([]string{"sh"}, 0, 0, "")
+	s.SetLimits(ShellLimits{Memory: 64 << 20})
+	// tail -c keeps the last 200 MB of its input in memory
+	got, err := call(t, s, `{"command":"sh","args":["-c","head -c 300000000 /dev/zero | tail -c 200000000 >/dev/null"]}`)
+	if err == nil || !strings.Contains(err.Error(), `hit its memory limit (64 MiB`) {
+		t.Fatalf("allocating command = %q, %v; want the memory limit named", got, err)
+	}
+	// Within the limit the same pipeline runs.
+	if got, err := call(t, s, `{"command":"sh","args":["-c","head -c 30000000 /dev/zero | tail -c 1000000 | wc -c"]}`); err != nil || strings.TrimSpace(got) != "1000000" {
+		t.Fatalf("small pipeline = %q, %v", got, err)
 	}
 }

@@ -30,3 +30,16 @@ policy "g" {
   allowed_commands = ["git"]
   allow_hardlinks  = true # ERROR: Attribute not used by builtin
 }
+
+policy "h" {
+  builtin        = "fs_read"
+  allowed_paths  = ["."]
+  max_processes  = 10 # ERROR: Attribute not used by builtin
+}
+
+policy "i" {
+  builtin          = "shell_exec"
+  allowed_commands = ["git"]
+  max_cpu_time     = "500ms" # ERROR: Invalid CPU time limit
+  max_memory_mib   = 0       # ERROR: Invalid number
+}

@@ -17,6 +17,46 @@ server "local" {
   headers = { Authorization = "Bearer ${env("LOCAL_TOKEN")}" }
 }
 
+server "sso" {
+  url = "https://sso.example.com/mcp"
+  auth {
+    client_id = "agent"
+    issuer    = "http://login.intranet.example/oauth" # WARNING: OAuth issuer over plain HTTP
+  }
+}
+
+server "sso_local" {
+  url = "https://sso.example.com/mcp"
+  auth {
+    client_id = "agent"
+    issuer    = "http://localhost:9000/oauth"
+  }
+}
+
+tool "tickets" {
+  description = "List open tickets."
+  rest {
+    url     = "http://tickets.intranet.example/api/tickets" # WARNING: Credential over plain HTTP
+    headers = { X-Api-Key = env("TICKETS_KEY") }
+  }
+}
+
+tool "tickets_local" {
+  description = "List open tickets on this machine."
+  rest {
+    url     = "http://127.0.0.1:9000/api/tickets"
+    headers = { X-Api-Key = env("TICKETS_KEY") }
+  }
+}
+
+tool "weather" {
+  description = "Public weather, no secret."
+  rest {
+    url     = "http://weather.example/today"
+    headers = { Accept = "application/json" }
+  }
+}
+
 policy "everything" {
   builtin       = "fs_read"
   allowed_paths = ["/"] # ERROR: Allowed path is the whole file system
@@ -53,5 +93,5 @@ tool "read" {
 }
 
 agent "a" {
-  tools { use = [tool.read, server.notes, server.search, server.intranet, server.local] }
+  tools { use = [tool.read, tool.tickets, tool.tickets_local, tool.weather, server.notes, server.search, server.intranet, server.local, server.sso, server.sso_local] }
 }

@@ -109,6 +109,9 @@ policy "shell" {
   allowed_paths    = ["."]
   timeout          = "2m"
   max_output_bytes = 200000
+  max_processes    = 128
+  max_memory_mib   = 1024
+  max_cpu_time     = "90s"
 }
 
 tool "read_file" {
