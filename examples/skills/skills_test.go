@@ -254,3 +254,88 @@ func TestStatusPageListsSkills(t *testing.T) {
 		t.Errorf("status skills = %+v", st.Skills)
 	}
 }
+
+// A host of the stateless revision (2026-07-28) over HTTP: server/discover
+// advertises the Skills extension, and skills/list, skills/get and
+// resources/directory/read answer with resultType "complete", which that
+// revision's schema requires on every result (the conformance suite's
+// sep-2640-skills-* scenarios check both).
+func TestStatelessRevisionServesSkills(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--http", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = root, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "TOOLGEN_LOG=warn"}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	sc := bufio.NewScanner(stderr)
+	url := ""
+	for url == "" && sc.Scan() {
+		if _, u, ok := strings.Cut(sc.Text(), " on "); ok && strings.HasPrefix(sc.Text(), "serving agent") {
+			url = u
+		}
+	}
+	if url == "" {
+		t.Fatal("the binary did not say where it serves")
+	}
+	go io.Copy(io.Discard, stderr)
+
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}}`
+	call := func(method, params string) map[string]any {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + meta + `}}`
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", method)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		// One JSON-RPC response, as JSON or as one SSE data line.
+		for _, line := range strings.Split(string(b), "\n") {
+			if d, ok := strings.CutPrefix(line, "data: "); ok {
+				b = []byte(d)
+			}
+		}
+		var msg struct {
+			Result map[string]any
+			Error  any
+		}
+		if err := json.Unmarshal(bytes.TrimSpace(b), &msg); err != nil || msg.Result == nil {
+			t.Fatalf("%s: status %d, body %s (error %v)", method, resp.StatusCode, b, err)
+		}
+		if msg.Result["resultType"] != "complete" {
+			t.Errorf("%s: resultType = %v, want complete", method, msg.Result["resultType"])
+		}
+		return msg.Result
+	}
+
+	caps, _ := call("server/discover", "")["capabilities"].(map[string]any)
+	exts, _ := caps["extensions"].(map[string]any)
+	if _, ok := exts[skills.ExtensionID]; !ok {
+		t.Errorf("server/discover capabilities = %v, want the %s extension", caps, skills.ExtensionID)
+	}
+	if list, _ := call(skills.MethodList, "")["skills"].([]any); len(list) != 1 {
+		t.Errorf("skills/list skills = %v, want one", list)
+	}
+	const uri = "skill://release-notes/SKILL.md"
+	if e, _ := call(skills.MethodGet, `"uri":"`+uri+`",`)["skill"].(map[string]any); e["uri"] != uri {
+		t.Errorf("skills/get skill = %v", e)
+	}
+	if rs, _ := call(skills.MethodDirectoryRead, `"uri":"skill://release-notes",`)["resources"].([]any); len(rs) == 0 {
+		t.Error("resources/directory/read listed nothing")
+	}
+}

@@ -67,6 +67,7 @@ type ListParams struct {
 type ListResult struct {
 	mcp.ResultBase
 	mcp.Cacheable
+	ResultType string  `json:"resultType,omitempty"` // see typeFor
 	Skills     []Entry `json:"skills"`
 	NextCursor string  `json:"nextCursor,omitempty"`
 }
@@ -81,7 +82,8 @@ type GetParams struct {
 type GetResult struct {
 	mcp.ResultBase
 	mcp.Cacheable
-	Skill Entry `json:"skill"`
+	ResultType string `json:"resultType,omitempty"` // see typeFor
+	Skill      Entry  `json:"skill"`
 }
 
 // DirectoryParams are resources/directory/read's parameters.
@@ -94,6 +96,7 @@ type DirectoryParams struct {
 // DirectoryResult lists a directory's direct children.
 type DirectoryResult struct {
 	mcp.ResultBase
+	ResultType string          `json:"resultType,omitempty"` // see typeFor
 	Resources  []*mcp.Resource `json:"resources"`
 	NextCursor string          `json:"nextCursor,omitempty"`
 }
@@ -134,28 +137,28 @@ var noCache = mcp.Cacheable{TTLMs: 0, CacheScope: "private"}
 
 func (extension) Install(sess serve.Session, srv *mcp.Server) {
 	src := sess.(Source)
-	must(mcp.AddReceivingCustomMethod(srv, MethodList, func(ctx context.Context, _ *mcp.ServerSession, p *ListParams) (*ListResult, error) {
+	must(mcp.AddReceivingCustomMethod(srv, MethodList, func(ctx context.Context, ss *mcp.ServerSession, p *ListParams) (*ListResult, error) {
 		if p != nil && p.Cursor != "" {
 			return nil, invalidParams("skills/list has one page; the cursor %q is not one it gave", p.Cursor)
 		}
-		res := &ListResult{Cacheable: noCache, Skills: []Entry{}}
+		res := &ListResult{Cacheable: noCache, ResultType: typeFor(ss), Skills: []Entry{}}
 		for _, sk := range src.Skills(ctx) {
 			res.Skills = append(res.Skills, EntryOf(sk))
 		}
 		return res, nil
 	}))
-	must(mcp.AddReceivingCustomMethod(srv, MethodGet, func(ctx context.Context, _ *mcp.ServerSession, p *GetParams) (*GetResult, error) {
+	must(mcp.AddReceivingCustomMethod(srv, MethodGet, func(ctx context.Context, ss *mcp.ServerSession, p *GetParams) (*GetResult, error) {
 		if p == nil || p.URI == "" {
 			return nil, invalidParams("skills/get needs the uri of a skill's SKILL.md")
 		}
 		for _, sk := range src.Skills(ctx) {
 			if e := EntryOf(sk); e.URI == p.URI {
-				return &GetResult{Cacheable: noCache, Skill: e}, nil
+				return &GetResult{Cacheable: noCache, ResultType: typeFor(ss), Skill: e}, nil
 			}
 		}
 		return nil, invalidParams("no skill is served at %q", p.URI)
 	}))
-	must(mcp.AddReceivingCustomMethod(srv, MethodDirectoryRead, func(ctx context.Context, _ *mcp.ServerSession, p *DirectoryParams) (*DirectoryResult, error) {
+	must(mcp.AddReceivingCustomMethod(srv, MethodDirectoryRead, func(ctx context.Context, ss *mcp.ServerSession, p *DirectoryParams) (*DirectoryResult, error) {
 		if p == nil || p.URI == "" {
 			return nil, invalidParams("resources/directory/read needs the uri of a directory")
 		}
@@ -166,8 +169,22 @@ func (extension) Install(sess serve.Session, srv *mcp.Server) {
 		if !ok {
 			return nil, invalidParams("%q is not a directory of a skill served here", p.URI)
 		}
-		return &DirectoryResult{Resources: children}, nil
+		return &DirectoryResult{ResultType: typeFor(ss), Resources: children}, nil
 	}))
+}
+
+// typeFor is the resultType of a result for ss's host: "complete" for a
+// host of the stateless revision, whose schema requires it on every result
+// (go-sdk sets it only on the results of its own methods, not on custom
+// ones); empty, so left out, for older hosts.
+func typeFor(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion >= serve.StatelessRevision {
+		return "complete"
+	}
+	return ""
 }
 
 // Directory lists the direct children of a skill directory URI
