@@ -18,9 +18,13 @@
 #                client-2026-07-28-baseline.json
 #   server-next  the same server, --requirements 2026-07-28 (SUITE=next
 #                server.sh); judged against server-2026-07-28-baseline.json
-#   all          all four (what `make conformance` runs)
+#   server-skills  the Skills extension's server scenarios (sep-2640-skills-*,
+#                conformance-next at 2026-07-28, --force) against the
+#                examples/skills agent's `serve --http`; judged against
+#                server-skills-baseline.json
+#   all          all five (what `make conformance` runs)
 #
-#   testdata/conformance/run.sh [client|server|client-next|server-next|all] [SCENARIO...]
+#   testdata/conformance/run.sh [client|server|client-next|server-next|server-skills|all] [SCENARIO...]
 #
 # Exit 1 on an unexpected failure, or on an expected failure that now passes
 # (the baseline is stale).
@@ -71,13 +75,15 @@ case $what in
   server) server stable "$@" ;;
   client-next) client next "$@" ;;
   server-next) server next "$@" ;;
+  server-skills) server skills "$@" ;;
   all)
     rc=0
     client stable || rc=1
     server stable || rc=1
     client next || rc=1
     server next || rc=1
+    server skills || rc=1
     exit $rc
     ;;
-  *) echo "usage: $0 [client|server|client-next|server-next|all] [SCENARIO...]" >&2; exit 2 ;;
+  *) echo "usage: $0 [client|server|client-next|server-next|server-skills|all] [SCENARIO...]" >&2; exit 2 ;;
 esac

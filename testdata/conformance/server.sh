@@ -9,6 +9,10 @@
 #   SUITE=stable  0.1.16, --suite all; server-baseline.json (the default)
 #   SUITE=next    0.2.0-alpha.12, --requirements 2026-07-28;
 #                 server-2026-07-28-baseline.json
+#   SUITE=skills  0.2.0-alpha.12, the sep-2640-skills-* scenarios one by one
+#                 at 2026-07-28 (--force: extension scenarios);
+#                 server-skills-baseline.json; the agent defaults to
+#                 examples/skills (a writer agent serving one skill)
 #
 #   testdata/conformance/server.sh [SCENARIO...]
 #
@@ -24,6 +28,10 @@ which=${SUITE:-stable}
 suite_select "$which"
 
 agent=${AGENT:-}
+if [ -z "$agent" ] && [ "$which" = skills ]; then
+  go build -o bin/skills-agent ./examples/skills
+  agent=bin/skills-agent
+fi
 if [ -z "$agent" ]; then
   [ -f generated/conformance/registry_gen.go ] || go generate ./examples/conformance
   go build -o bin/conformance-agent ./examples/conformance
@@ -56,8 +64,12 @@ echo "conformance: server scenarios against $agent at $url"
 out="$work/out"
 log="$work/suite.log"
 : >"$log"
-if [ $# -gt 0 ]; then
+if [ $# -gt 0 ] || [ "$which" = skills ]; then
   scenarios=("$@")
+  if [ ${#scenarios[@]} -eq 0 ]; then
+    mapfile -t scenarios < <("$node" "$suite" list --server | sed -n 's/^  - \(sep-2640-skills-[a-z0-9-]*\).*/\1/p')
+    [ ${#scenarios[@]} -gt 0 ] || { echo "conformance: the suite lists no sep-2640-skills-* scenario" >&2; exit 1; }
+  fi
   for s in "${scenarios[@]}"; do
     "$node" "$suite" server --url "$url" --scenario "$s" "${wire[@]}" -o "$out" >>"$log" 2>&1 || true
   done
