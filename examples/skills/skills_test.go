@@ -261,9 +261,21 @@ func TestStatusPageListsSkills(t *testing.T) {
 // revision's schema requires on every result (the conformance suite's
 // sep-2640-skills-* scenarios check both).
 func TestStatelessRevisionServesSkills(t *testing.T) {
+	// Both HTTP modes: sessions (2026-07-28 requests share one agent
+	// session) and --stateless (one agent session per request).
+	for _, mode := range []string{"sessions", "stateless"} {
+		t.Run(mode, func(t *testing.T) { servesSkills(t, mode == "stateless") })
+	}
+}
+
+func servesSkills(t *testing.T, stateless bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), hang)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "serve", "--http", "127.0.0.1:0")
+	args := []string{"serve", "--http", "127.0.0.1:0"}
+	if stateless {
+		args = append(args, "--stateless")
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir, cmd.Env = root, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "TOOLGEN_LOG=warn"}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
