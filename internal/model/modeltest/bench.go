@@ -78,3 +78,74 @@ func (c CannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		Request:       r,
 	}, nil
 }
+
+// BenchConvert measures what a provider adds to one turn with 20 tools and
+// a 10-message history, of which the last two (the previous answer and its
+// tool result) are new: build the request body as Generate does and turn
+// the provider's decoded answer into a Response. convert does both for the
+// provider and returns how many tool calls it read. Variants: "turn" is the
+// loop's way (toolset made once, messages kept encoded); "literal_messages"
+// sends Message literals, encoded every turn; "toolset_every_turn" rebuilds
+// the Toolset every turn.
+func BenchConvert(b *testing.B, provider string, convert func(*model.Request) (int, error)) {
+	tools := BenchTools(20)
+	ts, err := model.NewToolset(tools)
+	if err != nil {
+		b.Fatal(err)
+	}
+	history := BenchHistory(b, provider, ts)
+	old, last, result := history[:len(history)-2], history[len(history)-2], history[len(history)-1]
+	for _, variant := range []string{"turn", "literal_messages", "toolset_every_turn"} {
+		b.Run("variant="+variant, func(b *testing.B) {
+			msgs := append([]model.Message(nil), old...)
+			if variant == "literal_messages" {
+				for i := range msgs {
+					msgs[i] = Literal(msgs[i])
+				}
+			}
+			req := &model.Request{System: "You are a careful coding agent.", Tools: ts}
+			b.ReportAllocs()
+			for b.Loop() {
+				// This turn's new messages, never encoded before.
+				a, r := model.Keep(last), model.Keep(result)
+				if variant == "literal_messages" {
+					a, r = Literal(last), Literal(result)
+				}
+				req.Messages = append(msgs[:len(old):len(old)], a, r)
+				if variant == "toolset_every_turn" {
+					req.Tools, _ = model.NewToolset(tools)
+				}
+				if n, err := convert(req); err != nil || n != 1 {
+					b.Fatal(n, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchGenerate measures the whole call through the provider's SDK against
+// an in-memory transport that answers with answer (headers, retry
+// bookkeeping, decoding), without network.
+func BenchGenerate(b *testing.B, provider, answer string) {
+	ts, err := model.NewToolset(BenchTools(20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	history := BenchHistory(b, provider, ts)
+	m, err := model.New(model.Config{Provider: provider, Name: "bench-model", APIKey: "k", BaseURL: "http://model.invalid/",
+		HTTPClient: &http.Client{Transport: CannedTransport{Body: []byte(answer)}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	old, last, result := history[:len(history)-2], history[len(history)-2], history[len(history)-1]
+	msgs := append([]model.Message(nil), old...)
+	req := &model.Request{System: "You are a careful coding agent.", Tools: ts}
+	b.ReportAllocs()
+	for b.Loop() {
+		req.Messages = append(msgs[:len(old):len(old)], model.Keep(last), model.Keep(result))
+		resp, err := m.Generate(context.Background(), req)
+		if err != nil || len(resp.ToolCalls) != 1 {
+			b.Fatal(resp, err)
+		}
+	}
+}
