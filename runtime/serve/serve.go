@@ -3,9 +3,10 @@
 //
 // tools/list is the session's current surface; tools/call goes through the
 // session's call pipeline, so a blocked or failing call is an error result
-// the model can read, never a protocol error. When the surface changes
-// (tool_load, Switch, an upstream list_changed) the go-sdk server's tool set
-// is brought in line and go-sdk sends notifications/tools/list_changed.
+// the model can read, never a protocol error. tools/list is answered from a
+// list shared by every session showing the same tools (toollist.go); when
+// the surface changes (tool_load, Switch, an upstream list_changed) the
+// server takes the new list and go-sdk sends notifications/tools/list_changed.
 package serve
 
 import (
@@ -14,7 +15,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -90,12 +90,12 @@ type Server struct {
 	rounds      *rounds   // calls parked for a stateless host's answers
 	features    *features // nil unless the session offers prompts and resources (features.go)
 
-	mu        sync.Mutex         // guards listed and synced, serializes sync
-	listed    map[string]listing // tool name → what was listed, to diff
-	synced    uint64             // value of changes the last sync saw
-	changes   atomic.Uint64      // bumped by every change callback
-	dirty     chan struct{}      // one pending resync signal
-	done      chan struct{}      // closed by Close
+	mu        sync.Mutex    // guards list and synced, serializes sync
+	list      *toolList     // what tools/list answers, shared (toollist.go)
+	synced    uint64        // value of changes the last sync saw
+	changes   atomic.Uint64 // bumped by every change callback
+	dirty     chan struct{} // one pending resync signal
+	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 
@@ -111,19 +111,6 @@ type Server struct {
 }
 
 var discardLogger = slog.New(slog.DiscardHandler)
-
-// listing is a tool as last handed to go-sdk, before schema normalisation.
-type listing struct {
-	description, schema string
-	meta                *runtime.ToolInfo // title, annotations, output schema, _meta
-}
-
-func (l listing) same(t *runtime.ToolInfo) bool {
-	m := l.meta
-	return l.description == t.Description && l.schema == string(t.InputSchema) &&
-		m.Title == t.Title && string(m.OutputSchema) == string(t.OutputSchema) &&
-		reflect.DeepEqual(m.Annotations, t.Annotations) && reflect.DeepEqual(m.Meta, t.Meta)
-}
 
 // New builds the MCP server for sess and registers its current tools.
 // Server instructions are the session's instructions at this moment.
@@ -148,7 +135,6 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 		maxMessage: opts.MaxMessageBytes,
 		beside:     opts.Beside,
 		auth:       opts.Auth,
-		listed:     map[string]listing{},
 		dirty:      make(chan struct{}, 1),
 		done:       make(chan struct{}),
 		onConnect:  onConnect,
@@ -174,6 +160,7 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 		s.features.mcp, s.features.logger = s.mcp, logger
 	}
 	s.mcp.AddReceivingMiddleware(s.middleware)
+	s.mcp.AddTool(listChanged, noCall) // no session yet: no notification
 	s.unsubscribe = sess.Subscribe(s.markDirty)
 	s.mu.Lock()
 	s.syncLocked()
@@ -236,54 +223,20 @@ func (s *Server) syncIfDirty() {
 	}
 }
 
-// syncLocked makes the go-sdk tool set equal to sess.Tools(): changed and new
-// tools are added, vanished ones removed. go-sdk debounces the resulting
-// notifications into one tools/list_changed.
+// syncLocked makes the listed tools those of sess.Tools(); when they
+// changed, go-sdk sends its clients one (debounced) tools/list_changed.
 func (s *Server) syncLocked() {
 	gen := s.changes.Load() // before Tools: a change after it forces another sync
-	tools := s.sess.Tools()
-	seen := make(map[string]bool, len(tools))
-	var added, removed int
-	for i := range tools {
-		t := &tools[i]
-		if t.Name == "" || seen[t.Name] {
-			continue
-		}
-		seen[t.Name] = true
-		if l, ok := s.listed[t.Name]; ok && l.same(t) {
-			continue
-		}
-		schema, note := normalizeSchema(t.InputSchema)
-		if note != "" {
-			s.logger.Warn("serve.schema", "tool", t.Name, "problem", note)
-		}
-		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema,
-			Annotations: t.Annotations, Meta: t.Meta}
-		if len(t.OutputSchema) > 0 {
-			if json.Valid(t.OutputSchema) {
-				tool.OutputSchema = t.OutputSchema
-			} else {
-				s.logger.Warn("serve.schema", "tool", t.Name, "problem", "output schema is not JSON; left out")
-			}
-		}
-		s.mcp.AddTool(tool, s.handle)
-		s.listed[t.Name] = listing{t.Description, string(t.InputSchema), t}
-		added++
-	}
+	next := listOf(sessionTools(s.sess))
 	s.synced = gen
-	var gone []string
-	for name := range s.listed {
-		if !seen[name] {
-			gone = append(gone, name)
-			delete(s.listed, name)
+	prev := s.list
+	if next != prev {
+		warnSchemas(s.logger, prev, next)
+		s.list = next
+		if prev != nil {
+			s.mcp.AddTool(listChanged, noCall)
+			s.logger.Debug("serve.tools", "agent", s.sess.Agent(), "tools", len(next.entries))
 		}
-	}
-	if len(gone) > 0 {
-		s.mcp.RemoveTools(gone...)
-		removed = len(gone)
-	}
-	if added+removed > 0 {
-		s.logger.Debug("serve.tools", "agent", s.sess.Agent(), "tools", len(seen), "added", added, "removed", removed)
 	}
 	if s.features != nil {
 		s.features.sync()
@@ -322,6 +275,9 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			s.perRequestHost(req)
 			s.waitHost(ctx)
 			s.syncIfDirty()
+			if method == "tools/list" {
+				return s.listTools(ctx, req)
+			}
 		case "prompts/get":
 			if r, ok := req.(*mcp.GetPromptRequest); ok && r.Params != nil && s.features != nil {
 				if res, err := s.features.getPrompt(ctx, r); err != nil {
