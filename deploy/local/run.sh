@@ -41,7 +41,7 @@ done
 
 cat >"$DIR/haproxy.cfg" <<CFG
 global
-  maxconn 1000
+  maxconn 4000
 defaults
   mode http
   timeout connect 2s
@@ -56,7 +56,8 @@ frontend agents
 backend replicas
   balance roundrobin
   option httpchk GET /readyz
-  default-server inter 300ms fall 1 rise 2
+  default-server inter 300ms fall 2 rise 2
+  timeout check 3s
 $backends
 CFG
 haproxy -db -f "$DIR/haproxy.cfg" >"$DIR/haproxy.log" 2>&1 &

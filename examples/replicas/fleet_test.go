@@ -157,7 +157,7 @@ func startFleet(t *testing.T, n int, env []string, args ...string) *fleet {
 func haproxyConfig(front string, rs []*replica) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `global
-  maxconn 1000
+  maxconn 4000
 defaults
   mode http
   timeout connect 2s
@@ -172,7 +172,8 @@ frontend agents
 backend replicas
   balance roundrobin
   option httpchk GET /readyz
-  default-server inter 300ms fall 1 rise 2
+  default-server inter 300ms fall 2 rise 2
+  timeout check 3s
 `, front)
 	for _, r := range rs {
 		fmt.Fprintf(&b, "  server %s %s check\n", r.name, r.addr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,7 +28,7 @@ func TestFleetToolCalls(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 4 {
+	if err != nil || len(tools.Tools) != 5 {
 		t.Fatalf("tools/list through the balancer: %v %v", tools, err)
 	}
 	seen := map[string]bool{}
@@ -186,7 +187,7 @@ func TestFleetRedisRestart(t *testing.T) {
 	}
 }
 
-// A replica killed with SIGKILL during 200 concurrent calls: every call
+// A replica killed with SIGKILL during 1,000 concurrent calls: every call
 // gets an answer (a result, or an error the client can retry — the
 // balancer's 502/503 or a broken connection, never a hang), calls after
 // the kill keep succeeding on the others, and outputs stored before are
@@ -198,37 +199,36 @@ func TestFleetReplicaKilled(t *testing.T) {
 	for range 3 {
 		handles = append(handles, spill(t, f.lb, 200))
 	}
-	const calls = 200
+	const calls = 1000
 	var ok, retryable atomic.Int64
+	kinds := &errorKinds{}
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 20)
 	var started atomic.Int64
 	killed := make(chan struct{})
 	go func() {
-		for started.Load() < 50 {
+		for started.Load() < calls/2 {
 			time.Sleep(5 * time.Millisecond)
 		}
 		f.replicas[1].kill()
 		close(killed)
 	}()
-	for i := range calls {
+	for i := range calls { // all at once: 1,000 in flight when r2 dies
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
 			started.Add(1)
 			var r rpcResult
 			if i%5 == 0 {
 				r = callTool(f.lb, "report", map[string]int{"lines": 150})
 			} else {
-				r = callTool(f.lb, "wait", map[string]int{"ms": 20})
+				r = callTool(f.lb, "wait", map[string]int{"ms": 200})
 			}
 			switch {
 			case r.Err == nil && !r.IsError:
 				ok.Add(1)
 			case r.Transport:
 				retryable.Add(1) // the client may retry: nothing ran to completion on a live replica
+				kinds.add(r)
 			default:
 				t.Errorf("call %d: not a result nor a retryable error: %+v", i, r)
 			}
@@ -236,7 +236,7 @@ func TestFleetReplicaKilled(t *testing.T) {
 	}
 	wg.Wait()
 	<-killed
-	t.Logf("%d calls: %d results, %d retryable errors", calls, ok.Load(), retryable.Load())
+	t.Logf("%d calls: %d results, %d retryable errors %v", calls, ok.Load(), retryable.Load(), kinds.counts())
 	if ok.Load()+retryable.Load() != calls {
 		t.Fatalf("answers: %d + %d of %d", ok.Load(), retryable.Load(), calls)
 	}
@@ -252,4 +252,30 @@ func TestFleetReplicaKilled(t *testing.T) {
 			t.Fatalf("an output stored before the kill is gone: %v", err)
 		}
 	}
+}
+
+// errorKinds counts retryable errors by what they were, for the log.
+type errorKinds struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (k *errorKinds) add(r rpcResult) {
+	what := fmt.Sprint(r.Err)
+	if i := strings.LastIndex(what, ": "); r.Status == 0 && i >= 0 {
+		what = what[i+2:] // the cause: "connection reset by peer"
+	}
+	what = what[:min(len(what), 80)]
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.n == nil {
+		k.n = map[string]int{}
+	}
+	k.n[what]++
+}
+
+func (k *errorKinds) counts() map[string]int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return maps.Clone(k.n)
 }

@@ -32,6 +32,8 @@ const (
 
 // Tools, by exposed name: declared tools and the locked tools of servers.
 const (
+	// Asks the host for a name, then for a confirmation, and greets: two input-required rounds.
+	ToolAsk = "ask"
 	// Returns the text it is given, and the replica that answered.
 	ToolEcho = "echo"
 	// Writes a report of the given number of numbered lines (large ones spill; read them with output_read).
@@ -61,6 +63,7 @@ var Registry = &decl.Registry{
 
 // _toolgenGoFuncs are the wrappers of the Go function tools, by tool name.
 var _toolgenGoFuncs = map[string]decl.GoFunc{
+	"ask":    _toolgenGoAsk,
 	"echo":   _toolgenGoEcho,
 	"report": _toolgenGoReport,
 	"wait":   _toolgenGoWait,
@@ -73,6 +76,7 @@ var _toolgenTools = decl.DecodeTools(_toolgenToolData, _toolgenGoFuncs)
 // _toolgenToolData is the registry's tools as data (decl.EncodeTools): one JSON
 // object per tool and line, in the order of the Registry's Tools.
 const _toolgenToolData = `[
+{"n":"ask","d":"Asks the host for a name, then for a confirmation, and greets: two input-required rounds.","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
 {"n":"echo","d":"Returns the text it is given, and the replica that answered.","k":"go","i":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}},
 {"n":"report","d":"Writes a report of the given number of numbered lines (large ones spill; read them with output_read).","k":"go","i":{"type":"object","properties":{"lines":{"type":"integer","description":"Number of lines, 1 to 100000."}},"required":["lines"],"additionalProperties":false}},
 {"n":"wait","d":"Waits the given milliseconds (at most 5000), then answers.","k":"go","i":{"type":"object","properties":{"ms":{"type":"integer","description":"Milliseconds to wait, 0 to 5000."}},"required":["ms"],"additionalProperties":false}}
@@ -86,6 +90,7 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UseTool, Name: "echo"},
 			{Kind: decl.UseTool, Name: "report"},
 			{Kind: decl.UseTool, Name: "wait"},
+			{Kind: decl.UseTool, Name: "ask"},
 			{Kind: decl.UseRuntime, Name: "output_read"},
 		},
 		MaxDepth: 2,
@@ -97,6 +102,20 @@ var _toolgenAgents = []decl.Agent{
 // the MCP servers it needs connected.
 func OpenWorker(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
 	return runtime.Open(ctx, Registry, AgentWorker, opts)
+}
+
+// _toolgenGoAsk runs github.com/toolgen-dev/toolgen/examples/replicas/tools.Ask for tool "ask": it decodes the arguments into
+// AskArgs and encodes the result as JSON.
+func _toolgenGoAsk(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.AskArgs
+	if err := _toolgenDecode("ask", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.Ask(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
 }
 
 // _toolgenGoEcho runs github.com/toolgen-dev/toolgen/examples/replicas/tools.Echo for tool "echo": it decodes the arguments into
@@ -155,6 +174,7 @@ func _toolgenDecode(tool string, args json.RawMessage, v any) error {
 
 // Compile-time checks that the Go functions the spec names still exist.
 var (
+	_ = tools.Ask
 	_ = tools.Echo
 	_ = tools.Report
 	_ = tools.Wait

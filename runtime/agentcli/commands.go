@@ -174,7 +174,7 @@ func (c *cli) serve(args []string) int {
 			return s, nil
 			// No Name: each client's serverInfo names the agent its session
 			// opened on, the one the page last switched to.
-		}, serve.Options{Logger: so.Logger, Beside: c.page(w, sess, followers), Auth: authn,
+		}, serve.Options{Logger: so.Logger, Beside: c.page(w, sess, followers), Auth: authn, Store: shared,
 			Stateless: *storeFlags.stateless || shared != nil})
 		// A plain line scripts can wait for (the port, when 0 was asked).
 		a := ln.Addr()

@@ -63,6 +63,7 @@ func NewClients(open OpenFunc, opts Options) *Clients {
 		SupportedProtocolVersions: ProtocolVersions,
 		Logger:                    discardLogger,
 	})
+	opts.rounds = newRoundsFor(opts) // a retry may reach another client's server
 	return &Clients{open: open, opts: opts, versions: versions, live: map[*Server]*clientSession{}}
 }
 
@@ -320,6 +321,9 @@ func (c *Clients) closeSessions() {
 func (c *Clients) Close() error {
 	c.mu.Lock()
 	c.closed = true
+	c.mu.Unlock()
+	c.opts.rounds.close() // parked calls end; their requests' sessions are released
+	c.mu.Lock()
 	servers := make([]*Server, 0, len(c.live))
 	for srv := range c.live {
 		servers = append(servers, srv)

@@ -68,6 +68,8 @@ type rounds struct {
 	mu   sync.Mutex
 	byID map[string]*round
 	wg   sync.WaitGroup // the calls
+
+	shared *sharedRounds // nil: rounds live in this process only (rounds_shared.go)
 }
 
 // close cancels every parked call and waits for them to end.
@@ -91,6 +93,11 @@ type round struct {
 	done   chan *mcp.CallToolResult // the call's result, once
 	asked  chan struct{}            // a question was added (1 pending signal)
 
+	ctx    context.Context // the call's own, ended by end
+	ended  chan struct{}   // closed by end
+	endOne sync.Once
+	watch  sync.Once // starts the shared store's watch (rounds_shared.go)
+
 	mu      sync.Mutex
 	current context.Context // the host's request waiting on the call, if any: notifications go with it
 	next    int
@@ -106,11 +113,11 @@ type question struct {
 	answer chan json.RawMessage
 }
 
-func newRounds(keys StateKeys) *rounds {
+func newRounds(keys StateKeys, shared *sharedRounds) *rounds {
 	if keys == nil {
 		keys = defaultStateKeys
 	}
-	return &rounds{keys: keys, byID: map[string]*round{}}
+	return &rounds{keys: keys, shared: shared, byID: map[string]*round{}}
 }
 
 // statelessHost reports whether the host of req speaks the stateless
@@ -134,13 +141,20 @@ func (s *Server) callInRounds(ctx context.Context, req *mcp.CallToolRequest, run
 	if p.RequestState == "" {
 		// Answers without a state answer nothing here: a new call.
 		r = s.rounds.start(run)
+		s.parked.add(r)
 	} else {
-		id, err := s.rounds.verify(p.RequestState)
+		id, n, err := s.rounds.verify(p.RequestState)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: " + err.Error()}
 		}
 		if r = s.rounds.get(id); r == nil {
+			if s.rounds.shared != nil { // parked on another replica, maybe
+				return s.rounds.shared.retry(ctx, id, n, p.InputResponses)
+			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: the call it names is over or expired; call again"}
+		}
+		if err := s.rounds.shared.claim(ctx, id, n); err != nil {
+			return nil, err
 		}
 		if err := r.answer(p.InputResponses); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
@@ -153,7 +167,7 @@ func (s *Server) callInRounds(ctx context.Context, req *mcp.CallToolRequest, run
 // outlives that request while it waits for the host's answers.
 func (rs *rounds) start(run func(ctx context.Context) *mcp.CallToolResult) *round {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &round{id: rand.Text(), cancel: cancel, done: make(chan *mcp.CallToolResult, 1), asked: make(chan struct{}, 1),
+	r := &round{id: rand.Text(), ctx: ctx, cancel: cancel, ended: make(chan struct{}), done: make(chan *mcp.CallToolResult, 1), asked: make(chan struct{}, 1),
 		pending: map[string]*question{}, sent: map[string]bool{}}
 	rs.mu.Lock()
 	rs.byID[r.id] = r
@@ -175,6 +189,7 @@ func (rs *rounds) end(r *round) {
 	rs.mu.Unlock()
 	r.timer.Stop()
 	r.cancel()
+	r.endOne.Do(func() { close(r.ended) })
 }
 
 func (rs *rounds) get(id string) *round {
@@ -188,8 +203,14 @@ func (rs *rounds) get(id string) *round {
 // gives up on its request leaves the call parked until its next round or
 // roundIdle.
 func (rs *rounds) wait(ctx context.Context, r *round) (mcp.Result, error) {
+	return rs.waitNotifying(ctx, r, ctx)
+}
+
+// waitNotifying is wait with the request that progress and log messages go
+// with meanwhile; nil: none (a round answered on another replica).
+func (rs *rounds) waitNotifying(ctx context.Context, r *round, notify context.Context) (mcp.Result, error) {
 	r.mu.Lock()
-	r.current = ctx
+	r.current = notify
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
@@ -211,6 +232,7 @@ func (rs *rounds) wait(ctx context.Context, r *round) (mcp.Result, error) {
 				return nil, err
 			}
 			r.timer.Reset(roundIdle)
+			rs.shared.watchOnce(rs, r) // the next answers may reach another replica
 			return inputRequired(asks, state), nil
 		}
 		select {
@@ -314,22 +336,23 @@ func (rs *rounds) sign(id string) (string, error) {
 	return id + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil)), nil
 }
 
-// verify checks a request state minted by sign and returns its round id.
-func (rs *rounds) verify(state string) (string, error) {
+// verify checks a request state minted by sign and returns its round id
+// and the number of the round it answers.
+func (rs *rounds) verify(state string) (id, n string, err error) {
 	parts := strings.Split(state, ".")
 	if len(parts) != 3 {
-		return "", errors.New("not a request state this server minted")
+		return "", "", errors.New("not a request state this server minted")
 	}
-	id, mac := parts[0], parts[2]
-	want, err := rs.sign(id + "~" + parts[1])
+	id, n, mac := parts[0], parts[1], parts[2]
+	want, err := rs.sign(id + "~" + n)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	_, wantMAC, _ := strings.Cut(want, ".")
 	if !hmac.Equal([]byte(mac), []byte(wantMAC)) {
-		return "", errors.New("its signature does not match (altered or not minted here)")
+		return "", "", errors.New("its signature does not match (altered or not minted here)")
 	}
-	return id, nil
+	return id, n, nil
 }
 
 // roundCaller is the Caller of a parked-capable call: sampling and

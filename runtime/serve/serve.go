@@ -24,6 +24,7 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/serveauth"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // Session is what a Server needs from a runtime session; *runtime.Session
@@ -72,8 +73,24 @@ type Options struct {
 	// request; what must outlive a request lives in the shared store.
 	Stateless bool
 	// StateKeys signs the request state of input-required results
-	// (rounds.go); nil: a random key per process.
+	// (rounds.go); nil: a random key per process, or the fleet's key in
+	// Store when there is one.
 	StateKeys StateKeys
+	// Store is shared by the replicas of a fleet: with it, a host's retry
+	// of an input-required round may reach any replica
+	// (rounds_shared.go). nil: one process.
+	Store store.Store
+
+	rounds *rounds // set by Clients: its servers share one table of parked calls
+}
+
+// newRoundsFor is the table of parked calls for opts.
+func newRoundsFor(opts Options) *rounds {
+	keys := opts.StateKeys
+	if keys == nil && opts.Store != nil {
+		keys = StoreStateKeys(opts.Store)
+	}
+	return newRounds(keys, newSharedRounds(opts.Store))
 }
 
 // Server is one session served over MCP. Create it with New and release it
@@ -89,6 +106,8 @@ type Server struct {
 	unsubscribe func()
 	rounds      *rounds   // calls parked for a stateless host's answers
 	features    *features // nil unless the session offers prompts and resources (features.go)
+	ownRounds   bool      // rounds are this server's, not its Clients'
+	parked      parkedCalls
 
 	mu        sync.Mutex    // guards list and synced, serializes sync
 	list      *toolList     // what tools/list answers, shared (toollist.go)
@@ -138,7 +157,8 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 		dirty:      make(chan struct{}, 1),
 		done:       make(chan struct{}),
 		onConnect:  onConnect,
-		rounds:     newRounds(opts.StateKeys),
+		rounds:     opts.rounds,
+		ownRounds:  opts.rounds == nil,
 	}
 	mopts := &mcp.ServerOptions{
 		Instructions: strings.Join(sess.Instructions(), "\n\n"),
@@ -158,6 +178,9 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 	}
 	if s.features != nil {
 		s.features.mcp, s.features.logger = s.mcp, logger
+	}
+	if s.ownRounds {
+		s.rounds = newRoundsFor(opts)
 	}
 	s.mcp.AddReceivingMiddleware(s.middleware)
 	s.mcp.AddTool(listChanged, noCall) // no session yet: no notification
@@ -181,7 +204,11 @@ func (s *Server) Close() error {
 		close(s.done)
 	})
 	s.wg.Wait()
-	s.rounds.close()
+	if s.ownRounds {
+		s.rounds.close()
+	} else {
+		s.parked.endAll(s.rounds)
+	}
 	if s.features != nil {
 		s.features.close()
 	}

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"net/http"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -28,8 +29,9 @@ func (c *Clients) statelessHandler() http.Handler {
 			http.Error(w, "cannot open an agent session: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		defer c.release(srv, "request done")
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), startedKey{}, srv)))
+		// A call parked for the host's answers keeps the session.
+		srv.parked.whenIdle(func() { c.release(srv, "request done") })
 	}))
 }
 
@@ -57,4 +59,60 @@ func (c *Clients) openRequest(r *http.Request) (*Server, error) {
 	c.live[srv] = &clientSession{sess: sess}
 	c.mu.Unlock()
 	return srv, nil
+}
+
+// parkedCalls are the calls a server started that are parked for their
+// host's next round. A request's session must outlive the request until
+// they end: the call runs on it, and the retry may come to any replica.
+type parkedCalls struct {
+	mu   sync.Mutex
+	live map[*round]bool
+	then func() // run when the last ends (whenIdle)
+}
+
+func (p *parkedCalls) add(r *round) {
+	p.mu.Lock()
+	if p.live == nil {
+		p.live = map[*round]bool{}
+	}
+	p.live[r] = true
+	p.mu.Unlock()
+	go func() {
+		<-r.ended
+		p.mu.Lock()
+		delete(p.live, r)
+		var then func()
+		if len(p.live) == 0 {
+			then, p.then = p.then, nil
+		}
+		p.mu.Unlock()
+		if then != nil {
+			then()
+		}
+	}()
+}
+
+// whenIdle runs f now if no call is parked, else when the last one ends.
+func (p *parkedCalls) whenIdle(f func()) {
+	p.mu.Lock()
+	if len(p.live) == 0 {
+		p.mu.Unlock()
+		f()
+		return
+	}
+	p.then = f
+	p.mu.Unlock()
+}
+
+// endAll cancels the parked calls (their server is closing).
+func (p *parkedCalls) endAll(rs *rounds) {
+	p.mu.Lock()
+	all := make([]*round, 0, len(p.live))
+	for r := range p.live {
+		all = append(all, r)
+	}
+	p.mu.Unlock()
+	for _, r := range all {
+		rs.end(r)
+	}
 }

@@ -23,9 +23,14 @@ tool "wait" {
   go          = "github.com/toolgen-dev/toolgen/examples/replicas/tools.Wait"
 }
 
+tool "ask" {
+  description = "Asks the host for a name, then for a confirmation, and greets: two input-required rounds."
+  go          = "github.com/toolgen-dev/toolgen/examples/replicas/tools.Ask"
+}
+
 agent "worker" {
   description = "Echoes, writes reports and waits: the calls a fleet of replicas serves."
   tools {
-    use = [tool.echo, tool.report, tool.wait, runtime.output_read]
+    use = [tool.echo, tool.report, tool.wait, tool.ask, runtime.output_read]
   }
 }

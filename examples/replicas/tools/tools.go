@@ -8,6 +8,10 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/runtime"
 )
 
 // EchoArgs is echo's input.
@@ -63,4 +67,31 @@ func replica() string {
 	}
 	h, _ := os.Hostname()
 	return h
+}
+
+// AskArgs is ask's input (none).
+type AskArgs struct{}
+
+// Ask asks the host two questions in turn — a name, then a confirmation —
+// so that a 2026-07-28 host answers them in two input-required rounds,
+// which may reach different replicas.
+func Ask(ctx context.Context, _ AskArgs) (string, error) {
+	name, err := runtime.Elicit(ctx, &mcp.ElicitParams{Message: "Your name?", RequestedSchema: map[string]any{
+		"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []string{"name"}}})
+	if err != nil {
+		return "", err
+	}
+	if name.Action != "accept" {
+		return "no name given", nil
+	}
+	who, _ := name.Content["name"].(string)
+	ok, err := runtime.Elicit(ctx, &mcp.ElicitParams{Message: "Greet " + who + "?", RequestedSchema: map[string]any{
+		"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}, "required": []string{"ok"}}})
+	if err != nil {
+		return "", err
+	}
+	if yes, _ := ok.Content["ok"].(bool); !yes || ok.Action != "accept" {
+		return "not greeted", nil
+	}
+	return fmt.Sprintf("Hello, %s! (asked by replica %s)", who, replica()), nil
 }
