@@ -103,7 +103,7 @@ func run(url, scenario string) error {
 			if err != nil {
 				return fmt.Errorf("tools/call %s: %w", t.Name, err)
 			}
-			fmt.Printf("%s: %s (isError=%v)\n", t.Name, r.Text, r.IsError)
+			fmt.Printf("%s: %s (isError=%v)\n", t.Name, r.Text(), r.IsError)
 		}
 	case strings.HasPrefix(scenario, "sep-2640-client-"):
 		return skills(ctx, c, scenario)
