@@ -93,6 +93,8 @@ type ServerJSON struct {
 	DenyPrompts     []string          `json:"deny_prompts,omitempty" jsonschema_description:"Prompt names or globs never exposed."`
 	AllowResources  []string          `json:"allow_resources,omitempty" jsonschema_description:"Resource names, URIs or globs over them agents may see; omitted: all (none for an untrusted server)."`
 	DenyResources   []string          `json:"deny_resources,omitempty" jsonschema_description:"Resource names, URIs or globs never exposed."`
+	AllowSkills     []string          `json:"allow_skills,omitempty" jsonschema_description:"Names or globs of the server's skills (Skills extension) agents may see; omitted: all (none for an untrusted server)."`
+	DenySkills      []string          `json:"deny_skills,omitempty" jsonschema_description:"Skill names or globs never exposed."`
 
 	ForwardInstructions bool   `json:"forward_instructions,omitempty" jsonschema_description:"Pass the server's initialize instructions on to the host; default false."`
 	OnDrift             string `json:"on_drift,omitempty" jsonschema:"enum=warn,enum=pin,enum=refuse" jsonschema_description:"A tool that differs from toolgen.lock.json: warn (serve it, log lock.drift), pin (serve the locked tool, check arguments against the locked schema) or refuse (hide it until re-locked); default pin when untrusted, warn when trusted."`

@@ -272,6 +272,7 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			ProtocolVersion: s.ProtocolVersion, ForwardInstructions: s.ForwardInstructions, OnDrift: s.OnDrift, HealthCheck: s.HealthCheck, Auth: s.Auth, Range: s.DeclRange,
 			AllowPrompts: sortedStrs(s.AllowPrompts), DenyPrompts: sortedStrs(s.DenyPrompts),
 			AllowResources: sortedStrs(s.AllowResources), DenyResources: sortedStrs(s.DenyResources),
+			AllowSkills: sortedStrs(s.AllowSkills), DenySkills: sortedStrs(s.DenySkills),
 		}
 		if s.URL != nil {
 			srv.URL = *s.URL

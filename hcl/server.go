@@ -42,6 +42,8 @@ type serverBlock struct {
 	DenyPrompts     []str
 	AllowResources  []str
 	DenyResources   []str
+	AllowSkills     []str
+	DenySkills      []str
 	DeclRange       hcl.Range
 	serverRequests  // sampling, elicitation (server_requests.go)
 
@@ -68,6 +70,7 @@ var (
 			{Name: "cache"}, {Name: "startup_timeout"}, {Name: "protocol_version"},
 			{Name: "sampling"}, {Name: "elicitation"},
 			{Name: "allow_prompts"}, {Name: "deny_prompts"}, {Name: "allow_resources"}, {Name: "deny_resources"},
+			{Name: "allow_skills"}, {Name: "deny_skills"},
 			{Name: "forward_instructions"}, {Name: "on_drift"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "health_check"}, {Type: "auth"}},

@@ -143,6 +143,8 @@ func serverValue(s *ir.Server) decl.Server {
 		DenyPrompts:     s.DenyPrompts,
 		AllowResources:  s.AllowResources,
 		DenyResources:   s.DenyResources,
+		AllowSkills:     s.AllowSkills,
+		DenySkills:      s.DenySkills,
 	}
 	out.ForwardInstructions = s.ForwardInstructions
 	out.OnDrift = s.OnDrift

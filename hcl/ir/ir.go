@@ -159,6 +159,8 @@ type Server struct {
 	DenyPrompts     []string      `json:",omitempty"`
 	AllowResources  []string      `json:",omitempty"` // names, URIs or globs over them; nil: all
 	DenyResources   []string      `json:",omitempty"`
+	AllowSkills     []string      `json:",omitempty"` // skill names or globs; nil: all
+	DenySkills      []string      `json:",omitempty"`
 	Range           hcl.Range
 
 	// ForwardInstructions: the server's initialize instructions reach the

@@ -64,6 +64,7 @@ type server struct {
 	onFeatures map[uint64]func() // told when prompt or resource lists changed (features.go)
 	features   features
 	featureGen atomic.Uint64 // bumped when the prompt or resource lists changed
+	skills     skillList     // skills.go
 	subs       subscriptions
 }
 
@@ -252,6 +253,7 @@ func (s *server) connect(n int) (*attempt, error) {
 	}
 	opts := s.clientOptions()
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, opts)
+	registerSkillMethods(client)
 	cs, err := client.Connect(ctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: s.cfg.protocolVersion()})
 	var tools []Tool
 	if err == nil {

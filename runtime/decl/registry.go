@@ -105,6 +105,9 @@ type Server struct {
 	DenyPrompts    []string
 	AllowResources []string
 	DenyResources  []string
+	// Which of the server's skills (the Skills extension) agents may see.
+	AllowSkills []string
+	DenySkills  []string
 	// ForwardInstructions passes the server's initialize instructions on
 	// to the host; without it they are not shown to anyone.
 	ForwardInstructions bool

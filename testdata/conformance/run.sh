@@ -22,9 +22,12 @@
 #                conformance-next at 2026-07-28, --force) against the
 #                examples/skills agent's `serve --http`; judged against
 #                server-skills-baseline.json
-#   all          all five (what `make conformance` runs)
+#   client-skills  the Skills extension's client scenarios (sep-2640-client-*,
+#                conformance-next at 2026-07-28, --force) against the same
+#                client; judged against client-skills-baseline.json
+#   all          all six (what `make conformance` runs)
 #
-#   testdata/conformance/run.sh [client|server|client-next|server-next|server-skills|all] [SCENARIO...]
+#   testdata/conformance/run.sh [client|server|client-next|server-next|server-skills|client-skills|all] [SCENARIO...]
 #
 # Exit 1 on an unexpected failure, or on an expected failure that now passes
 # (the baseline is stale).
@@ -51,7 +54,10 @@ client() {
     "$node" "$suite" client --command "$work/client" --requirements "$REVISION" --timeout 15000 -o "$out" >"$log" 2>&1 || true
     mapfile -t scenarios < <(summary_names "$log")
   else
-    if [ ${#scenarios[@]} -eq 0 ]; then
+    if [ ${#scenarios[@]} -eq 0 ] && [ "$which" = skills ]; then
+      mapfile -t scenarios < <("$node" "$suite" list --client | sed -n 's/^  - \(sep-2640-client-[a-z0-9-]*\).*/\1/p')
+      [ ${#scenarios[@]} -gt 0 ] || { echo "conformance: the suite lists no sep-2640-client-* scenario" >&2; return 1; }
+    elif [ ${#scenarios[@]} -eq 0 ]; then
       mapfile -t scenarios < <("$node" "$suite" list --client | sed -n 's/^  - \([a-z0-9/_.-]*\).*/\1/p')
     fi
     echo "conformance: ${#scenarios[@]} client scenarios ($which suite) against internal/mcpconn"
@@ -76,6 +82,7 @@ case $what in
   client-next) client next "$@" ;;
   server-next) server next "$@" ;;
   server-skills) server skills "$@" ;;
+  client-skills) client skills "$@" ;;
   all)
     rc=0
     client stable || rc=1
@@ -83,7 +90,8 @@ case $what in
     client next || rc=1
     server next || rc=1
     server skills || rc=1
+    client skills || rc=1
     exit $rc
     ;;
-  *) echo "usage: $0 [client|server|client-next|server-next|server-skills|all] [SCENARIO...]" >&2; exit 2 ;;
+  *) echo "usage: $0 [client|server|client-next|server-next|server-skills|client-skills|all] [SCENARIO...]" >&2; exit 2 ;;
 esac

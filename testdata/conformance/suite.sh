@@ -27,7 +27,7 @@ suite_select() {
       # run needs --force.
       suite=$nm/conformance-next/dist/index.js
       wire=(--spec-version "$REVISION" --force)
-      client_baseline=
+      client_baseline=client-skills-baseline.json
       server_baseline=server-skills-baseline.json
       need_success=1
       ;;

@@ -103,8 +103,43 @@ func run(url, scenario string) error {
 			if err != nil {
 				return fmt.Errorf("tools/call %s: %w", t.Name, err)
 			}
-			fmt.Printf("%s: %s (isError=%v)\n", t.Name, r.Text, r.IsError)
+			fmt.Printf("%s: %s (isError=%v)\n", t.Name, r.Text(), r.IsError)
 		}
+	case strings.HasPrefix(scenario, "sep-2640-client-"):
+		return skills(ctx, c, scenario)
+	}
+	return nil
+}
+
+// skills is the agent as a host of a Skills server: it lists the skills,
+// as an agent does to offer them by name and description, and reads
+// nothing more (no prefetch); in the verify-* scenarios a model then asks
+// for each skill, as skill_load does: SKILL.md first, verified, and its
+// other files only if it passed.
+func skills(ctx context.Context, c *mcpconn.Conn, scenario string) error {
+	list, err := c.Skills(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("skills: %d\n", len(list))
+	if !strings.HasPrefix(scenario, "sep-2640-client-verify-") {
+		return nil
+	}
+	for i := range list {
+		sk := &list[i]
+		if _, _, err := c.ReadSkillFile(ctx, sk, sk.URI); err != nil {
+			fmt.Printf("refused: %v\n", err)
+			continue
+		}
+		for _, f := range sk.Resources {
+			if f.URI == sk.URI {
+				continue
+			}
+			if _, _, err := c.ReadSkillFile(ctx, sk, f.URI); err != nil {
+				fmt.Printf("refused: %v\n", err)
+			}
+		}
+		fmt.Printf("loaded %s\n", sk.URI)
 	}
 	return nil
 }

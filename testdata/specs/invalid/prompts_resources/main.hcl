@@ -38,6 +38,8 @@ server "gh" {
   deny_prompts    = ["review_*"]         # ERROR: Overlapping allow and deny
   allow_resources = ["repo://a/b"]
   deny_resources  = ["repo://*"] # ERROR: Overlapping allow and deny
+  allow_skills    = ["release-notes"]
+  deny_skills     = ["release-*"] # ERROR: Overlapping allow and deny
 }
 
 server "shady" {
@@ -45,4 +47,5 @@ server "shady" {
   trust         = "untrusted"
   allow_tools   = ["fetch"]
   allow_prompts = ["x"] # ERROR: Untrusted server with allow_prompts
+  allow_skills  = ["y"] # ERROR: Untrusted server with allow_skills
 }

@@ -39,6 +39,8 @@ server "github" {
   deny_prompts    = ["admin_*"]
   allow_resources = ["repo://*"]
   deny_resources  = ["repo://secret/*"]
+  allow_skills    = ["review-*"]
+  deny_skills     = ["review-secrets"]
 }
 
 agent "coder" {
