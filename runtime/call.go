@@ -149,7 +149,7 @@ func (st *agentState) finish(ctx context.Context, e *entry, span telemetry.Call,
 	if err != nil {
 		status, level = telemetry.StatusFailed, slog.LevelWarn
 	}
-	span.End(status, len(r.Result), r.Error)
+	span.End(r.Latency, status, len(r.Result), r.Error)
 	if st.log.Enabled(ctx, level) {
 		st.logCall(ctx, level, e, charsIn, &r)
 	}

@@ -3,6 +3,7 @@ package telemetry_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/toolgen-dev/toolgen/runtime/telemetry"
 )
@@ -22,7 +23,7 @@ func BenchmarkCall(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			_, c := in.StartCall(ctx, "alpha__echo", "mcp", "alpha")
-			c.End(telemetry.StatusOK, 42, "")
+			c.End(time.Millisecond, telemetry.StatusOK, 42, "")
 		}
 	}
 	b.Run("disabled", func(b *testing.B) { bench(b, nil) })
@@ -58,7 +59,7 @@ func BenchmarkUpstream(b *testing.B) {
 			uctx, u := in.StartUpstream(cctx, "alpha", "echo")
 			_ = in.InjectMeta(uctx, nil)
 			u.End("", false)
-			c.End(telemetry.StatusOK, 42, "")
+			c.End(time.Millisecond, telemetry.StatusOK, 42, "")
 		}
 	}
 	b.Run("disabled", func(b *testing.B) { bench(b, nil) })

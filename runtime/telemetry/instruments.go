@@ -155,11 +155,10 @@ func (ts *toolSets) status(s string) metric.MeasurementOption {
 type Call = itel.Call
 
 type call struct {
-	in    *Instruments
-	ts    *toolSets
-	ctx   context.Context
-	span  trace.Span // nil without a tracer
-	start time.Time
+	in   *Instruments
+	ts   *toolSets
+	ctx  context.Context
+	span trace.Span // nil without a tracer
 }
 
 // StartCall begins recording a tool call: in flight, and a span
@@ -176,7 +175,7 @@ func (in *Instruments) StartCall(ctx context.Context, tool, kind, server string)
 
 func (in *Instruments) startCall(ctx context.Context, tool, kind, server string) (context.Context, Call) {
 	ts := in.toolSets(tool, kind, server)
-	c := &call{in: in, ts: ts, start: time.Now()}
+	c := &call{in: in, ts: ts}
 	if in.tracer != nil {
 		ctx, c.span = in.tracer.Start(ctx, ts.spanName, trace.WithSpanKind(trace.SpanKindInternal), ts.spanAttrs)
 	}
@@ -186,11 +185,11 @@ func (in *Instruments) startCall(ctx context.Context, tool, kind, server string)
 }
 
 // End records the call's outcome (itel.Call.End says what is passed).
-func (c *call) End(status string, resultBytes int, errText string) {
+func (c *call) End(latency time.Duration, status string, resultBytes int, errText string) {
 	in, ctx := c.in, c.ctx
 	opt := c.ts.status(status)
 	in.calls.Add(ctx, 1, opt)
-	in.duration.Record(ctx, time.Since(c.start).Seconds(), opt)
+	in.duration.Record(ctx, latency.Seconds(), opt)
 	in.inFlight.Add(ctx, -1, c.ts.tool)
 	if resultBytes > 0 {
 		in.output.Add(ctx, int64(resultBytes), c.ts.tool)

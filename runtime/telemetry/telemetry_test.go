@@ -74,22 +74,22 @@ func callUpstream(t *testing.T, in *telemetry.Instruments, cs *mcp.ClientSession
 	res, err := cs.CallTool(uctx, params)
 	if err != nil {
 		up.End(err.Error(), false)
-		call.End(telemetry.StatusFailed, 0, err.Error())
+		call.End(time.Millisecond, telemetry.StatusFailed, 0, err.Error())
 		t.Fatal(err)
 	}
 	up.End("", res.IsError)
 	if res.IsError {
-		call.End(telemetry.StatusFailed, 0, "failed as asked")
+		call.End(time.Millisecond, telemetry.StatusFailed, 0, "failed as asked")
 		return
 	}
-	call.End(telemetry.StatusOK, len(text), "")
+	call.End(time.Millisecond, telemetry.StatusOK, len(text), "")
 }
 
 // record runs the pipeline's other recordings once.
 func record(in *telemetry.Instruments) {
 	ctx := context.Background()
 	_, c := in.StartCall(ctx, "build_report", "go", "")
-	c.End(telemetry.StatusFailed, 0, "timeout after 30s")
+	c.End(time.Millisecond, telemetry.StatusFailed, 0, "timeout after 30s")
 	in.Blocked(ctx, "nope", false)
 	in.Blocked(ctx, "invented", false)
 	in.Blocked(ctx, "quote", true)
@@ -221,7 +221,7 @@ func TestPrometheusScrape(t *testing.T) {
 	_, open := in.StartCall(ctx, "alpha__echo", "mcp", "alpha") // in flight while scraped
 
 	fams := scrape(t, sdk.MetricsHandler())
-	open.End(telemetry.StatusOK, 1, "")
+	open.End(time.Millisecond, telemetry.StatusOK, 1, "")
 	type series struct {
 		labels string
 		value  float64
@@ -362,7 +362,7 @@ func TestNilInstruments(t *testing.T) {
 		t.Error("nil instruments changed the context")
 	}
 	u.End("x", true)
-	c.End("ok", 1, "")
+	c.End(time.Millisecond, "ok", 1, "")
 	record(in)
 	if m := in.InjectMeta(uctx, map[string]any{"a": 1}); len(m) != 1 {
 		t.Errorf("InjectMeta without a span changed _meta: %v", m)
@@ -383,7 +383,7 @@ func TestExtractMetaContinuesTheTrace(t *testing.T) {
 	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	ctx := telemetry.ExtractMeta(context.Background(), map[string]any{"traceparent": tp, "progressToken": 3})
 	_, c := in.StartCall(ctx, "t", "go", "")
-	c.End(telemetry.StatusOK, 0, "")
+	c.End(time.Millisecond, telemetry.StatusOK, 0, "")
 	if err := sdk.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}

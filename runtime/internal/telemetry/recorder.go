@@ -36,18 +36,26 @@ type Recorder interface {
 // Call is one tool call being recorded; End it once. The zero Call does
 // nothing.
 type Call struct {
-	e interface{ End(string, int, string) }
+	e interface {
+		End(time.Duration, string, int, string)
+	}
 }
 
 // NewCall wraps a recorder's call.
-func NewCall(e interface{ End(string, int, string) }) Call { return Call{e} }
+func NewCall(e interface {
+	End(time.Duration, string, int, string)
+}) Call {
+	return Call{e}
+}
 
-// End records the call's outcome: status (StatusOK, StatusFailed …), the
-// bytes of the result, and the error text when it failed. Pass the text
-// the caller gets, with secrets already scrubbed: it goes into the span.
-func (c Call) End(status string, resultBytes int, errText string) {
+// End records the call's outcome: its latency as the pipeline measured it
+// (the one figure a Result, an event and a metric report, so no clock is
+// read twice for it), status (StatusOK, StatusFailed …), the bytes of the
+// result, and the error text when it failed. Pass the text the caller
+// gets, with secrets already scrubbed: it goes into the span.
+func (c Call) End(latency time.Duration, status string, resultBytes int, errText string) {
 	if c.e != nil {
-		c.e.End(status, resultBytes, errText)
+		c.e.End(latency, status, resultBytes, errText)
 	}
 }
 
