@@ -88,6 +88,8 @@ type Server struct {
 
 	unsubscribe func()
 	rounds      *rounds   // calls parked for a stateless host's answers
+	exts        []Extension
+	holds       holds // tasks running past their request (takecall.go)
 	features    *features // nil unless the session offers prompts and resources (features.go)
 
 	mu        sync.Mutex         // guards listed and synced, serializes sync
@@ -166,6 +168,7 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 	}
 	featureOptions(sess, mopts, &s.features)
 	exts := extensionsFor(sess, mopts)
+	s.exts = exts
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mopts)
 	for _, e := range exts {
 		e.Install(sess, s.mcp)
@@ -194,6 +197,7 @@ func (s *Server) Close() error {
 		close(s.done)
 	})
 	s.wg.Wait()
+	s.cancelHolds()
 	s.rounds.close()
 	if s.features != nil {
 		s.features.close()
@@ -310,6 +314,9 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/call":
 			s.perRequestHost(req)
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				if res, taken, err := s.takeCall(ctx, r); taken {
+					return res, err
+				}
 				if statelessHost(req) {
 					return s.callInRounds(ctx, r, func(ctx context.Context) *mcp.CallToolResult {
 						res, _ := s.handle(ctx, r)
