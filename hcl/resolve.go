@@ -383,7 +383,7 @@ func (r *resolver) resolveTools() []*ir.Tool {
 			Name: t.Name, GoName: ir.GoName(t.Name), Description: t.Description, Kind: toolKind(t),
 			REST: t.REST, Go: t.Go, InputSchema: t.InputSchema, Category: t.Category,
 			Keywords: t.Keywords, Timeout: t.Timeout, Range: t.DeclRange,
-			Title: t.Title, Annotations: t.Annotations, OutputSchema: t.OutputSchema, AlwaysLoad: t.AlwaysLoad,
+			Title: t.Title, Annotations: t.Annotations, OutputSchema: t.OutputSchema, AlwaysLoad: t.AlwaysLoad, Task: t.Task,
 		}
 		if t.Policy != nil && r.lookup(*t.Policy) {
 			tool.Policy = t.Policy.Name

@@ -43,7 +43,7 @@ var (
 		Attributes: []hcl.AttributeSchema{
 			{Name: "description"}, {Name: "policy"}, {Name: "category"}, {Name: "keywords"},
 			{Name: "renamed_from"}, {Name: "go"}, {Name: "input_schema"}, {Name: "queue"}, {Name: "timeout"},
-			{Name: "title"}, {Name: "output_schema"}, {Name: "always_load"},
+			{Name: "title"}, {Name: "output_schema"}, {Name: "always_load"}, {Name: "task"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "rest"}, {Type: "annotations"}},
 	}

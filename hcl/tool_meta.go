@@ -19,6 +19,11 @@ type toolMeta struct {
 	// AlwaysLoad asks hosts that search tools themselves to keep the tool
 	// loaded (Claude Code's _meta["anthropic/alwaysLoad"]).
 	AlwaysLoad bool
+	// Task says the tool runs as an MCP task for hosts that declare the
+	// Tasks extension: "optional" or "required" (MCP's taskSupport);
+	// "" for a plain call.
+	Task      string
+	TaskRange hcl.Range
 }
 
 var annotationsSchema = &hcl.BodySchema{
@@ -64,6 +69,17 @@ func (m *toolMeta) decode(content *hcl.BodyContent, block *hcl.Block, ctx *hcl.E
 		}
 	}
 	readAttr(attrReader{content.Attributes, ctx, &diags}, "always_load", evalBool, &m.AlwaysLoad)
+	if a := content.Attributes["task"]; a != nil {
+		v, d := evalString(a.Expr, ctx)
+		diags = append(diags, d...)
+		m.Task, m.TaskRange = v, a.Expr.Range()
+		if !d.HasErrors() && v != "optional" && v != "required" {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid task support",
+				Detail:  fmt.Sprintf("task of tool %q is %q; it must be \"optional\" (a task when the host supports tasks) or \"required\" (only as a task).", block.Labels[0], v),
+				Subject: a.Expr.Range().Ptr(), Context: block.DefRange.Ptr()})
+			m.Task = ""
+		}
+	}
 	if a := content.Attributes["output_schema"]; a != nil {
 		v, d := decodeOutputSchema(a.Expr, ctx)
 		diags = append(diags, d...)

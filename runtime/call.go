@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -138,6 +139,7 @@ func (st *agentState) finish(ctx context.Context, e *entry, span telemetry.Call,
 	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: mono() - start}
 	if err != nil {
 		r.Error = pipeline.ErrorText(scrub, err.Error())
+		r.Internal = errors.As(err, new(*panicError))
 		if out.Rich != nil && out.Rich.IsError {
 			r.Rich = out.Rich // the tool's own failure, with all its blocks
 		}
@@ -290,7 +292,7 @@ func (st *agentState) schemaInvalid(e *entry, err error) {
 func callGo(ctx context.Context, fn decl.GoFunc, args json.RawMessage) (out string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = "", fmt.Errorf("tool panicked: %v", r)
+			out, err = "", panicked(r)
 		}
 	}()
 	b, err := fn(ctx, args)
@@ -333,7 +335,7 @@ func callGoBounded(ctx context.Context, fn decl.GoFunc, args json.RawMessage) (s
 func runSafely(ctx context.Context, e *entry, args json.RawMessage) (out string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = "", fmt.Errorf("tool panicked: %v", r)
+			out, err = "", panicked(r)
 		}
 	}()
 	return e.run(ctx, args)
@@ -342,7 +344,7 @@ func runSafely(ctx context.Context, e *entry, args json.RawMessage) (out string,
 func runRichSafely(ctx context.Context, e *entry, args json.RawMessage) (out pipeline.Output, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = pipeline.Output{}, fmt.Errorf("tool panicked: %v", r)
+			out, err = pipeline.Output{}, panicked(r)
 		}
 	}()
 	return e.rich(ctx, args)
@@ -351,7 +353,7 @@ func runRichSafely(ctx context.Context, e *entry, args json.RawMessage) (out pip
 func runViaSafely(ctx context.Context, st *agentState, e *entry, args json.RawMessage) (out pipeline.Output, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = pipeline.Output{}, fmt.Errorf("tool panicked: %v", r)
+			out, err = pipeline.Output{}, panicked(r)
 		}
 	}()
 	return e.via(st, ctx, args)

@@ -29,6 +29,11 @@ type Result struct {
 	Latency   time.Duration
 	Kind      ToolKind
 	Namespace string
+	// Internal: the call broke inside the agent (a tool panicked), so its
+	// error is the agent's failure, not the tool's answer. A task reports
+	// such a call failed (runtime/tasks); a plain call still gets an error
+	// result.
+	Internal bool
 }
 
 // Rich is a tool result as MCP content: blocks (text, image, audio,

@@ -12,6 +12,7 @@ import (
 const (
 	metaSearchHint = "anthropic/searchHint"
 	metaAlwaysLoad = "anthropic/alwaysLoad"
+	metaTask       = "toolgen.dev/task" // runtime/tasks.MetaKey
 )
 
 // maxSearchHint bounds the hint: a few phrases, not the whole enrichment.
@@ -24,9 +25,9 @@ const (
 // the tool's category, keywords and first stored enrichment queries, and
 // alwaysLoad for always_load tools. Keys the server already set are kept
 // as it set them. The result is deterministic (encoding/json sorts keys).
-func hostHints(meta json.RawMessage, c *ir.CatalogTool, alwaysLoad bool) json.RawMessage {
+func hostHints(meta json.RawMessage, c *ir.CatalogTool, alwaysLoad bool, task string) json.RawMessage {
 	hint := searchHint(c)
-	if hint == "" && !alwaysLoad {
+	if hint == "" && !alwaysLoad && task == "" {
 		return meta
 	}
 	m := map[string]json.RawMessage{}
@@ -38,6 +39,9 @@ func hostHints(meta json.RawMessage, c *ir.CatalogTool, alwaysLoad bool) json.Ra
 	}
 	if _, ok := m[metaAlwaysLoad]; !ok && alwaysLoad {
 		m[metaAlwaysLoad] = json.RawMessage("true")
+	}
+	if task != "" {
+		m[metaTask], _ = json.Marshal(task)
 	}
 	out, err := json.Marshal(m)
 	if err != nil {

@@ -8,7 +8,10 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/model"
 )
 
-const telemetryPkg = "github.com/toolgen-dev/toolgen/runtime/telemetry"
+const (
+	telemetryPkg = "github.com/toolgen-dev/toolgen/runtime/telemetry"
+	tasksPkg     = "github.com/toolgen-dev/toolgen/runtime/tasks" // MCP tasks: sub-agents, spawn_agents, task tools
+)
 
 // Link is an optional runtime package the generated registry imports for
 // its side effect (it registers itself with the runtime), and the spec's
@@ -27,6 +30,19 @@ func Links(spec *ir.Spec) []Link {
 	for _, m := range spec.Models {
 		pkg := model.ProviderPackage(m.Provider)
 		why[pkg] = append(why[pkg], fmt.Sprintf("model %s (provider %q)", m.Name, m.Provider))
+	}
+	for _, t := range spec.Tools {
+		if t.Task != "" {
+			why[tasksPkg] = append(why[tasksPkg], fmt.Sprintf("tool %s (task = %q)", t.Name, t.Task))
+		}
+	}
+	for _, a := range spec.Agents {
+		if len(a.Subagents) > 0 {
+			why[tasksPkg] = append(why[tasksPkg], fmt.Sprintf("agent %s (subagents)", a.Name))
+		}
+		if a.Spawn {
+			why[tasksPkg] = append(why[tasksPkg], fmt.Sprintf("agent %s (spawn_agents)", a.Name))
+		}
 	}
 	if spec.Telemetry {
 		why[telemetryPkg] = append(why[telemetryPkg], "toolgen { telemetry = true }")

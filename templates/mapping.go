@@ -184,7 +184,7 @@ func toolValues(spec *ir.Spec, goTools *GoTools) []decl.Tool {
 	}
 	for _, t := range spec.Tools {
 		d := declaredTool(t, goTools.Tool(t.Name))
-		d.Meta = hostHints(d.Meta, catalog[t.Name], t.AlwaysLoad)
+		d.Meta = hostHints(d.Meta, catalog[t.Name], t.AlwaysLoad, t.Task)
 		out = append(out, d)
 	}
 	for _, c := range spec.Catalog {
@@ -205,7 +205,7 @@ func toolValues(spec *ir.Spec, goTools *GoTools) []decl.Tool {
 			t.Title, t.OutputSchema, t.Meta = l.Title, l.OutputSchema, l.Meta
 			t.Annotations = lockedAnnotations(l.Annotations)
 		}
-		t.Meta = hostHints(t.Meta, c, false)
+		t.Meta = hostHints(t.Meta, c, false, "")
 		out = append(out, t)
 	}
 	slices.SortFunc(out, func(a, b decl.Tool) int { return strings.Compare(a.Name, b.Name) })

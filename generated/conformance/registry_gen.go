@@ -12,6 +12,7 @@ import (
 	tools "github.com/toolgen-dev/toolgen/examples/conformance/tools"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	_ "github.com/toolgen-dev/toolgen/runtime/tasks"
 	"io"
 	"time"
 )
@@ -37,8 +38,20 @@ const (
 
 // Tools, by exposed name: declared tools and the locked tools of servers.
 const (
+	// Asks to confirm a deletion (tasks-mrtr-input).
+	ToolConfirmDelete = "confirm_delete"
+	// Fails as a tool after a second; runs only as a task (tasks-required-task-error).
+	ToolFailingJob = "failing_job"
+	// Greets by name; a plain call (tasks scenarios).
+	ToolGreet = "greet"
 	// Tool with JSON Schema 2020-12 features
 	ToolJsonSchema202012Tool = "json_schema_2020_12_tool"
+	// Asks two questions at once (tasks-mrtr-input).
+	ToolMultiInput = "multi_input"
+	// Breaks inside the agent, so its task fails (tasks-lifecycle).
+	ToolProtocolErrorJob = "protocol_error_job"
+	// Works for the given seconds (tasks scenarios).
+	ToolSlowCompute = "slow_compute"
 	// Returns audio (conformance scenario tools-call-audio).
 	ToolTestAudioContent = "test_audio_content"
 	// Asks the host's user (conformance scenario tools-call-elicitation).
@@ -117,6 +130,12 @@ var _toolgenServers = []decl.Server{
 
 // _toolgenGoFuncs are the wrappers of the Go function tools, by tool name.
 var _toolgenGoFuncs = map[string]decl.GoFunc{
+	"confirm_delete":                             _toolgenGoConfirmDelete,
+	"failing_job":                                _toolgenGoFailingJob,
+	"greet":                                      _toolgenGoGreet,
+	"multi_input":                                _toolgenGoMultiInput,
+	"protocol_error_job":                         _toolgenGoProtocolErrorJob,
+	"slow_compute":                               _toolgenGoSlowCompute,
 	"test_audio_content":                         _toolgenGoTestAudioContent,
 	"test_elicitation":                           _toolgenGoTestElicitation,
 	"test_elicitation_sep1034_defaults":          _toolgenGoTestElicitationSep1034Defaults,
@@ -146,7 +165,13 @@ var _toolgenTools = decl.DecodeTools(_toolgenToolData, _toolgenGoFuncs)
 // _toolgenToolData is the registry's tools as data (decl.EncodeTools): one JSON
 // object per tool and line, in the order of the Registry's Tools.
 const _toolgenToolData = `[
+{"n":"confirm_delete","d":"Asks to confirm a deletion (tasks-mrtr-input).","k":"go","i":{"type":"object","properties":{"filename":{"type":"string"}},"required":["filename"],"additionalProperties":false},"m":{"toolgen.dev/task":"optional"}},
+{"n":"failing_job","d":"Fails as a tool after a second; runs only as a task (tasks-required-task-error).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false},"m":{"toolgen.dev/task":"required"}},
+{"n":"greet","d":"Greets by name; a plain call (tasks scenarios).","k":"go","i":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}},
 {"n":"json_schema_2020_12_tool","d":"Tool with JSON Schema 2020-12 features","k":"rest","i":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false},"r":{"Method":"POST","URL":[{"Lit":"http://127.0.0.1:9/json-schema-2020-12","Env":""}],"Headers":null}},
+{"n":"multi_input","d":"Asks two questions at once (tasks-mrtr-input).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false},"m":{"toolgen.dev/task":"optional"}},
+{"n":"protocol_error_job","d":"Breaks inside the agent, so its task fails (tasks-lifecycle).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false},"m":{"toolgen.dev/task":"optional"}},
+{"n":"slow_compute","d":"Works for the given seconds (tasks scenarios).","k":"go","i":{"type":"object","properties":{"seconds":{"type":"number"},"label":{"type":"string"}},"required":["seconds"],"additionalProperties":false},"m":{"toolgen.dev/task":"optional"}},
 {"n":"test_audio_content","d":"Returns audio (conformance scenario tools-call-audio).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false},"rich":true},
 {"n":"test_elicitation","d":"Asks the host's user (conformance scenario tools-call-elicitation).","k":"go","i":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"],"additionalProperties":false}},
 {"n":"test_elicitation_sep1034_defaults","d":"Asks the host's user, with defaults (conformance scenario elicitation-sep1034-defaults).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
@@ -195,6 +220,12 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UseTool, Name: "test_input_required_result_multiple_inputs"},
 			{Kind: decl.UseTool, Name: "test_input_required_result_multi_round"},
 			{Kind: decl.UseTool, Name: "test_input_required_result_capabilities"},
+			{Kind: decl.UseTool, Name: "greet"},
+			{Kind: decl.UseTool, Name: "slow_compute"},
+			{Kind: decl.UseTool, Name: "failing_job"},
+			{Kind: decl.UseTool, Name: "protocol_error_job"},
+			{Kind: decl.UseTool, Name: "confirm_delete"},
+			{Kind: decl.UseTool, Name: "multi_input"},
 			{Kind: decl.UsePrompt, Name: "test_simple_prompt"},
 			{Kind: decl.UsePrompt, Name: "test_prompt_with_arguments"},
 			{Kind: decl.UseResource, Name: "static_text"},
@@ -252,6 +283,90 @@ var _toolgenResources = []decl.Resource{
 // the MCP servers it needs connected.
 func OpenConformance(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
 	return runtime.Open(ctx, Registry, AgentConformance, opts)
+}
+
+// _toolgenGoConfirmDelete runs github.com/toolgen-dev/toolgen/examples/conformance/tools.ConfirmDelete for tool "confirm_delete": it decodes the arguments into
+// DeleteArgs and encodes the result as JSON.
+func _toolgenGoConfirmDelete(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.DeleteArgs
+	if err := _toolgenDecode("confirm_delete", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.ConfirmDelete(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoFailingJob runs github.com/toolgen-dev/toolgen/examples/conformance/tools.FailingJob for tool "failing_job": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoFailingJob(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("failing_job", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.FailingJob(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoGreet runs github.com/toolgen-dev/toolgen/examples/conformance/tools.Greet for tool "greet": it decodes the arguments into
+// GreetArgs and encodes the result as JSON.
+func _toolgenGoGreet(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.GreetArgs
+	if err := _toolgenDecode("greet", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.Greet(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoMultiInput runs github.com/toolgen-dev/toolgen/examples/conformance/tools.MultiInput for tool "multi_input": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoMultiInput(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("multi_input", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.MultiInput(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoProtocolErrorJob runs github.com/toolgen-dev/toolgen/examples/conformance/tools.ProtocolErrorJob for tool "protocol_error_job": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoProtocolErrorJob(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("protocol_error_job", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.ProtocolErrorJob(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoSlowCompute runs github.com/toolgen-dev/toolgen/examples/conformance/tools.SlowCompute for tool "slow_compute": it decodes the arguments into
+// SlowArgs and encodes the result as JSON.
+func _toolgenGoSlowCompute(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.SlowArgs
+	if err := _toolgenDecode("slow_compute", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.SlowCompute(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
 }
 
 // _toolgenGoTestAudioContent runs github.com/toolgen-dev/toolgen/examples/conformance/tools.AudioContent for tool "test_audio_content": it decodes the arguments into
@@ -548,6 +663,12 @@ func _toolgenDecode(tool string, args json.RawMessage, v any) error {
 
 // Compile-time checks that the Go functions the spec names still exist.
 var (
+	_ = tools.ConfirmDelete
+	_ = tools.FailingJob
+	_ = tools.Greet
+	_ = tools.MultiInput
+	_ = tools.ProtocolErrorJob
+	_ = tools.SlowCompute
 	_ = tools.AudioContent
 	_ = tools.Elicitation
 	_ = tools.ElicitationDefaults

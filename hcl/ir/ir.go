@@ -242,7 +242,8 @@ type Tool struct {
 	Title        string
 	Annotations  *ToolAnnotations
 	OutputSchema json.RawMessage
-	AlwaysLoad   bool `json:",omitempty"` // hosts that search tools keep it loaded
+	AlwaysLoad   bool   `json:",omitempty"` // hosts that search tools keep it loaded
+	Task         string `json:",omitempty"` // "optional" or "required": runs as an MCP task (runtime/tasks)
 }
 
 // ToolAnnotations are the MCP hints declared in a tool's annotations

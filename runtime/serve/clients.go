@@ -264,6 +264,10 @@ func (c *Clients) start(r *http.Request) (*Server, error) {
 // release closes one client's server and session; safe to call twice.
 func (c *Clients) release(srv *Server, why string) {
 	c.mu.Lock()
+	if !c.closed && srv.deferRelease(func() { c.release(srv, why) }) {
+		c.mu.Unlock() // a task still runs on it: released when it ends
+		return
+	}
 	cl, ok := c.live[srv]
 	delete(c.live, srv)
 	n := len(c.live)

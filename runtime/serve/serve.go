@@ -105,6 +105,8 @@ type Server struct {
 
 	unsubscribe func()
 	rounds      *rounds   // calls parked for a stateless host's answers
+	exts        []Extension
+	holds       holds // tasks running past their request (takecall.go)
 	features    *features // nil unless the session offers prompts and resources (features.go)
 	ownRounds   bool      // rounds are this server's, not its Clients'
 	parked      parkedCalls
@@ -172,6 +174,7 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 	}
 	featureOptions(sess, mopts, &s.features)
 	exts := extensionsFor(sess, mopts)
+	s.exts = exts
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mopts)
 	for _, e := range exts {
 		e.Install(sess, s.mcp)
@@ -204,6 +207,7 @@ func (s *Server) Close() error {
 		close(s.done)
 	})
 	s.wg.Wait()
+	s.cancelHolds()
 	if s.ownRounds {
 		s.rounds.close()
 	} else {
@@ -290,6 +294,9 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/call":
 			s.perRequestHost(req)
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				if res, taken, err := s.takeCall(ctx, r); taken {
+					return res, err
+				}
 				if statelessHost(req) {
 					return s.callInRounds(ctx, r, func(ctx context.Context) *mcp.CallToolResult {
 						res, _ := s.handle(ctx, r)

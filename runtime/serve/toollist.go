@@ -194,6 +194,20 @@ func (l *toolList) has(st *sharedTool) bool {
 	return ok && l.entries[i] == st
 }
 
+// lookup returns the tool l lists under name, or nil.
+func (l *toolList) lookup(name string) *toolgen.ToolInfo {
+	if l == nil {
+		return nil
+	}
+	i, ok := slices.BinarySearchFunc(l.entries, name, func(e *sharedTool, name string) int {
+		return strings.Compare(e.src.Name, name)
+	})
+	if !ok {
+		return nil
+	}
+	return &l.entries[i].src
+}
+
 // warnSchemas logs the schema problems of tools next lists that prev did
 // not, as registering them did: once per tool a client is shown anew.
 func warnSchemas(logger *slog.Logger, prev, next *toolList) {

@@ -106,6 +106,43 @@ tool "test_input_required_result_capabilities" {
   go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.InputCapabilities"
 }
 
+# The Tasks extension's scenarios (tasks-*): with task set, a call from a
+# host that declares the extension runs as a task (runtime/tasks).
+tool "greet" {
+  description = "Greets by name; a plain call (tasks scenarios)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.Greet"
+}
+
+tool "slow_compute" {
+  description = "Works for the given seconds (tasks scenarios)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.SlowCompute"
+  task        = "optional"
+}
+
+tool "failing_job" {
+  description = "Fails as a tool after a second; runs only as a task (tasks-required-task-error)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.FailingJob"
+  task        = "required"
+}
+
+tool "protocol_error_job" {
+  description = "Breaks inside the agent, so its task fails (tasks-lifecycle)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.ProtocolErrorJob"
+  task        = "optional"
+}
+
+tool "confirm_delete" {
+  description = "Asks to confirm a deletion (tasks-mrtr-input)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.ConfirmDelete"
+  task        = "optional"
+}
+
+tool "multi_input" {
+  description = "Asks two questions at once (tasks-mrtr-input)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.MultiInput"
+  task        = "optional"
+}
+
 # Only listed by the suite (json-schema-2020-12): the declared schema must
 # reach tools/list byte for byte, $schema and $defs included. Calling it
 # posts to a closed local port and fails with an error result.
@@ -130,6 +167,7 @@ agent "conformance" {
       tool.test_input_required_result_list_roots, tool.test_input_required_result_request_state,
       tool.test_input_required_result_tampered_state, tool.test_input_required_result_multiple_inputs,
       tool.test_input_required_result_multi_round, tool.test_input_required_result_capabilities,
+      tool.greet, tool.slow_compute, tool.failing_job, tool.protocol_error_job, tool.confirm_delete, tool.multi_input,
       prompt.test_simple_prompt, prompt.test_prompt_with_arguments,
       resource.static_text, resource.watched, server.test,
     ]
