@@ -1,11 +1,11 @@
 package templates
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -41,35 +41,31 @@ func EmitIndex(pkg string, source string, t search.Tables) ([]byte, error) {
 	}
 	// Every field is a string; the numeric ones are packed little-endian
 	// (see search.Tables), so the file is a handful of long literals. They
-	// are megabytes on big specs, so the value is written as text and
-	// spliced in rather than parsed and printed again by go/format.
-	fields := []element{
-		{"Version", strconv.Itoa(t.Version)},
-		{"Names", strconv.Quote(t.Names)},
-		{"NameIndex", quoteBytes(t.NameIndex)},
-		{"Descriptions", strconv.Quote(t.Descriptions)},
-		{"DescriptionIndex", quoteBytes(t.DescriptionIndex)},
-		{"Categories", strconv.Quote(t.Categories)},
-		{"CategoryIndex", quoteBytes(t.CategoryIndex)},
-		{"Keywords", strconv.Quote(t.Keywords)},
-		{"KeywordIndex", quoteBytes(t.KeywordIndex)},
-		{"DocKeywords", quoteBytes(t.DocKeywords)},
-		{"Params", strconv.Quote(t.Params)},
-		{"ParamIndex", quoteBytes(t.ParamIndex)},
-		{"DocParams", quoteBytes(t.DocParams)},
-		{"Terms", strconv.Quote(t.Terms)},
-		{"TermIndex", quoteBytes(t.TermIndex)},
-		{"PostingIndex", quoteBytes(t.PostingIndex)},
-		{"PostingDocs", quoteBytes(t.PostingDocs)},
-		{"PostingWeights", quoteBytes(t.PostingWeights)},
-		{"NameWords", quoteBytes(t.NameWords)},
-		{"PostingNameWords", quoteBytes(t.PostingNameWords)},
-		{"FieldLengths", quoteBytes(t.FieldLengths)},
-	}
-	var value strings.Builder
-	value.WriteString("search.Tables")
-	if err := writeComposite(&value, fields, true, 0); err != nil {
-		return nil, err
+	// are tens of megabytes on big specs, so the value is written as text
+	// straight into the file, sized first: no copy of a literal is made on
+	// the way, neither parsed nor printed again by go/format.
+	fields := []indexField{
+		{key: "Version", text: strconv.Itoa(t.Version)},
+		{key: "Names", text: strconv.Quote(t.Names)},
+		{key: "NameIndex", packed: t.NameIndex},
+		{key: "Descriptions", text: strconv.Quote(t.Descriptions)},
+		{key: "DescriptionIndex", packed: t.DescriptionIndex},
+		{key: "Categories", text: strconv.Quote(t.Categories)},
+		{key: "CategoryIndex", packed: t.CategoryIndex},
+		{key: "Keywords", text: strconv.Quote(t.Keywords)},
+		{key: "KeywordIndex", packed: t.KeywordIndex},
+		{key: "DocKeywords", packed: t.DocKeywords},
+		{key: "Params", text: strconv.Quote(t.Params)},
+		{key: "ParamIndex", packed: t.ParamIndex},
+		{key: "DocParams", packed: t.DocParams},
+		{key: "Terms", text: strconv.Quote(t.Terms)},
+		{key: "TermIndex", packed: t.TermIndex},
+		{key: "PostingIndex", packed: t.PostingIndex},
+		{key: "PostingDocs", packed: t.PostingDocs},
+		{key: "PostingWeights", packed: t.PostingWeights},
+		{key: "NameWords", packed: t.NameWords},
+		{key: "PostingNameWords", packed: t.PostingNameWords},
+		{key: "FieldLengths", packed: t.FieldLengths},
 	}
 	placeholder := splicePrefix + "SearchTables"
 	f.Var().Id(tablesVar).Op("=").Id(placeholder)
@@ -77,9 +73,77 @@ func EmitIndex(pkg string, source string, t search.Tables) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &splices{text: map[string]string{placeholder: value.String()}}
-	return s.splice(out)
+	line := []byte(" = " + placeholder + "\n")
+	if bytes.Count(out, line) != 1 {
+		return nil, fmt.Errorf("placeholder %s appears %d times", placeholder, bytes.Count(out, line))
+	}
+	at := bytes.Index(out, line) + len(" = ")
+	var size counter
+	writeTables(&size, fields)
+	file := &byteWriter{b: make([]byte, 0, len(out)-len(placeholder)+int(size))}
+	file.b = append(file.b, out[:at]...)
+	writeTables(file, fields)
+	file.b = append(file.b, out[at+len(placeholder):]...)
+	return file.b, nil
 }
+
+// indexField is one field of the search.Tables literal: Go text, or bytes
+// of packed numbers that quoteBytes would write.
+type indexField struct {
+	key    string
+	text   string
+	packed string
+}
+
+func (f *indexField) len() int {
+	if f.text != "" {
+		return len(f.text)
+	}
+	n := 2
+	for i := 0; i < len(f.packed); i++ {
+		n += len(byteEscapes[f.packed[i]])
+	}
+	return n
+}
+
+// writeTables writes the search.Tables literal as writeComposite lays it out.
+func writeTables(b textWriter, fields []indexField) {
+	lens := make([]int, len(fields))
+	for i := range fields {
+		lens[i] = fields[i].len()
+	}
+	b.WriteString("search.Tables")
+	writeElements(b, len(fields), func(i int) string { return fields[i].key },
+		func(i int) bool { return len(fields[i].key)+2+lens[i] <= maxLineSize },
+		func(i int) {
+			f := &fields[i]
+			if f.text != "" {
+				b.WriteString(f.text)
+				return
+			}
+			if c, ok := b.(*counter); ok {
+				*c += counter(lens[i])
+				return
+			}
+			b.WriteByte('"')
+			for j := 0; j < len(f.packed); j++ {
+				b.WriteString(byteEscapes[f.packed[j]])
+			}
+			b.WriteByte('"')
+		}, 0)
+}
+
+// counter counts the bytes written to it.
+type counter int
+
+func (c *counter) WriteString(s string) (int, error) { *c += counter(len(s)); return len(s), nil }
+func (c *counter) WriteByte(byte) error              { *c++; return nil }
+
+// byteWriter appends to b.
+type byteWriter struct{ b []byte }
+
+func (w *byteWriter) WriteString(s string) (int, error) { w.b = append(w.b, s...); return len(s), nil }
+func (w *byteWriter) WriteByte(c byte) error            { w.b = append(w.b, c); return nil }
 
 // checkWeights rejects packed posting weights that are not finite numbers,
 // which no ranking could use.

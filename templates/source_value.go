@@ -3,6 +3,7 @@ package templates
 import (
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -179,43 +180,58 @@ func writeComposite(b *strings.Builder, elems []element, multi bool, depth int) 
 		b.WriteByte('}')
 		return nil
 	}
-	oneLine := func(e element) bool {
+	oneLine := func(i int) bool {
+		e := elems[i]
 		return len(e.key)+2+len(e.value) <= maxLineSize && !strings.Contains(e.value, "\n")
 	}
+	writeElements(b, len(elems), func(i int) string { return elems[i].key }, oneLine,
+		func(i int) { b.WriteString(elems[i].value) }, depth)
+	return nil
+}
+
+// textWriter is where source text goes: a strings.Builder, or a buffer
+// of the exact size of a big file (index.go).
+type textWriter interface {
+	io.StringWriter
+	io.ByteWriter
+}
+
+// writeElements writes the n elements of a composite one a line, laid out
+// as writeComposite says; value writes element i's value.
+func writeElements(b textWriter, n int, key func(int) string, oneLine func(int) bool, value func(int), depth int) {
 	b.WriteString("{\n")
-	for i := 0; i < len(elems); {
+	for i := 0; i < n; {
 		// The run of one-line elements starting at i, aligned together.
 		j, width := i, 0
-		for j < len(elems) && elems[j].key != "" && oneLine(elems[j]) {
-			width = max(width, len(elems[j].key))
+		for j < n && key(j) != "" && oneLine(j) {
+			width = max(width, len(key(j)))
 			j++
 		}
 		if j == i { // one element spanning lines, or one without a key
 			j = i + 1
 		}
-		for _, e := range elems[i:j] {
+		for e := i; e < j; e++ {
 			writeIndent(b, depth+1)
-			if e.key != "" {
-				b.WriteString(e.key + ":")
+			if k := key(e); k != "" {
+				b.WriteString(k + ":")
 				if j-i > 1 || oneLine(e) {
-					b.WriteString(strings.Repeat(" ", width-len(e.key)+1))
+					b.WriteString(strings.Repeat(" ", width-len(k)+1))
 				} else {
 					b.WriteByte(' ')
 				}
 			}
-			b.WriteString(e.value)
+			value(e)
 			b.WriteString(",\n")
 		}
 		i = j
 	}
 	writeIndent(b, depth)
 	b.WriteByte('}')
-	return nil
 }
 
 var errMultiLineElement = errors.New("an element spanning lines in a one-line literal")
 
-func writeIndent(b *strings.Builder, depth int) {
+func writeIndent(b textWriter, depth int) {
 	for range depth {
 		b.WriteByte('\t')
 	}

@@ -22,6 +22,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	goruntime "runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -39,12 +41,13 @@ func main() {
 	sessions := flag.Int("sessions", 1000, "concurrent client sessions")
 	agent := flag.String("agent", "discovery", "agent: discovery or direct")
 	serveFlag := flag.Bool("serve", false, "be the agent (internal)")
+	heap := flag.String("heap", "", "write the agent's heap profile (after a GC, all sessions open) to this file")
 	flag.Parse()
 	var err error
 	if *serveFlag {
-		err = serveAgent(*tools)
+		err = serveAgent(*tools, *heap)
 	} else {
-		err = measure(*tools, *sessions, *agent)
+		err = measure(*tools, *sessions, *agent, *heap)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sessionsrss:", err)
@@ -93,7 +96,7 @@ func registry(n int) *decl.Registry {
 }
 
 // serveAgent is the agent: it prints its address and serves until killed.
-func serveAgent(n int) error {
+func serveAgent(n int, heap string) error {
 	reg := registry(n)
 	logger := slog.New(slog.DiscardHandler)
 	host := runtime.NewHost(logger)
@@ -106,6 +109,19 @@ func serveAgent(n int) error {
 		"/direct":    serve.NewClients(func(ctx context.Context) (serve.OwnedSession, error) { return open(ctx, "direct") }, serve.Options{Logger: logger}),
 		"/discovery": serve.NewClients(func(ctx context.Context) (serve.OwnedSession, error) { return open(ctx, "discovery") }, serve.Options{Logger: logger}),
 	})
+	if heap != "" {
+		mux.HandleFunc("/heap", func(w http.ResponseWriter, r *http.Request) {
+			goruntime.GC()
+			f, err := os.Create(heap)
+			if err == nil {
+				err = pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+			}
+		})
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -114,12 +130,12 @@ func serveAgent(n int) error {
 	return serveMux(ln, mux)
 }
 
-func measure(n, sessions int, agent string) error {
+func measure(n, sessions int, agent, heap string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(exe, "-serve", "-tools", fmt.Sprint(n))
+	cmd := exec.Command(exe, "-serve", "-tools", fmt.Sprint(n), "-heap", heap)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -187,6 +203,13 @@ func measure(n, sessions int, agent string) error {
 	took := time.Since(start)
 	time.Sleep(time.Second)
 	rss, hwm := procStatus(cmd.Process.Pid)
+	if heap != "" {
+		resp, err := http.Get("http://" + strings.TrimSpace(addr) + "/heap")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+	}
 	fmt.Printf("| %s | %d tools | %d sessions | RSS after 1: %.0f MB | RSS with all open: %.0f MB (peak %.0f MB) | %.0f KB per session | opened in %.1f s |\n",
 		agent, n, sessions, rss1/1024, rss/1024, hwm/1024, (rss-rss1)/float64(sessions-1), took.Seconds())
 	first.Close()
