@@ -8,7 +8,10 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/model"
 )
 
-const telemetryPkg = "github.com/toolgen-dev/toolgen/runtime/telemetry"
+const (
+	telemetryPkg = "github.com/toolgen-dev/toolgen/runtime/telemetry"
+	oauthPkg     = "github.com/toolgen-dev/toolgen/runtime/oauth"
+)
 
 // Link is an optional runtime package the generated registry imports for
 // its side effect (it registers itself with the runtime), and the spec's
@@ -27,6 +30,11 @@ func Links(spec *ir.Spec) []Link {
 	for _, m := range spec.Models {
 		pkg := model.ProviderPackage(m.Provider)
 		why[pkg] = append(why[pkg], fmt.Sprintf("model %s (provider %q)", m.Name, m.Provider))
+	}
+	for _, s := range spec.Servers {
+		if s.Auth != nil {
+			why[oauthPkg] = append(why[oauthPkg], fmt.Sprintf("server %s (auth block)", s.Name))
+		}
 	}
 	if spec.Telemetry {
 		why[telemetryPkg] = append(why[telemetryPkg], "toolgen { telemetry = true }")
