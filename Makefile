@@ -63,6 +63,7 @@ update:
 # toolgen, each built from an empty build cache (slow: minutes).
 weight:
 	scripts/weight/weight.sh
+	scripts/weight/features.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... ./templates/testdata/bench | tee bench.out

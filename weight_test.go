@@ -30,10 +30,24 @@ func deps(t *testing.T, pkgs ...string) []string {
 	return strings.Fields(string(out))
 }
 
-func heavyIn(list []string) []string {
+// optional are the runtime's own optional parts, with what they alone
+// pull in: an agent links them when its spec declares what needs them
+// (toolgen itself may link the OAuth client, for `toolgen lock --login`).
+var optional = []string{
+	"github.com/toolgen-dev/toolgen/runtime/oauth",         // a server's auth block
+	"github.com/toolgen-dev/toolgen/internal/mcpauth",      // the OAuth client behind it
+	"github.com/toolgen-dev/toolgen/runtime/serve/jwtauth", // serve --auth-issuer
+	"github.com/go-jose/go-jose/",                          // JOSE: both of the above
+	"golang.org/x/oauth2/clientcredentials",
+	"github.com/modelcontextprotocol/go-sdk/auth/extauth", // enterprise-managed authorization
+}
+
+func heavyIn(list []string) []string { return prefixed(list, heavy) }
+
+func prefixed(list, prefixes []string) []string {
 	var found []string
 	for _, p := range list {
-		for _, h := range heavy {
+		for _, h := range prefixes {
 			if strings.HasPrefix(p, h) {
 				found = append(found, p)
 				break
@@ -48,21 +62,37 @@ func heavyIn(list []string) []string {
 // generate compiles) link no model SDK, no OpenTelemetry (API included),
 // no gRPC and no Prometheus.
 func TestLeanBinariesLinkNothingHeavy(t *testing.T) {
+	agent := deps(t, "./generated/small", "./runtime/agentcli")
 	for _, c := range []struct {
 		name string
-		pkgs []string
+		deps []string
 	}{
-		{"quick-start agent", []string{"./generated/small", "./runtime/agentcli"}},
-		{"toolgen", []string{"./cmd/toolgen"}},
+		{"quick-start agent", agent},
+		{"toolgen", deps(t, "./cmd/toolgen")},
 	} {
-		if found := heavyIn(deps(t, c.pkgs...)); len(found) > 0 {
+		if found := heavyIn(c.deps); len(found) > 0 {
 			t.Errorf("%s links %d heavy packages it does not declare, e.g. %s", c.name, len(found), strings.Join(found[:min(5, len(found))], ", "))
 		}
 	}
+	// No text/template or html/template: they call methods by name, so
+	// the linker keeps every exported method of the binary (2.9 MB of the
+	// quick-start agent's 20 MB when internal/enrich rendered its prompt
+	// with text/template).
+	for _, p := range agent {
+		if p == "text/template" || p == "html/template" {
+			t.Errorf("the quick-start agent links %s, which keeps every exported method in the binary", p)
+		}
+	}
+	// Nor the optional parts its spec does not declare: no OAuth client
+	// (no server has an auth block), no JWT verifier, no JOSE.
+	if found := prefixed(agent, optional); len(found) > 0 {
+		t.Errorf("the quick-start agent links %d optional packages it does not declare: %s", len(found), strings.Join(found, ", "))
+	}
 }
 
-// A spec that declares models of both providers and telemetry (the team
-// example) links exactly those: the generated registry imports them.
+// A spec that declares models of both providers, telemetry and a server
+// with an auth block (the team example) links exactly those: the
+// generated registry imports them.
 func TestDeclaredFeaturesAreLinked(t *testing.T) {
 	list := deps(t, "./generated/team")
 	for _, want := range []string{
@@ -70,9 +100,17 @@ func TestDeclaredFeaturesAreLinked(t *testing.T) {
 		"github.com/anthropics/anthropic-sdk-go",
 		"go.opentelemetry.io/otel/sdk/metric",
 		"github.com/prometheus/client_golang/prometheus",
+		"github.com/toolgen-dev/toolgen/runtime/oauth",
+		"github.com/toolgen-dev/toolgen/internal/mcpauth",
+		"github.com/go-jose/go-jose/v4",
 	} {
 		if !slices.Contains(list, want) {
-			t.Errorf("generated/team (models of both providers, telemetry = true) does not link %s", want)
+			t.Errorf("generated/team (models of both providers, telemetry = true, server docs with auth) does not link %s", want)
 		}
+	}
+	// The JWT verifier is the agent main's choice (an import), not the
+	// spec's: the jwtauth package links it.
+	if !slices.Contains(deps(t, "./runtime/serve/jwtauth"), "github.com/go-jose/go-jose/v4/jwt") {
+		t.Error("runtime/serve/jwtauth does not link go-jose's jwt")
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/toolgen-dev/toolgen/internal/mcpauth"
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/internal/oauthlink"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
@@ -176,16 +176,19 @@ func (u *mcpUpstream) Release() { u.c.Release() }
 // SERVER" and the server stays red, retried in the background, until a
 // login in another process stores a token.
 func serverOAuth(srv *decl.Server, cfg *mcpconn.Config, getenv func(string) (string, bool), log *slog.Logger) error {
-	acfg, secrets, ok, err := mcpauth.FromDecl(srv, cfg.URL, getenv)
-	if !ok || err != nil {
-		return err
+	if srv.Auth == nil {
+		return nil
 	}
-	acfg.Logger = log // auth.refresh and auth.refresh_failed, with the server's other events
-	cfg.Redact = append(cfg.Redact, secrets...)
-	h, err := mcpauth.Shared(acfg)
+	c, ok := oauthlink.Linked()
+	if !ok {
+		return oauthlink.NotLinked(srv.Name)
+	}
+	// log: auth.refresh and auth.refresh_failed, with the server's other events.
+	h, secrets, err := c.Handler(srv, cfg.URL, getenv, log)
 	if err != nil {
 		return err
 	}
+	cfg.Redact = append(cfg.Redact, secrets...)
 	cfg.OAuth = h
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 const (
 	telemetryPkg = "github.com/toolgen-dev/toolgen/runtime/telemetry"
 	tasksPkg     = "github.com/toolgen-dev/toolgen/runtime/tasks" // MCP tasks: sub-agents, spawn_agents, task tools
+	oauthPkg     = "github.com/toolgen-dev/toolgen/runtime/oauth"
 )
 
 // Link is an optional runtime package the generated registry imports for
@@ -42,6 +43,11 @@ func Links(spec *ir.Spec) []Link {
 		}
 		if a.Spawn {
 			why[tasksPkg] = append(why[tasksPkg], fmt.Sprintf("agent %s (spawn_agents)", a.Name))
+		}
+	}
+	for _, s := range spec.Servers {
+		if s.Auth != nil {
+			why[oauthPkg] = append(why[oauthPkg], fmt.Sprintf("server %s (auth block)", s.Name))
 		}
 	}
 	if spec.Telemetry {

@@ -10,6 +10,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	_ "github.com/toolgen-dev/toolgen/runtime/models/anthropic"
 	_ "github.com/toolgen-dev/toolgen/runtime/models/openai"
+	_ "github.com/toolgen-dev/toolgen/runtime/oauth"
 	_ "github.com/toolgen-dev/toolgen/runtime/telemetry"
 	"time"
 )
@@ -28,6 +29,8 @@ const (
 	AgentLead = "lead"
 	// The lead, on Claude.
 	AgentLeadClaude = "lead_claude"
+	// Looks things up on the team's docs server.
+	AgentLibrarian = "librarian"
 	// Reads files of the team workspace and reports what they say.
 	AgentReader = "reader"
 	// The reader, on Claude.
@@ -40,6 +43,11 @@ const (
 const (
 	PolicyCommands      = "commands"
 	PolicyWorkspaceRead = "workspace_read"
+)
+
+// MCP servers.
+const (
+	ServerDocs = "docs"
 )
 
 // Tools, by exposed name: declared tools and the locked tools of servers.
@@ -64,12 +72,30 @@ var Registry = &decl.Registry{
 		InitConcurrency:  4,
 		Model:            "gpt",
 	},
+	Servers:  _toolgenServers,
 	Policies: _toolgenPolicies,
 	Tools:    _toolgenTools,
 	Agents:   _toolgenAgents,
 	Models:   _toolgenModels,
 	Index:    _toolgenIndex,
 	Route:    _toolgenRoute,
+}
+
+var _toolgenServers = []decl.Server{
+	{
+		Name:            "docs",
+		Transport:       "http",
+		URL:             decl.Value{{Env: "TEAM_DOCS_URL"}},
+		Trusted:         true,
+		Timeout:         30 * time.Second,
+		StartupTimeout:  10 * time.Second,
+		ProtocolVersion: "2025-11-25",
+		Auth: &decl.ServerAuth{
+			Mode:         "client_credentials",
+			ClientID:     decl.Value{{Env: "TEAM_DOCS_CLIENT_ID"}},
+			ClientSecret: decl.Value{{Env: "TEAM_DOCS_CLIENT_SECRET"}},
+		},
+	},
 }
 
 var _toolgenPolicies = []decl.Policy{
@@ -117,6 +143,15 @@ var _toolgenAgents = []decl.Agent{
 		Model:        "claude",
 		Instructions: "You lead a small team. You do not read files yourself: ask your reader\nsub-agent (its tool is named agent__ followed by its name) to read what you\nneed, then answer the user's question from what it reports. When the user\nasks for release notes, hand the conversation off to the writer with\nrouter__handoff-to, if you can.\n",
 		MaxTurns:     12,
+	},
+	{
+		Name:         "librarian",
+		Description:  "Looks things up on the team's docs server.",
+		Use:          []decl.Use{{Kind: decl.UseServer, Name: "docs"}},
+		MaxDepth:     2,
+		Model:        "gpt",
+		Instructions: "You answer questions with the tools of the docs server, briefly.",
+		MaxTurns:     20,
 	},
 	{
 		Name:         "reader",
@@ -188,6 +223,12 @@ func OpenLead(ctx context.Context, opts runtime.Options) (*runtime.Session, erro
 // the MCP servers it needs connected.
 func OpenLeadClaude(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
 	return runtime.Open(ctx, Registry, AgentLeadClaude, opts)
+}
+
+// OpenLibrarian opens a session of agent "librarian" with its tool surface resolved and
+// the MCP servers it needs connected.
+func OpenLibrarian(ctx context.Context, opts runtime.Options) (*runtime.Session, error) {
+	return runtime.Open(ctx, Registry, AgentLibrarian, opts)
 }
 
 // OpenReader opens a session of agent "reader" with its tool surface resolved and

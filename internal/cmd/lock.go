@@ -16,6 +16,10 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/templates"
+
+	// lock connects to servers with an auth block through the runtime:
+	// toolgen links the OAuth client (it is not an agent).
+	_ "github.com/toolgen-dev/toolgen/runtime/oauth"
 )
 
 // runLock is `toolgen lock [-v] DIR`: connect to every server of the spec

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/template"
 	"unicode/utf8"
 )
 
@@ -19,17 +18,16 @@ var promptFile string
 // PromptVersion names the prompt in the files it writes.
 var PromptVersion, promptText = splitPrompt(promptFile)
 
-var promptTemplate = template.Must(template.New("prompt").Funcs(template.FuncMap{
-	"count": func(n int) string {
-		switch n {
-		case 0:
-			return "no requests (an empty list)"
-		case 1:
-			return "1 request"
-		}
-		return fmt.Sprintf("%d requests", n)
-	},
-}).Parse(promptText))
+// count says n requests in words.
+func count(n int) string {
+	switch n {
+	case 0:
+		return "no requests (an empty list)"
+	case 1:
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
+}
 
 func splitPrompt(file string) (version, text string) {
 	head, rest, _ := strings.Cut(file, "\n")
@@ -64,13 +62,16 @@ func Spread(n int) Styles {
 	return s
 }
 
-// systemPrompt is prompt.txt for these counts.
+// systemPrompt is prompt.txt for these counts. Its three placeholders are
+// filled by plain replacement: text/template would make the linker keep
+// every exported method in every agent binary (it calls methods by name),
+// which costs megabytes.
 func systemPrompt(s Styles) string {
-	var b strings.Builder
-	if err := promptTemplate.Execute(&b, s); err != nil {
-		panic(err) // the template is embedded and tested
-	}
-	return b.String()
+	return strings.NewReplacer(
+		"{{count .OwnWords}}", count(s.OwnWords),
+		"{{count .Everyday}}", count(s.Everyday),
+		"{{count .Situations}}", count(s.Situations),
+	).Replace(promptText)
 }
 
 // answerSchema is the structured output asked for: per tool its name and

@@ -2,9 +2,7 @@ package mcpauth
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -98,26 +96,4 @@ func requestScopes(configured, challenged, advertised []string) []string {
 		return challenged
 	}
 	return advertised
-}
-
-// GetJSON reads the JSON document at u (metadata, a key set) into v; at
-// most 1 MiB of it.
-func GetJSON(ctx context.Context, c *http.Client, u string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", u, resp.Status)
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", u, err)
-	}
-	return nil
 }

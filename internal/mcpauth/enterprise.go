@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/toolgen-dev/toolgen/internal/httpjson"
 )
 
 // jwtBearerGrant is RFC 7523's authorization grant by JWT.
@@ -192,7 +194,7 @@ func (h *Handler) idpTokenURL(ctx context.Context) (string, error) {
 			Issuer        string `json:"issuer"`
 			TokenEndpoint string `json:"token_endpoint"`
 		}
-		if err := GetJSON(ctx, h.cfg.httpClient(), t, &meta); err != nil {
+		if err := httpjson.Get(ctx, h.cfg.httpClient(), t, &meta); err != nil {
 			continue
 		}
 		if strings.TrimSuffix(meta.Issuer, "/") != issuer {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 )
 
 // Login logs the agent in to one server with a user at hand and stores the
@@ -77,7 +79,7 @@ func (h *Handler) probe(ctx context.Context) (int, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolgen-login", Version: "1"}, nil)
 	var t mcp.Transport
 	if h.cfg.Transport == "sse" {
-		t = &mcp.SSEClientTransport{Endpoint: h.cfg.URL, HTTPClient: &http.Client{Transport: Transport(h, h.cfg.URL, h.cfg.httpClient().Transport)}}
+		t = &mcp.SSEClientTransport{Endpoint: h.cfg.URL, HTTPClient: &http.Client{Transport: mcpconn.OAuthTransport(h, h.cfg.URL, h.cfg.httpClient().Transport)}}
 	} else {
 		t = &mcp.StreamableClientTransport{Endpoint: h.cfg.URL, HTTPClient: h.cfg.HTTPClient, OAuthHandler: h, MaxRetries: 1}
 	}

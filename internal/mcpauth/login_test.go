@@ -384,7 +384,7 @@ func TestNotLoggedIn(t *testing.T) {
 }
 
 // TestLoginSSE: the sse transport gets the same login through
-// mcpauth.Transport.
+// mcpconn's OAuth round tripper.
 func TestLoginSSE(t *testing.T) {
 	w := newWorld(t)
 	cfg := w.config()

@@ -67,8 +67,8 @@ type Config struct {
 	Address string            // tcp: host:port
 	Headers map[string]string // http, sse, ws
 
-	// OAuth authorizes the requests of an http or sse server (an
-	// internal/mcpauth Handler, or any go-sdk auth.OAuthHandler); nil: none.
+	// OAuth authorizes the requests of an http or sse server (the
+	// OAuth client runtime/oauth links, or any go-sdk auth.OAuthHandler); nil: none.
 	OAuth auth.OAuthHandler
 
 	StartupTimeout  time.Duration // start + handshake + first tools/list; default 10s

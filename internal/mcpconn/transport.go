@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolgen-dev/toolgen/internal/mcpauth"
 )
 
 // link is what one connection attempt needs besides the go-sdk session: the
@@ -49,7 +48,7 @@ func newLink(cfg *Config, onStderr, onGarbage func(string)) (*link, error) {
 	case TransportSSE:
 		ht, client := httpClient(cfg)
 		if cfg.OAuth != nil {
-			client.Transport = mcpauth.Transport(cfg.OAuth, cfg.URL, client.Transport)
+			client.Transport = OAuthTransport(cfg.OAuth, cfg.URL, client.Transport)
 		}
 		return &link{http: ht, transport: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}}, nil
 	case TransportWS:

@@ -9,6 +9,10 @@
 // auth.RequireBearerToken (which also binds each MCP session to the
 // token's user). The Authorization header stops here: the agent's own
 // connections to upstream servers never see it.
+//
+// The JWT check itself (go-jose) lives in runtime/serve/jwtauth, which
+// registers with RegisterJWT: an agent that does not import it links no
+// JOSE code, and --auth-issuer then says what to import.
 package serveauth
 
 import (
@@ -126,21 +130,21 @@ func (a *Auth) oauth(ctx context.Context) error {
 	if cfg.Leeway == 0 {
 		cfg.Leeway = 30 * time.Second
 	}
+	newVerifier := linkedJWT()
+	if newVerifier == nil {
+		return fmt.Errorf("serve --auth-issuer: %w into this agent; add import _ %q to the agent's main package, or require a token with --auth-token-env, which needs nothing linked",
+			ErrJWTNotLinked, JWTPackage)
+	}
 	client := cfg.HTTPClient
 	if client == nil {
 		client = http.DefaultClient
 	}
-	jwksURL := cfg.JWKSURL
-	if jwksURL == "" {
-		if jwksURL, err = jwksFromMetadata(ctx, client, cfg.Issuer); err != nil {
-			return fmt.Errorf("serve auth: issuer %q: %w", cfg.Issuer, err)
-		}
-	}
-	v := &jwtVerifier{issuer: cfg.Issuer, audience: cfg.Audience, anyType: cfg.AnyTokenType, leeway: cfg.Leeway, keys: &keySet{url: jwksURL, client: client, now: time.Now}, now: time.Now}
-	if err := v.keys.fetch(ctx); err != nil {
+	verify, err := newVerifier(ctx, JWTSettings{Issuer: cfg.Issuer, Audience: cfg.Audience, JWKSURL: cfg.JWKSURL,
+		AnyTokenType: cfg.AnyTokenType, Leeway: cfg.Leeway, Client: client})
+	if err != nil {
 		return fmt.Errorf("serve auth: issuer %q: %w", cfg.Issuer, err)
 	}
-	a.verify = v.verify
+	a.verify = verify
 	// RFC 9728 §3.1: the metadata lives at the well-known path with the
 	// resource's path appended; the root form is served too for clients
 	// that look there.

@@ -1,4 +1,4 @@
-package serveauth
+package serveauth_test
 
 import (
 	"bytes"
@@ -21,6 +21,9 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/toolgen-dev/toolgen/internal/serveauth"
+	_ "github.com/toolgen-dev/toolgen/runtime/serve/jwtauth" // the JWT tests: --auth-issuer needs it linked
 )
 
 // issuer is an authorization server as a resource server sees it: its
@@ -123,10 +126,10 @@ type agent struct {
 	url  string
 	logs *bytes.Buffer
 	mu   *sync.Mutex
-	a    *Auth
+	a    *serveauth.Auth
 }
 
-func newAgent(t *testing.T, cfg func(url string) Config) *agent {
+func newAgent(t *testing.T, cfg func(url string) serveauth.Config) *agent {
 	ag := &agent{logs: &bytes.Buffer{}, mu: &sync.Mutex{}}
 	s := mcp.NewServer(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "headers", Description: "The Authorization header the tool sees."},
@@ -144,7 +147,7 @@ func newAgent(t *testing.T, cfg func(url string) Config) *agent {
 	ag.url = ag.srv.URL + "/mcp"
 	c := cfg(ag.url)
 	c.Logger = slog.New(slog.NewTextHandler(lockedWriter{ag.mu, ag.logs}, nil))
-	a, err := New(context.Background(), c)
+	a, err := serveauth.New(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +232,7 @@ func (ag *agent) noneLogged(t *testing.T, tokens ...string) {
 
 func TestBearer(t *testing.T) {
 	const secret = "0123456789abcdef-serve-token"
-	ag := newAgent(t, func(string) Config { return Config{Token: secret} })
+	ag := newAgent(t, func(string) serveauth.Config { return serveauth.Config{Token: secret} })
 	if got := ag.session(t, secret); got != "none" {
 		t.Errorf("the tool saw %q: the token passed through", got)
 	}
@@ -250,15 +253,15 @@ func TestBearer(t *testing.T) {
 	}
 	ag.noneLogged(t, secret, "0123456789abcdef-serve-tokeN")
 
-	if _, err := New(context.Background(), Config{Token: "too-short"}); err == nil || !strings.Contains(err.Error(), "at least 16") {
+	if _, err := serveauth.New(context.Background(), serveauth.Config{Token: "too-short"}); err == nil || !strings.Contains(err.Error(), "at least 16") {
 		t.Errorf("a 9-byte token: %v", err)
 	}
 }
 
 func TestJWT(t *testing.T) {
 	is := newIssuer(t)
-	ag := newAgent(t, func(u string) Config {
-		return Config{Issuer: is.srv.URL, Audience: u, Scopes: []string{"agent:use"}, ResourceName: "helper"}
+	ag := newAgent(t, func(u string) serveauth.Config {
+		return serveauth.Config{Issuer: is.srv.URL, Audience: u, Scopes: []string{"agent:use"}, ResourceName: "helper"}
 	})
 	if ag.a.Mode() != "oauth" {
 		t.Fatal(ag.a.Mode())
@@ -315,8 +318,10 @@ func TestJWT(t *testing.T) {
 // that do not set typ. application/at+jwt is the same type.
 func TestJWTType(t *testing.T) {
 	is := newIssuer(t)
-	strict := newAgent(t, func(u string) Config { return Config{Issuer: is.srv.URL, Audience: u} })
-	loose := newAgent(t, func(u string) Config { return Config{Issuer: is.srv.URL, Audience: u, AnyTokenType: true} })
+	strict := newAgent(t, func(u string) serveauth.Config { return serveauth.Config{Issuer: is.srv.URL, Audience: u} })
+	loose := newAgent(t, func(u string) serveauth.Config {
+		return serveauth.Config{Issuer: is.srv.URL, Audience: u, AnyTokenType: true}
+	})
 	for _, c := range []struct {
 		typ           string
 		strict, loose int
@@ -338,7 +343,7 @@ func TestJWTType(t *testing.T) {
 // A bearer token of spaces is no token, however long.
 func TestBearerBlank(t *testing.T) {
 	for _, tok := range []string{strings.Repeat(" ", 20), "\t\n                  "} {
-		if _, err := New(context.Background(), Config{Token: tok}); err == nil || !strings.Contains(err.Error(), "blank") {
+		if _, err := serveauth.New(context.Background(), serveauth.Config{Token: tok}); err == nil || !strings.Contains(err.Error(), "blank") {
 			t.Errorf("token %q: %v", tok, err)
 		}
 	}
@@ -349,7 +354,7 @@ func TestBearerBlank(t *testing.T) {
 // server fetch it again within jwksMissRetry.
 func TestJWKSRotation(t *testing.T) {
 	is := newIssuer(t)
-	ag := newAgent(t, func(u string) Config { return Config{Issuer: is.srv.URL, Audience: u} })
+	ag := newAgent(t, func(u string) serveauth.Config { return serveauth.Config{Issuer: is.srv.URL, Audience: u} })
 	if n := is.fetches.Load(); n != 1 {
 		t.Fatalf("fetches at start: %d", n)
 	}
@@ -375,8 +380,8 @@ func TestJWKSRotation(t *testing.T) {
 // and its issuer, at the path clients derive from the server's URL.
 func TestProtectedResourceMetadata(t *testing.T) {
 	is := newIssuer(t)
-	ag := newAgent(t, func(u string) Config {
-		return Config{Issuer: is.srv.URL, Audience: u, Scopes: []string{"agent:use"}, ResourceName: "helper"}
+	ag := newAgent(t, func(u string) serveauth.Config {
+		return serveauth.Config{Issuer: is.srv.URL, Audience: u, Scopes: []string{"agent:use"}, ResourceName: "helper"}
 	})
 	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
 		resp, err := http.Get(ag.srv.URL + path)
@@ -400,13 +405,13 @@ func TestProtectedResourceMetadata(t *testing.T) {
 
 func TestIssuerChecked(t *testing.T) {
 	is := newIssuer(t)
-	if _, err := New(context.Background(), Config{Issuer: is.srv.URL}); err == nil || !strings.Contains(err.Error(), "--auth-audience") {
+	if _, err := serveauth.New(context.Background(), serveauth.Config{Issuer: is.srv.URL}); err == nil || !strings.Contains(err.Error(), "--auth-audience") {
 		t.Errorf("no audience: %v", err)
 	}
-	if _, err := New(context.Background(), Config{Issuer: is.srv.URL + "/nope", Audience: "https://a.example/mcp"}); err == nil || !strings.Contains(err.Error(), "no metadata") {
+	if _, err := serveauth.New(context.Background(), serveauth.Config{Issuer: is.srv.URL + "/nope", Audience: "https://a.example/mcp"}); err == nil || !strings.Contains(err.Error(), "no metadata") {
 		t.Errorf("wrong issuer: %v", err)
 	}
-	if _, err := New(context.Background(), Config{Token: "0123456789abcdef0", Issuer: is.srv.URL}); err == nil {
+	if _, err := serveauth.New(context.Background(), serveauth.Config{Token: "0123456789abcdef0", Issuer: is.srv.URL}); err == nil {
 		t.Error("token and issuer both accepted")
 	}
 }
@@ -427,7 +432,7 @@ func TestCheckExposure(t *testing.T) {
 		{"agent.example.com:443", false, false},
 		{"0.0.0.0:8080", true, true},
 	} {
-		err := CheckExposure(tc.addr, tc.authed)
+		err := serveauth.CheckExposure(tc.addr, tc.authed)
 		if (err == nil) != tc.ok {
 			t.Errorf("%s (auth %v): %v", tc.addr, tc.authed, err)
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolgen-dev/toolgen/internal/mcpauth"
+	"github.com/toolgen-dev/toolgen/internal/oauthlink"
 	"github.com/toolgen-dev/toolgen/internal/serveauth"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
@@ -22,17 +22,13 @@ const loginTimeout = 10 * time.Minute
 func (c *cli) login(args []string) int {
 	fs := c.flags("login")
 	noBrowser := fs.Bool("no-browser", false, "only print the URL to open")
-	cfg, code, ok := c.serverAuth(fs, args)
+	a, code, ok := c.serverAuth(fs, args)
 	if !ok {
 		return code
 	}
-	open := mcpauth.SystemBrowser
-	if *noBrowser {
-		open = func(string) error { return errors.New("--no-browser") }
-	}
 	ctx, cancel := context.WithTimeout(c.ctx, loginTimeout)
 	defer cancel()
-	if err := mcpauth.Login(ctx, cfg, open, c.stderr); err != nil {
+	if err := a.client.Login(ctx, a.srv, a.url, c.opts.Getenv, a.log, *noBrowser, c.stderr); err != nil {
 		return c.fail(exitFail, err)
 	}
 	return exitOK
@@ -41,41 +37,49 @@ func (c *cli) login(args []string) int {
 // logout forgets a server's stored login.
 func (c *cli) logout(args []string) int {
 	fs := c.flags("logout")
-	cfg, code, ok := c.serverAuth(fs, args)
+	a, code, ok := c.serverAuth(fs, args)
 	if !ok {
 		return code
 	}
-	had, err := mcpauth.Logout(cfg)
+	had, err := a.client.Logout(a.srv, a.url, c.opts.Getenv, a.log)
 	if err != nil {
 		return c.fail(exitFail, err)
 	}
 	if had {
-		fmt.Fprintf(c.stderr, "Logged out of server %q (the tokens stay valid at the authorization server until they expire or are revoked there).\n", cfg.Server)
+		fmt.Fprintf(c.stderr, "Logged out of server %q (the tokens stay valid at the authorization server until they expire or are revoked there).\n", a.srv.Name)
 	} else {
-		fmt.Fprintf(c.stderr, "Server %q had no stored login.\n", cfg.Server)
+		fmt.Fprintf(c.stderr, "Server %q had no stored login.\n", a.srv.Name)
 	}
 	return exitOK
 }
 
-// serverAuth parses a command line of one SERVER and returns its OAuth
-// config; false: stop with the exit code.
-func (c *cli) serverAuth(fs *flag.FlagSet, args []string) (mcpauth.Config, int, bool) {
-	pos, err := parse(fs, args)
-	if err != nil {
-		return mcpauth.Config{}, parseExit(err), false
-	}
-	if len(pos) != 1 {
-		return mcpauth.Config{}, c.usageErr(fs, "want one SERVER"), false
-	}
-	cfg, err := c.authConfig(pos[0])
-	if err != nil {
-		return mcpauth.Config{}, c.fail(exitFail, err), false
-	}
-	return cfg, exitOK, true
+// serverLogin is what login and logout need of one server with auth.
+type serverLogin struct {
+	client oauthlink.Client
+	srv    *decl.Server
+	url    string
+	log    *slog.Logger
 }
 
-// authConfig is the OAuth config of the named server, env() read now.
-func (c *cli) authConfig(name string) (mcpauth.Config, error) {
+// serverAuth parses a command line of one SERVER and returns its OAuth
+// login; false: stop with the exit code.
+func (c *cli) serverAuth(fs *flag.FlagSet, args []string) (serverLogin, int, bool) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return serverLogin{}, parseExit(err), false
+	}
+	if len(pos) != 1 {
+		return serverLogin{}, c.usageErr(fs, "want one SERVER"), false
+	}
+	a, err := c.authConfig(pos[0])
+	if err != nil {
+		return serverLogin{}, c.fail(exitFail, err), false
+	}
+	return a, exitOK, true
+}
+
+// authConfig is the named server's OAuth login, env() read at login.
+func (c *cli) authConfig(name string) (serverLogin, error) {
 	var with []string
 	var srv *decl.Server
 	for i := range c.reg.Servers {
@@ -89,19 +93,22 @@ func (c *cli) authConfig(name string) (mcpauth.Config, error) {
 	}
 	switch {
 	case srv == nil && len(with) == 0:
-		return mcpauth.Config{}, fmt.Errorf("unknown server %q: no server of this agent has an auth block", name)
+		return serverLogin{}, fmt.Errorf("unknown server %q: no server of this agent has an auth block", name)
 	case srv == nil:
-		return mcpauth.Config{}, fmt.Errorf("unknown server %q%s (servers with auth: %s)", name, didYouMean(name, with), strings.Join(with, ", "))
+		return serverLogin{}, fmt.Errorf("unknown server %q%s (servers with auth: %s)", name, didYouMean(name, with), strings.Join(with, ", "))
 	case srv.Auth == nil:
-		return mcpauth.Config{}, fmt.Errorf("server %q has no auth block: there is nothing to log in to", name)
+		return serverLogin{}, fmt.Errorf("server %q has no auth block: there is nothing to log in to", name)
+	}
+	client, ok := oauthlink.Linked()
+	if !ok {
+		return serverLogin{}, oauthlink.NotLinked(name)
 	}
 	url, err := srv.URL.Resolve(c.opts.Getenv)
 	if err != nil {
-		return mcpauth.Config{}, fmt.Errorf("server %q: url: %w", name, err)
+		return serverLogin{}, fmt.Errorf("server %q: url: %w", name, err)
 	}
-	cfg, _, _, err := mcpauth.FromDecl(srv, url, c.opts.Getenv)
-	cfg.Logger = c.logger(slog.LevelInfo) // the auth.* events on stderr, as every command's
-	return cfg, err
+	// The auth.* events on stderr, as every command's.
+	return serverLogin{client: client, srv: srv, url: url, log: c.logger(slog.LevelInfo)}, nil
 }
 
 // serveAuthFlags are serve --http's authentication flags.

@@ -99,3 +99,24 @@ agent "reader_claude" {
     use = [tool.read_file]
   }
 }
+
+# A remote MCP server behind OAuth: the agent authenticates as itself
+# (client credentials) with the id and secret from the environment. An
+# auth block links the OAuth client (runtime/oauth) into the binary.
+server "docs" {
+  url = env("TEAM_DOCS_URL")
+  auth {
+    mode          = "client_credentials"
+    client_id     = env("TEAM_DOCS_CLIENT_ID")
+    client_secret = env("TEAM_DOCS_CLIENT_SECRET")
+  }
+}
+
+# The librarian answers from the docs server.
+agent "librarian" {
+  description  = "Looks things up on the team's docs server."
+  instructions = "You answer questions with the tools of the docs server, briefly."
+  tools {
+    use = [server.docs]
+  }
+}

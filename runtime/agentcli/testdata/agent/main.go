@@ -21,6 +21,8 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/agentcli"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 
+	// serve --auth-issuer: the JWT access-token verifier.
+	_ "github.com/toolgen-dev/toolgen/runtime/serve/jwtauth"
 	// /metrics and OTLP, as toolgen { telemetry = true } links them.
 	_ "github.com/toolgen-dev/toolgen/runtime/telemetry"
 )

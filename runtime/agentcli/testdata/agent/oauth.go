@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	_ "github.com/toolgen-dev/toolgen/runtime/oauth" // docs has an auth block: link the OAuth client
 )
 
 // withOAuth adds the OAuth-protected server docs (TESTAGENT_OAUTH_URL, a

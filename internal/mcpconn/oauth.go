@@ -1,4 +1,4 @@
-package mcpauth
+package mcpconn
 
 import (
 	"net/http"
@@ -8,29 +8,29 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
-// Transport gives OAuth to a transport that takes an http.Client rather
+// OAuthTransport gives OAuth to a transport that takes an http.Client rather
 // than an OAuthHandler (go-sdk's SSE client): requests to the server's
 // origin carry the handler's token, and a 401 or 403 is answered by
 // Authorize and the request sent once more, as StreamableClientTransport
 // does. Requests elsewhere get no token.
-func Transport(h auth.OAuthHandler, serverURL string, base http.RoundTripper) http.RoundTripper {
+func OAuthTransport(h auth.OAuthHandler, serverURL string, base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	t := &transport{h: h, base: base}
+	t := &oauthRoundTripper{h: h, base: base}
 	if u, err := url.Parse(serverURL); err == nil {
 		t.scheme, t.host = u.Scheme, u.Host
 	}
 	return t
 }
 
-type transport struct {
+type oauthRoundTripper struct {
 	h            auth.OAuthHandler
 	base         http.RoundTripper
 	scheme, host string
 }
 
-func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *oauthRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !strings.EqualFold(req.URL.Scheme, t.scheme) || !strings.EqualFold(req.URL.Host, t.host) {
 		return t.base.RoundTrip(req)
 	}
@@ -60,7 +60,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(again)
 }
 
-func (t *transport) withToken(req *http.Request) (*http.Request, error) {
+func (t *oauthRoundTripper) withToken(req *http.Request) (*http.Request, error) {
 	r := req.Clone(req.Context())
 	ts, err := t.h.TokenSource(req.Context())
 	if err != nil {

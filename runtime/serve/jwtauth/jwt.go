@@ -1,4 +1,4 @@
-package serveauth
+package jwtauth
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
-	"github.com/toolgen-dev/toolgen/internal/mcpauth"
+	"github.com/toolgen-dev/toolgen/internal/httpjson"
 )
 
 // signatureAlgs are the JWS algorithms accepted: public-key ones only (an
@@ -185,7 +185,7 @@ func (k *keySet) fetchLocked(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var set jose.JSONWebKeySet
-	if err := mcpauth.GetJSON(ctx, k.client, k.url, &set); err != nil {
+	if err := httpjson.Get(ctx, k.client, k.url, &set); err != nil {
 		return fmt.Errorf("key set: %w", err)
 	}
 	var keep []jose.JSONWebKey
@@ -231,7 +231,7 @@ func jwksFromMetadata(ctx context.Context, client *http.Client, issuer string) (
 			Issuer  string `json:"issuer"`
 			JWKSURI string `json:"jwks_uri"`
 		}
-		if err := mcpauth.GetJSON(ctx, client, t, &meta); err != nil {
+		if err := httpjson.Get(ctx, client, t, &meta); err != nil {
 			errs = append(errs, err)
 			continue
 		}
