@@ -10,6 +10,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	_ "github.com/toolgen-dev/toolgen/runtime/models/anthropic"
 	_ "github.com/toolgen-dev/toolgen/runtime/models/openai"
+	_ "github.com/toolgen-dev/toolgen/runtime/tasks"
 	_ "github.com/toolgen-dev/toolgen/runtime/telemetry"
 	"time"
 )

@@ -87,9 +87,9 @@ type Server struct {
 	auth       *serveauth.Auth
 
 	unsubscribe func()
-	rounds      *rounds   // calls parked for a stateless host's answers
+	rounds      *rounds // calls parked for a stateless host's answers
 	exts        []Extension
-	holds       holds // tasks running past their request (takecall.go)
+	holds       holds     // tasks running past their request (takecall.go)
 	features    *features // nil unless the session offers prompts and resources (features.go)
 
 	mu        sync.Mutex         // guards listed and synced, serializes sync
