@@ -27,7 +27,7 @@ func TestFleetToolCalls(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 4 {
+	if err != nil || len(tools.Tools) != 5 {
 		t.Fatalf("tools/list through the balancer: %v %v", tools, err)
 	}
 	seen := map[string]bool{}
