@@ -12,6 +12,7 @@ import (
 	tools "github.com/toolgen-dev/toolgen/examples/replicas/tools"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	_ "github.com/toolgen-dev/toolgen/runtime/tasks"
 	"io"
 	"time"
 )
@@ -36,6 +37,8 @@ const (
 	ToolAsk = "ask"
 	// Returns the text it is given, and the replica that answered.
 	ToolEcho = "echo"
+	// Works the given milliseconds (at most 120000), then answers; runs as an MCP task for hosts with the Tasks extension.
+	ToolJob = "job"
 	// Writes a report of the given number of numbered lines (large ones spill; read them with output_read).
 	ToolReport = "report"
 	// Waits the given milliseconds (at most 5000), then answers.
@@ -65,6 +68,7 @@ var Registry = &decl.Registry{
 var _toolgenGoFuncs = map[string]decl.GoFunc{
 	"ask":    _toolgenGoAsk,
 	"echo":   _toolgenGoEcho,
+	"job":    _toolgenGoJob,
 	"report": _toolgenGoReport,
 	"wait":   _toolgenGoWait,
 }
@@ -78,6 +82,7 @@ var _toolgenTools = decl.DecodeTools(_toolgenToolData, _toolgenGoFuncs)
 const _toolgenToolData = `[
 {"n":"ask","d":"Asks the host for a name, then for a confirmation, and greets: two input-required rounds.","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
 {"n":"echo","d":"Returns the text it is given, and the replica that answered.","k":"go","i":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}},
+{"n":"job","d":"Works the given milliseconds (at most 120000), then answers; runs as an MCP task for hosts with the Tasks extension.","k":"go","i":{"type":"object","properties":{"ms":{"type":"integer","description":"Milliseconds to work, 0 to 120000."}},"required":["ms"],"additionalProperties":false},"m":{"toolgen.dev/task":"optional"}},
 {"n":"report","d":"Writes a report of the given number of numbered lines (large ones spill; read them with output_read).","k":"go","i":{"type":"object","properties":{"lines":{"type":"integer","description":"Number of lines, 1 to 100000."}},"required":["lines"],"additionalProperties":false}},
 {"n":"wait","d":"Waits the given milliseconds (at most 5000), then answers.","k":"go","i":{"type":"object","properties":{"ms":{"type":"integer","description":"Milliseconds to wait, 0 to 5000."}},"required":["ms"],"additionalProperties":false}}
 ]`
@@ -91,6 +96,7 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UseTool, Name: "report"},
 			{Kind: decl.UseTool, Name: "wait"},
 			{Kind: decl.UseTool, Name: "ask"},
+			{Kind: decl.UseTool, Name: "job"},
 			{Kind: decl.UseRuntime, Name: "output_read"},
 		},
 		MaxDepth: 2,
@@ -126,6 +132,20 @@ func _toolgenGoEcho(ctx context.Context, args json.RawMessage) (json.RawMessage,
 		return nil, err
 	}
 	out, err := tools.Echo(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// _toolgenGoJob runs github.com/toolgen-dev/toolgen/examples/replicas/tools.Job for tool "job": it decodes the arguments into
+// JobArgs and encodes the result as JSON.
+func _toolgenGoJob(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.JobArgs
+	if err := _toolgenDecode("job", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.Job(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +196,7 @@ func _toolgenDecode(tool string, args json.RawMessage, v any) error {
 var (
 	_ = tools.Ask
 	_ = tools.Echo
+	_ = tools.Job
 	_ = tools.Report
 	_ = tools.Wait
 )

@@ -11,6 +11,7 @@ import (
 	_ "github.com/toolgen-dev/toolgen/runtime/models/anthropic"
 	_ "github.com/toolgen-dev/toolgen/runtime/models/openai"
 	_ "github.com/toolgen-dev/toolgen/runtime/oauth"
+	_ "github.com/toolgen-dev/toolgen/runtime/tasks"
 	_ "github.com/toolgen-dev/toolgen/runtime/telemetry"
 	"time"
 )

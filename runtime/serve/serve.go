@@ -104,9 +104,9 @@ type Server struct {
 	auth       *serveauth.Auth
 
 	unsubscribe func()
-	rounds      *rounds   // calls parked for a stateless host's answers
+	rounds      *rounds // calls parked for a stateless host's answers
 	exts        []Extension
-	holds       holds // tasks running past their request (takecall.go)
+	holds       holds     // tasks running past their request (takecall.go)
 	features    *features // nil unless the session offers prompts and resources (features.go)
 	ownRounds   bool      // rounds are this server's, not its Clients'
 	parked      parkedCalls

@@ -28,9 +28,15 @@ tool "ask" {
   go          = "github.com/toolgen-dev/toolgen/examples/replicas/tools.Ask"
 }
 
+tool "job" {
+  description = "Works the given milliseconds (at most 120000), then answers; runs as an MCP task for hosts with the Tasks extension."
+  go          = "github.com/toolgen-dev/toolgen/examples/replicas/tools.Job"
+  task        = "optional"
+}
+
 agent "worker" {
   description = "Echoes, writes reports and waits: the calls a fleet of replicas serves."
   tools {
-    use = [tool.echo, tool.report, tool.wait, tool.ask, runtime.output_read]
+    use = [tool.echo, tool.report, tool.wait, tool.ask, tool.job, runtime.output_read]
   }
 }

@@ -61,6 +61,25 @@ func Wait(ctx context.Context, a WaitArgs) (string, error) {
 	}
 }
 
+// JobArgs is job's input.
+type JobArgs struct {
+	Ms int `json:"ms" jsonschema:"Milliseconds to work, 0 to 120000."`
+}
+
+// Job works for a while, for tests of tasks that outlive their request
+// and move between replicas; a cancelled job stops at once.
+func Job(ctx context.Context, a JobArgs) (string, error) {
+	if a.Ms < 0 || a.Ms > 120000 {
+		return "", fmt.Errorf("ms must be 0 to 120000, got %d", a.Ms)
+	}
+	select {
+	case <-time.After(time.Duration(a.Ms) * time.Millisecond):
+		return fmt.Sprintf("worked %d ms (replica %s)", a.Ms, replica()), nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
 func replica() string {
 	if r := os.Getenv("REPLICA"); r != "" {
 		return r

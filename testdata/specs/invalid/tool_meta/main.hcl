@@ -33,3 +33,8 @@ server "s" {
   sampling    = "always" # ERROR: Invalid sampling
   elicitation = "model"  # ERROR: Invalid elicitation
 }
+
+tool "f" {
+  rest { url = "https://example.com/f" }
+  task = "sometimes" # ERROR: Invalid task support
+}

@@ -123,6 +123,7 @@ tool "read_file" {
   timeout      = "5s"
   title        = "Read file"
   always_load  = true
+  task         = "optional"
   annotations {
     read_only  = true
     idempotent = true
