@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/internal/serveauth"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
@@ -311,9 +312,8 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			s.perRequestHost(req)
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 				if statelessHost(req) {
-					return s.callInRounds(ctx, r, func(ctx context.Context) *mcp.CallToolResult {
-						res, _ := s.handle(ctx, r)
-						return res
+					return s.callInRounds(ctx, req, r.Params.RequestState, r.Params.InputResponses, func(ctx context.Context) (mcp.Result, error) {
+						return s.handle(ctx, r)
 					})
 				}
 				return s.handle(ctx, r)
@@ -323,7 +323,20 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			s.waitHost(ctx)
 			s.syncIfDirty()
 		case "prompts/get":
+			// A server's prompt may ask the host while it renders: its
+			// connection must follow what the host declared.
+			s.perRequestHost(req)
+			s.waitHost(ctx)
 			if r, ok := req.(*mcp.GetPromptRequest); ok && r.Params != nil && s.features != nil {
+				if statelessHost(req) {
+					// An upstream's prompt may ask the host while it renders.
+					return s.callInRounds(ctx, req, r.Params.RequestState, r.Params.InputResponses, func(ctx context.Context) (mcp.Result, error) {
+						return s.features.getPrompt(ctx, r)
+					})
+				}
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+					ctx = mcpconn.WithCaller(ctx, &caller{ss: ss}) // asked by request, as in a call
+				}
 				if res, err := s.features.getPrompt(ctx, r); err != nil {
 					return nil, err
 				} else {
