@@ -82,6 +82,7 @@ type Options struct {
 type Server struct {
 	sess       Session
 	mcp        *mcp.Server
+	impl       *mcp.Implementation // the serverInfo a 2026-07-28 result carries (lean26.go)
 	logger     *slog.Logger
 	maxMessage int
 	beside     http.Handler
@@ -167,7 +168,8 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 	}
 	featureOptions(sess, mopts, &s.features)
 	exts := extensionsFor(sess, mopts)
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mopts)
+	s.impl = &mcp.Implementation{Name: name, Version: version}
+	s.mcp = mcp.NewServer(s.impl, mopts)
 	for _, e := range exts {
 		e.Install(sess, s.mcp)
 	}
