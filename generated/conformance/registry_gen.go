@@ -82,6 +82,8 @@ const (
 	ToolTestInputRequiredResultSampling = "test_input_required_result_sampling"
 	// Asks for a confirmation (input-required-result-tampered-state).
 	ToolTestInputRequiredResultTamperedState = "test_input_required_result_tampered_state"
+	// Needs the host's model: refused (-32021) to a host that did not declare sampling (server-stateless).
+	ToolTestMissingCapability = "test_missing_capability"
 	// Returns text, an image and a resource (conformance scenario tools-call-mixed-content).
 	ToolTestMultipleContentTypes = "test_multiple_content_types"
 	// Asks the host's model (conformance scenario tools-call-sampling).
@@ -151,6 +153,7 @@ var _toolgenGoFuncs = map[string]decl.GoFunc{
 	"test_input_required_result_request_state":   _toolgenGoTestInputRequiredResultRequestState,
 	"test_input_required_result_sampling":        _toolgenGoTestInputRequiredResultSampling,
 	"test_input_required_result_tampered_state":  _toolgenGoTestInputRequiredResultTamperedState,
+	"test_missing_capability":                    _toolgenGoTestMissingCapability,
 	"test_multiple_content_types":                _toolgenGoTestMultipleContentTypes,
 	"test_sampling":                              _toolgenGoTestSampling,
 	"test_simple_text":                           _toolgenGoTestSimpleText,
@@ -187,6 +190,7 @@ const _toolgenToolData = `[
 {"n":"test_input_required_result_request_state","d":"Asks for a confirmation (input-required-result-request-state).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
 {"n":"test_input_required_result_sampling","d":"Asks the host's model (input-required-result-basic-sampling).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
 {"n":"test_input_required_result_tampered_state","d":"Asks for a confirmation (input-required-result-tampered-state).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_missing_capability","d":"Needs the host's model: refused (-32021) to a host that did not declare sampling (server-stateless).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
 {"n":"test_multiple_content_types","d":"Returns text, an image and a resource (conformance scenario tools-call-mixed-content).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false},"rich":true},
 {"n":"test_sampling","d":"Asks the host's model (conformance scenario tools-call-sampling).","k":"go","i":{"type":"object","properties":{"prompt":{"type":"string"}},"required":["prompt"],"additionalProperties":false}},
 {"n":"test_simple_text","d":"Returns a fixed text response (conformance scenario tools-call-simple-text).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
@@ -226,6 +230,7 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UseTool, Name: "protocol_error_job"},
 			{Kind: decl.UseTool, Name: "confirm_delete"},
 			{Kind: decl.UseTool, Name: "multi_input"},
+			{Kind: decl.UseTool, Name: "test_missing_capability"},
 			{Kind: decl.UsePrompt, Name: "test_simple_prompt"},
 			{Kind: decl.UsePrompt, Name: "test_prompt_with_arguments"},
 			{Kind: decl.UseResource, Name: "static_text"},
@@ -579,6 +584,20 @@ func _toolgenGoTestInputRequiredResultTamperedState(ctx context.Context, args js
 	return json.Marshal(out)
 }
 
+// _toolgenGoTestMissingCapability runs github.com/toolgen-dev/toolgen/examples/conformance/tools.MissingCapability for tool "test_missing_capability": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestMissingCapability(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_missing_capability", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.MissingCapability(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
 // _toolgenGoTestMultipleContentTypes runs github.com/toolgen-dev/toolgen/examples/conformance/tools.MultipleContentTypes for tool "test_multiple_content_types": it decodes the arguments into
 // NoArgs and encodes the result as JSON.
 func _toolgenGoTestMultipleContentTypes(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
@@ -684,6 +703,7 @@ var (
 	_ = tools.InputConfirm
 	_ = tools.InputSampling
 	_ = tools.InputConfirm
+	_ = tools.MissingCapability
 	_ = tools.MultipleContentTypes
 	_ = tools.Sampling
 	_ = tools.SimpleText

@@ -152,6 +152,11 @@ func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]strin
 	if err != nil {
 		return nil, err
 	}
+	if caller := CallerFrom(ctx); caller != nil {
+		// A server may ask the host while it renders the prompt.
+		id := c.s.calls.add(caller)
+		defer c.s.calls.remove(id)
+	}
 	res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
 	if err != nil {
 		return nil, fmt.Errorf("server %q: prompt %q: %w", c.s.cfg.Name, name, c.redactErr(err))

@@ -171,8 +171,8 @@ func (lc *leanCalls) request(params []byte) *mcp.CallToolRequest {
 	if !ok {
 		return nil
 	}
-	if _, v := p.Meta[mcp.MetaKeyProtocolVersion]; v {
-		return nil // a request of the per-request protocol (SEP-2575)
+	if _, v := p.Meta[mcp.MetaKeyProtocolVersion]; v && !leanStateless(ss, p.Meta) {
+		return nil // a request of the per-request protocol (SEP-2575) not read here: go-sdk's
 	}
 	return &mcp.CallToolRequest{Session: ss, Params: p}
 }
@@ -205,6 +205,13 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) bo
 		head = strconv.AppendInt(head, key.n, 10)
 	}
 	head = append(head, `,"result":`...)
+	if _, v := req.Params.Meta[mcp.MetaKeyProtocolVersion]; v {
+		lc.run(func() {
+			defer lc.wg.Done()
+			lc.stateless(ctx, key, cancel, head, req)
+		})
+		return true
+	}
 	lc.run(func() {
 		defer lc.wg.Done()
 		res, _ := lc.s.handle(ctx, req) // never an error: failures are error results

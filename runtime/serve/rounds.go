@@ -90,8 +90,8 @@ func (rs *rounds) close() {
 type round struct {
 	id     string
 	cancel context.CancelFunc
-	done   chan *mcp.CallToolResult // the call's result, once
-	asked  chan struct{}            // a question was added (1 pending signal)
+	done   chan roundDone // the call's result, once
+	asked  chan struct{}  // a question was added (1 pending signal)
 
 	ctx    context.Context // the call's own, ended by end
 	ended  chan struct{}   // closed by end
@@ -105,6 +105,16 @@ type round struct {
 	pending map[string]*question // asked, not yet answered
 	sent    map[string]bool      // of pending, those the host was shown
 	timer   *time.Timer
+	caps    *mcp.InitializeParams // what the host declared in the request that started the call
+	early   mcp.InputResponseMap  // answers the host gave ahead, with its first request
+	missing []string              // capabilities required questions need that the host did not declare
+}
+
+// roundDone is how a parked call ended: a tools/call or prompts/get result,
+// or a protocol error.
+type roundDone struct {
+	res mcp.Result
+	err error
 }
 
 // question is one input request a call waits on.
@@ -131,32 +141,36 @@ func statelessHost(req mcp.Request) bool {
 	return p != nil && p.ProtocolVersion >= StatelessRevision
 }
 
-// callInRounds runs a tools/call of a stateless-revision host: a new call
-// starts parked-capable; a retry (requestState) answers the questions of
-// its parked call. Either returns the call's result, or the questions it
-// asks now.
-func (s *Server) callInRounds(ctx context.Context, req *mcp.CallToolRequest, run func(ctx context.Context) *mcp.CallToolResult) (mcp.Result, error) {
-	p := req.Params
+// callInRounds runs a tools/call or prompts/get of a stateless-revision
+// host: a new request starts parked-capable, and the answers it brings
+// answer the questions it asks by those names; a retry (requestState)
+// answers the questions of its parked call. Either returns the result,
+// or the questions it asks now.
+func (s *Server) callInRounds(ctx context.Context, req mcp.Request, state string, responses mcp.InputResponseMap, run func(ctx context.Context) (mcp.Result, error)) (mcp.Result, error) {
 	var r *round
-	if p.RequestState == "" {
-		// Answers without a state answer nothing here: a new call.
-		r = s.rounds.start(run)
+	if state == "" {
+		// Answers without a state are for this new call's own questions.
+		var caps *mcp.InitializeParams
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+			caps = ss.InitializeParams()
+		}
+		r = s.rounds.start(run, responses, caps)
 		s.parked.add(r)
 	} else {
-		id, n, err := s.rounds.verify(p.RequestState)
+		id, n, err := s.rounds.verify(state)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: " + err.Error()}
 		}
 		if r = s.rounds.get(id); r == nil {
 			if s.rounds.shared != nil { // parked on another replica, maybe
-				return s.rounds.shared.retry(ctx, id, n, p.InputResponses)
+				return s.rounds.shared.retry(ctx, id, n, responses)
 			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: the call it names is over or expired; call again"}
 		}
 		if err := s.rounds.shared.claim(ctx, id, n); err != nil {
 			return nil, err
 		}
-		if err := r.answer(p.InputResponses); err != nil {
+		if err := r.answer(responses); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
 	}
@@ -165,10 +179,10 @@ func (s *Server) callInRounds(ctx context.Context, req *mcp.CallToolRequest, run
 
 // start runs the call detached from the request that started it: it
 // outlives that request while it waits for the host's answers.
-func (rs *rounds) start(run func(ctx context.Context) *mcp.CallToolResult) *round {
+func (rs *rounds) start(run func(ctx context.Context) (mcp.Result, error), early mcp.InputResponseMap, caps *mcp.InitializeParams) *round {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &round{id: rand.Text(), ctx: ctx, cancel: cancel, ended: make(chan struct{}), done: make(chan *mcp.CallToolResult, 1), asked: make(chan struct{}, 1),
-		pending: map[string]*question{}, sent: map[string]bool{}}
+	r := &round{id: rand.Text(), ctx: ctx, cancel: cancel, ended: make(chan struct{}), done: make(chan roundDone, 1), asked: make(chan struct{}, 1),
+		pending: map[string]*question{}, sent: map[string]bool{}, early: early, caps: caps}
 	rs.mu.Lock()
 	rs.byID[r.id] = r
 	rs.mu.Unlock()
@@ -177,7 +191,8 @@ func (rs *rounds) start(run func(ctx context.Context) *mcp.CallToolResult) *roun
 	rs.wg.Add(1)
 	go func() {
 		defer rs.wg.Done()
-		r.done <- run(ctx)
+		res, err := run(ctx)
+		r.done <- roundDone{res, err}
 	}()
 	return r
 }
@@ -218,6 +233,10 @@ func (rs *rounds) waitNotifying(ctx context.Context, r *round, notify context.Co
 		r.mu.Unlock()
 	}()
 	for {
+		if need := r.need(); need != nil {
+			rs.end(r)
+			return nil, missingCapability(need)
+		}
 		if asks := r.unsent(); len(asks) > 0 {
 			r.mu.Lock()
 			r.shown++
@@ -236,9 +255,12 @@ func (rs *rounds) waitNotifying(ctx context.Context, r *round, notify context.Co
 			return inputRequired(asks, state), nil
 		}
 		select {
-		case res := <-r.done:
+		case d := <-r.done:
 			rs.end(r)
-			return completed(res), nil
+			if d.err != nil {
+				return nil, d.err
+			}
+			return completed(d.res), nil
 		case <-r.asked:
 			// Let questions asked together arrive together.
 			t := time.NewTimer(askSettle)
@@ -256,11 +278,22 @@ func (rs *rounds) waitNotifying(ctx context.Context, r *round, notify context.Co
 	}
 }
 
-// ask adds a question and waits for the host's answer to it.
+// ask adds a question and waits for the host's answer to it. It goes by
+// the name the asker gave it (mcpconn.Question) unless that one is
+// waiting already, else by kind and number; an answer the host gave ahead
+// under that name answers it at once.
 func (r *round) ask(ctx context.Context, q mcp.InputRequest, prefix string) (json.RawMessage, error) {
 	r.mu.Lock()
-	r.next++
-	key := prefix + "-" + strconv.Itoa(r.next)
+	key := mcpconn.QuestionFrom(ctx).Name
+	if _, taken := r.pending[key]; key == "" || taken {
+		r.next++
+		key = prefix + "-" + strconv.Itoa(r.next)
+	}
+	if a, ok := r.early[key]; ok {
+		delete(r.early, key)
+		r.mu.Unlock()
+		return json.Marshal(a)
+	}
 	qu := &question{req: q, answer: make(chan json.RawMessage, 1)}
 	r.pending[key] = qu
 	r.mu.Unlock()
@@ -385,18 +418,20 @@ func (c *roundCaller) Log(_ context.Context, p *mcp.LoggingMessageParams) {
 	}
 }
 
-// declared is what the host declared it can answer; nil when unknown.
+// declared is what the host declared it can answer in the request that
+// started the call (none when unknown).
 func (c *roundCaller) declared() *mcp.ClientCapabilities {
-	if h, ok := c.host.(*caller); ok {
-		if p := h.ss.InitializeParams(); p != nil && p.Capabilities != nil {
-			return p.Capabilities
-		}
+	if p := c.r.caps; p != nil && p.Capabilities != nil {
+		return p.Capabilities
 	}
 	return &mcp.ClientCapabilities{}
 }
 
 func (c *roundCaller) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 	if c.declared().Sampling == nil {
+		if err := c.r.require(ctx, "sampling"); err != nil {
+			return nil, err
+		}
 		return nil, errors.New("sampling: the host did not declare it can sample")
 	}
 	b, err := c.r.ask(ctx, p, "sampling")
@@ -421,6 +456,9 @@ func (c *roundCaller) CreateMessage(ctx context.Context, p *mcp.CreateMessagePar
 
 func (c *roundCaller) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	if c.declared().Elicitation == nil {
+		if err := c.r.require(ctx, "elicitation"); err != nil {
+			return nil, err
+		}
 		return mcpconn.Decline("the host did not declare it can elicit"), nil
 	}
 	b, err := c.r.ask(ctx, p, "elicitation")
@@ -437,6 +475,9 @@ func (c *roundCaller) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.Eli
 // ListRoots asks the host for its roots (a tool that needs them).
 func (c *roundCaller) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
 	if d := c.declared(); d.RootsV2 == nil && !d.Roots.ListChanged {
+		if err := c.r.require(ctx, "roots"); err != nil {
+			return nil, err
+		}
 		return nil, errors.New("roots: the host did not declare roots")
 	}
 	b, err := c.r.ask(ctx, &mcp.ListRootsParams{}, "roots")

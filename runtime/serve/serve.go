@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/internal/serveauth"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
@@ -98,6 +99,7 @@ func newRoundsFor(opts Options) *rounds {
 type Server struct {
 	sess       Session
 	mcp        *mcp.Server
+	impl       *mcp.Implementation // the serverInfo a 2026-07-28 result carries (lean26.go)
 	logger     *slog.Logger
 	maxMessage int
 	beside     http.Handler
@@ -175,7 +177,8 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 	featureOptions(sess, mopts, &s.features)
 	exts := extensionsFor(sess, mopts)
 	s.exts = exts
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, mopts)
+	s.impl = &mcp.Implementation{Name: name, Version: version}
+	s.mcp = mcp.NewServer(s.impl, mopts)
 	for _, e := range exts {
 		e.Install(sess, s.mcp)
 	}
@@ -298,9 +301,8 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 					return res, err
 				}
 				if statelessHost(req) {
-					return s.callInRounds(ctx, r, func(ctx context.Context) *mcp.CallToolResult {
-						res, _ := s.handle(ctx, r)
-						return res
+					return s.callInRounds(ctx, req, r.Params.RequestState, r.Params.InputResponses, func(ctx context.Context) (mcp.Result, error) {
+						return s.handle(ctx, r)
 					})
 				}
 				return s.handle(ctx, r)
@@ -313,7 +315,20 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				return s.listTools(ctx, req)
 			}
 		case "prompts/get":
+			// A server's prompt may ask the host while it renders: its
+			// connection must follow what the host declared.
+			s.perRequestHost(req)
+			s.waitHost(ctx)
 			if r, ok := req.(*mcp.GetPromptRequest); ok && r.Params != nil && s.features != nil {
+				if statelessHost(req) {
+					// An upstream's prompt may ask the host while it renders.
+					return s.callInRounds(ctx, req, r.Params.RequestState, r.Params.InputResponses, func(ctx context.Context) (mcp.Result, error) {
+						return s.features.getPrompt(ctx, r)
+					})
+				}
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+					ctx = mcpconn.WithCaller(ctx, &caller{ss: ss}) // asked by request, as in a call
+				}
 				if res, err := s.features.getPrompt(ctx, r); err != nil {
 					return nil, err
 				} else {

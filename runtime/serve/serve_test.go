@@ -163,7 +163,14 @@ func clientAt(t *testing.T, version string, connect func(*mcp.Client, *mcp.Clien
 	t.Helper()
 	changed := make(chan struct{}, 16)
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			// Never block: a loaded machine may not coalesce go-sdk's
+			// notifications, and a blocked handler hangs the client's Close.
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
 	})
 	cs, err := connect(c, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {

@@ -2,11 +2,16 @@
 // go-sdk client calling server-everything's echo directly (host → upstream
 // over stdio), through a bare relay (a process that only passes lines on:
 // the floor of any design with a process in between) and through an agent
-// binary (host → agent over stdio → upstream over stdio), in alternating
-// rounds, and prints the medians, their ratios to direct, and each
-// process's CPU time per call. `make bench` runs it.
+// binary (host → agent over stdio → upstream over stdio), the agent once
+// for a 2025-11-25 host and once for a 2026-07-28 host (no handshake, the
+// revision in every request's _meta), in alternating rounds, and prints
+// the medians, their ratios to direct (and of 2026-07-28 to 2025-11-25),
+// and each process's CPU time per call. `make bench` runs it.
 //
 //	go run ./scripts/servedbench [-rounds 3] [-calls 300] [-cpuprofile agent.prof] [-memprofile agent.mprof]
+//
+// SERVEDBENCH_PROFILE_2026=1 profiles the agent of the 2026-07-28 host
+// instead.
 //
 // It is its own agent: run with "agent" as its first argument it is an
 // agent binary (runtime/agentcli) whose one agent uses server-everything
@@ -92,6 +97,7 @@ func run(rounds, calls int, profile, memprofile string) error {
 	}
 	type side struct {
 		name, tool string
+		version    string // the host's protocol revision; "": go-sdk's default
 		cmd        *exec.Cmd
 		cs         *mcp.ClientSession
 		all        []time.Duration
@@ -101,12 +107,20 @@ func run(rounds, calls int, profile, memprofile string) error {
 	sides := []*side{
 		{name: "direct", tool: "echo", cmd: exec.Command(node, everything, "stdio")},
 		{name: "relay", tool: "echo", cmd: exec.Command(self, "relay")},
-		{name: "agent", tool: "everything__echo", cmd: exec.Command(self, "agent", "serve", "--stdio")},
+		{name: "agent", tool: "everything__echo", version: "2025-11-25", cmd: exec.Command(self, "agent", "serve", "--stdio")},
+		{name: "agent26", tool: "everything__echo", version: "2026-07-28", cmd: exec.Command(self, "agent", "serve", "--stdio")},
 	}
-	sides[1].cmd.Env, sides[2].cmd.Env = env, agentEnv
+	sides[1].cmd.Env, sides[2].cmd.Env, sides[3].cmd.Env = env, agentEnv, env
+	if os.Getenv("SERVEDBENCH_PROFILE_2026") != "" {
+		sides[2].cmd.Env, sides[3].cmd.Env = env, agentEnv // the profiles are agent26's
+	}
 	for _, sd := range sides {
 		sd.cmd.Stderr = os.Stderr
-		sd.cs, err = mcp.NewClient(&mcp.Implementation{Name: "servedbench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: sd.cmd}, nil)
+		var opts *mcp.ClientSessionOptions
+		if sd.version != "" {
+			opts = &mcp.ClientSessionOptions{ProtocolVersion: sd.version}
+		}
+		sd.cs, err = mcp.NewClient(&mcp.Implementation{Name: "servedbench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: sd.cmd}, opts)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sd.name, err)
 		}
@@ -141,10 +155,11 @@ func run(rounds, calls int, profile, memprofile string) error {
 		}
 	}
 	fmt.Printf("served path: %d alternating rounds of %d echo calls each side\n", rounds, calls)
-	fmt.Printf("%-6s %10s %10s %10s %7s %7s\n", "round", "direct", "relay", "agent", "relay×", "agent×")
+	fmt.Println("agent: a 2025-11-25 host; agent26: a 2026-07-28 host; 26/25: agent26 over agent")
+	fmt.Printf("%-6s %10s %10s %10s %10s %7s %7s %7s %7s\n", "round", "direct", "relay", "agent", "agent26", "relay×", "agent×", "agent26×", "26/25")
 	row := func(label string, m []time.Duration) {
-		fmt.Printf("%-6s %10s %10s %10s %6.2fx %6.2fx\n", label, m[0], m[1], m[2],
-			float64(m[1])/float64(m[0]), float64(m[2])/float64(m[0]))
+		fmt.Printf("%-6s %10s %10s %10s %10s %6.2fx %6.2fx %7.2fx %6.2fx\n", label, m[0], m[1], m[2], m[3],
+			float64(m[1])/float64(m[0]), float64(m[2])/float64(m[0]), float64(m[3])/float64(m[0]), float64(m[3])/float64(m[2]))
 	}
 	for r := 1; r <= rounds; r++ {
 		m := make([]time.Duration, len(sides))
@@ -169,10 +184,11 @@ func run(rounds, calls int, profile, memprofile string) error {
 	row("median", m)
 	n := time.Duration(rounds * calls)
 	perCall := func(t time.Duration) time.Duration { return (t / n).Round(time.Microsecond) }
-	fmt.Printf("CPU per call: direct: host %s, server %s; relay: host %s, relay %s, server %s; agent: host %s, agent %s, server %s\n",
+	fmt.Printf("CPU per call: direct: host %s, server %s; relay: host %s, relay %s, server %s; agent: host %s, agent %s, server %s; agent26: host %s, agent %s, server %s\n",
 		perCall(sides[0].cpu[0]), perCall(sides[0].cpu[1]),
 		perCall(sides[1].cpu[0]), perCall(sides[1].cpu[1]), perCall(sides[1].cpu[2]),
-		perCall(sides[2].cpu[0]), perCall(sides[2].cpu[1]), perCall(sides[2].cpu[2]))
+		perCall(sides[2].cpu[0]), perCall(sides[2].cpu[1]), perCall(sides[2].cpu[2]),
+		perCall(sides[3].cpu[0]), perCall(sides[3].cpu[1]), perCall(sides[3].cpu[2]))
 	return nil
 }
 

@@ -143,6 +143,11 @@ tool "multi_input" {
   task        = "optional"
 }
 
+tool "test_missing_capability" {
+  description = "Needs the host's model: refused (-32021) to a host that did not declare sampling (server-stateless)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.MissingCapability"
+}
+
 # Only listed by the suite (json-schema-2020-12): the declared schema must
 # reach tools/list byte for byte, $schema and $defs included. Calling it
 # posts to a closed local port and fails with an error result.
@@ -168,6 +173,7 @@ agent "conformance" {
       tool.test_input_required_result_tampered_state, tool.test_input_required_result_multiple_inputs,
       tool.test_input_required_result_multi_round, tool.test_input_required_result_capabilities,
       tool.greet, tool.slow_compute, tool.failing_job, tool.protocol_error_job, tool.confirm_delete, tool.multi_input,
+      tool.test_missing_capability,
       prompt.test_simple_prompt, prompt.test_prompt_with_arguments,
       resource.static_text, resource.watched, server.test,
     ]

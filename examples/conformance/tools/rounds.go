@@ -44,9 +44,10 @@ func sampleText(ctx context.Context, prompt string) (string, error) {
 	return "(not text)", nil
 }
 
-// InputElicitation asks the user's name.
+// InputElicitation asks the user's name, under the name user_name: a host
+// sees the question by that name and may answer it ahead.
 func InputElicitation(ctx context.Context, _ NoArgs) (string, error) {
-	name, err := askName(ctx, "What is your name?")
+	name, err := askName(runtime.AskAs(ctx, "user_name"), "What is your name?")
 	if err != nil {
 		return "", err
 	}
@@ -147,4 +148,15 @@ func InputCapabilities(ctx context.Context, _ NoArgs) (string, error) {
 	}()
 	wg.Wait()
 	return "Capability-aware input requests fulfilled: " + strings.Join(got, ", "), nil
+}
+
+// MissingCapability cannot work without the host's model: a host that did
+// not declare sampling gets MissingRequiredClientCapability (-32021) for
+// the call, not a tool error.
+func MissingCapability(ctx context.Context, _ NoArgs) (string, error) {
+	text, err := sampleText(runtime.Required(ctx), "Say hello")
+	if err != nil {
+		return "", err
+	}
+	return "Sampled: " + text, nil
 }

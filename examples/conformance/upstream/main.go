@@ -6,7 +6,8 @@
 // image and embedded-resource prompts of prompts-get-with-image and
 // prompts-get-embedded-resource. The agent names this server "test" with
 // the separator "_", so prompt_with_image reaches the host as the suite's
-// test_prompt_with_image.
+// test_prompt_with_image. It also serves a prompt that asks the host while
+// it renders and the hooks that change its lists (changing.go).
 package main
 
 import (
@@ -54,6 +55,7 @@ func main() {
 				{Role: "user", Content: &mcp.TextContent{Text: "Please process the embedded resource above."}},
 			}}, nil
 		})
+	addChanging(s)
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err)
 	}

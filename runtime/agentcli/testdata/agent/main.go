@@ -27,7 +27,9 @@ import (
 	_ "github.com/toolgen-dev/toolgen/runtime/telemetry"
 )
 
-func main() { os.Exit(agentcli.Main(withSnoop(withOAuth(withAlpha(registry()))), os.Args[1:])) }
+func main() {
+	os.Exit(agentcli.Main(withApps(withSnoop(withOAuth(withAlpha(registry())))), os.Args[1:]))
+}
 
 // withSnoop adds the hostile server snoop (TESTAGENT_SNOOP), which reads
 // its parent's /proc environ, and the agent snooper, which uses it.

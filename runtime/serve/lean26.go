@@ -1,0 +1,117 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The lean path for a stdio host of the stateless revision (2026-07-28):
+// its tools/call carries the protocol version, the host's capabilities and
+// info in _meta, and go-sdk checked that triple and took the declared
+// capabilities on the host's first request. A later tools/call whose _meta
+// go-sdk would accept the same way (the version exactly 2026-07-28, the
+// capabilities an object, client info absent or an object, no log level)
+// is answered here as go-sdk's path answers it: through the same
+// input-required rounds (callInRounds), with resultType and the server's
+// serverInfo in the result's _meta, or the same JSON-RPC error. Anything
+// else stays go-sdk's, as for older hosts (lean.go).
+
+// leanStatelessCalls counts the calls answered on this path (tests tell
+// by it that the path was taken).
+var leanStatelessCalls atomic.Int64
+
+// leanStateless reports whether a tools/call with meta is one this path
+// reads exactly as go-sdk would, on a session go-sdk started for a host
+// of the stateless revision.
+func leanStateless(ss *mcp.ServerSession, meta mcp.Meta) bool {
+	if p := ss.InitializeParams(); p == nil || p.ProtocolVersion != StatelessRevision {
+		return false
+	}
+	if v, _ := meta[mcp.MetaKeyProtocolVersion].(string); v != StatelessRevision {
+		return false
+	}
+	if _, ok := meta[mcp.MetaKeyLogLevel]; ok {
+		return false // sets what the call may log: go-sdk's
+	}
+	if info, ok := meta[mcp.MetaKeyClientInfo]; ok {
+		if _, obj := info.(map[string]any); !obj {
+			return false // go-sdk refuses it
+		}
+	}
+	caps, ok := meta[mcp.MetaKeyClientCapabilities].(map[string]any)
+	if !ok {
+		return false // go-sdk refuses it
+	}
+	// Only what go-sdk decodes without complaint.
+	b, err := json.Marshal(caps)
+	var c mcp.ClientCapabilities
+	return err == nil && json.Unmarshal(b, &c) == nil
+}
+
+// stateless runs a 2026-07-28 tools/call and writes its response.
+func (lc *leanCalls) stateless(ctx context.Context, key idKey, cancel context.CancelFunc, head []byte, req *mcp.CallToolRequest) {
+	s := lc.s
+	leanStatelessCalls.Add(1)
+	s.perRequestHost(req)
+	res, err := s.callInRounds(ctx, req, "", nil, func(ctx context.Context) (mcp.Result, error) {
+		return s.handle(ctx, req)
+	})
+	lc.mu.Lock()
+	delete(lc.ours, key) // before the response: the host may reuse the id then
+	lc.mu.Unlock()
+	cancel()
+	if err != nil {
+		lc.respondError(head, err)
+		return
+	}
+	// As go-sdk annotates a result of the stateless revision.
+	m := res.GetMeta()
+	if m == nil {
+		m = map[string]any{}
+	}
+	if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
+		m[mcp.MetaKeyServerInfo] = s.impl
+	}
+	res.SetMeta(m)
+	b := bytes.NewBuffer(head)
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		s.logger.Error("serve.encode", "error", err.Error())
+		b.Truncate(len(head))
+		b.WriteString(`{"resultType":"complete","content":[{"type":"text","text":"internal error: result not encodable"}],"isError":true}`)
+	} else {
+		b.Truncate(b.Len() - 1) // Encode's newline
+	}
+	b.WriteString("}\n")
+	lc.out.Write(b.Bytes())
+}
+
+// respondError writes err as go-sdk writes a handler's error: a
+// *jsonrpc.Error as it is, anything else as an internal error.
+func (lc *leanCalls) respondError(head []byte, err error) {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) {
+		rpc = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	// head ends in `"result":`: the same envelope with "error".
+	h := bytes.TrimSuffix(head, []byte(`"result":`))
+	b := bytes.NewBuffer(append([]byte(nil), h...))
+	b.WriteString(`"error":`)
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if e := enc.Encode(rpc); e != nil {
+		b.Truncate(len(h) + len(`"error":`))
+		b.WriteString(`{"code":-32603,"message":"internal error"}`)
+	} else {
+		b.Truncate(b.Len() - 1)
+	}
+	b.WriteString("}\n")
+	lc.out.Write(b.Bytes())
+}
