@@ -108,8 +108,7 @@ func TestDesignExample(t *testing.T) {
 		Trusted:    true,
 		AllowTools: []string{"get_file_*", "search_code"}, DenyTools: []string{"delete_repo"},
 		Queue: "github", Timeout: 20 * time.Second, Cache: 5 * time.Minute, StartupTimeout: 10 * time.Second,
-		ProtocolVersion: "2025-11-25",
-		HealthCheck:     &ir.HealthCheck{Interval: 15 * time.Second, Timeout: 3 * time.Second},
+		HealthCheck: &ir.HealthCheck{Interval: 15 * time.Second, Timeout: 3 * time.Second},
 	}, github, ignore); diff != "" {
 		t.Errorf("server github (-want +got):\n%s", diff)
 	}

@@ -86,7 +86,7 @@ type ServerJSON struct {
 	Sampling        string            `json:"sampling,omitempty" jsonschema:"enum=host,enum=model,enum=deny" jsonschema_description:"Who answers the server's sampling requests: the host that made the call (default), the agent's model, or nobody."`
 	Elicitation     string            `json:"elicitation,omitempty" jsonschema:"enum=host,enum=deny" jsonschema_description:"Who answers the server's elicitation requests: the host that made the call (default) or nobody."`
 	StartupTimeout  string            `json:"startup_timeout,omitempty" jsonschema_description:"Go duration; default defaults.startup_timeout."`
-	ProtocolVersion string            `json:"protocol_version,omitempty" jsonschema_description:"MCP protocol version; default \"2025-11-25\"."`
+	ProtocolVersion string            `json:"protocol_version,omitempty" jsonschema_description:"Newest MCP protocol version to offer; the server negotiates down. Default: the newest the runtime speaks (2026-07-28)."`
 	HealthCheck     *HealthCheckJSON  `json:"health_check,omitempty" jsonschema_description:"Periodic ping."`
 	Auth            *ServerAuthJSON   `json:"auth,omitempty" jsonschema_description:"http, sse: OAuth 2.1 (log in with: AGENT login SERVER)."`
 	AllowPrompts    []string          `json:"allow_prompts,omitempty" jsonschema_description:"Prompt names or globs agents may see; omitted: all (none for an untrusted server)."`

@@ -55,7 +55,10 @@ type serverBlock struct {
 	OnDrift string // warn | pin | refuse; "": decl.Server.DriftMode's default
 }
 
-const defaultProtocolVersion = "2025-11-25"
+// exampleProtocolVersion is named in the error for a malformed
+// protocol_version. Without one the runtime offers the newest revision it
+// speaks and the server negotiates down, so nothing generated pins it.
+const exampleProtocolVersion = "2025-11-25"
 
 var (
 	transports   = []string{ir.TransportHTTP, ir.TransportSSE, ir.TransportStdio, ir.TransportTCP, ir.TransportWS}
@@ -92,7 +95,7 @@ var transportAttrs = map[string][]string{
 func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Diagnostics) {
 	s := &serverBlock{
 		Name: block.Labels[0], NameRange: block.LabelRanges[0], DeclRange: block.DefRange,
-		Trusted: true, TrustRange: block.DefRange, ProtocolVersion: defaultProtocolVersion,
+		Trusted: true, TrustRange: block.DefRange,
 	}
 	diags := checkName("server", s.Name, s.NameRange)
 	content, d := block.Body.Content(serverSchema)
@@ -239,7 +242,7 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 		if !d.HasErrors() {
 			s.ProtocolVersion = v
 			if !protocolRe.MatchString(v) {
-				errAt(a.Expr.Range(), "Invalid protocol version", fmt.Sprintf("%q is not an MCP protocol version; they are dates such as %q.", v, defaultProtocolVersion))
+				errAt(a.Expr.Range(), "Invalid protocol version", fmt.Sprintf("%q is not an MCP protocol version; they are dates such as %q.", v, exampleProtocolVersion))
 			}
 		}
 	}

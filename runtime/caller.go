@@ -58,8 +58,10 @@ func Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 // sampling and elicitation only as far as the host can answer, and those
 // that declared otherwise are replaced. The channel says whether any was
 // (then Rebuild picks up the tools servers list only to such clients).
+// Sessions on one Host share connections, which declare what any of their
+// hosts declared; Close forgets this session's.
 func (s *Session) HostCapabilities(caps *mcp.ClientCapabilities) <-chan bool {
-	return s.host.mgr.SetHostCapabilities(caps)
+	return s.host.mgr.DeclareHost(s, caps)
 }
 
 // agentModelCaller is the Caller of a call to a server whose sampling the

@@ -197,6 +197,7 @@ func (s *Session) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.host.mgr.ForgetHost(s)
 	if st := s.st.Swap(nil); st != nil {
 		close(st.replaced)
 		st.teardown(false)

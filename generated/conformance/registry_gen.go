@@ -120,13 +120,12 @@ var Registry = &decl.Registry{
 
 var _toolgenServers = []decl.Server{
 	{
-		Name:            "test",
-		Transport:       "stdio",
-		Command:         "bin/conformance-upstream",
-		Trusted:         true,
-		Timeout:         30 * time.Second,
-		StartupTimeout:  10 * time.Second,
-		ProtocolVersion: "2025-11-25",
+		Name:           "test",
+		Transport:      "stdio",
+		Command:        "bin/conformance-upstream",
+		Trusted:        true,
+		Timeout:        30 * time.Second,
+		StartupTimeout: 10 * time.Second,
 	},
 }
 

@@ -102,11 +102,10 @@ var _toolgenServers = []decl.Server{
 			"testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
 			"stdio",
 		},
-		Trusted:         true,
-		AllowTools:      []string{"echo", "get-*", "trigger-long-running-operation"},
-		Timeout:         20 * time.Second,
-		StartupTimeout:  20 * time.Second,
-		ProtocolVersion: "2025-11-25",
+		Trusted:        true,
+		AllowTools:     []string{"echo", "get-*", "trigger-long-running-operation"},
+		Timeout:        20 * time.Second,
+		StartupTimeout: 20 * time.Second,
 	},
 }
 

@@ -153,7 +153,6 @@ var _toolgenServers = []decl.Server{
 		Timeout:             20 * time.Second,
 		Cache:               5 * time.Minute,
 		StartupTimeout:      10 * time.Second,
-		ProtocolVersion:     "2025-11-25",
 		HealthInterval:      15 * time.Second,
 		HealthTimeout:       3 * time.Second,
 		ForwardInstructions: true,
@@ -168,10 +167,9 @@ var _toolgenServers = []decl.Server{
 				Value: decl.Value{{Lit: "Bearer "}, {Env: "SCRAPER_TOKEN"}},
 			},
 		},
-		AllowTools:      []string{"fetch_page"},
-		Timeout:         30 * time.Second,
-		StartupTimeout:  10 * time.Second,
-		ProtocolVersion: "2025-11-25",
+		AllowTools:     []string{"fetch_page"},
+		Timeout:        30 * time.Second,
+		StartupTimeout: 10 * time.Second,
 	},
 }
 

@@ -42,7 +42,10 @@ const (
 
 // Defaults applied to a zero Config field.
 const (
-	DefaultProtocolVersion = "2025-11-25"
+	// DefaultProtocolVersion is the newest revision offered; a server that
+	// does not speak it negotiates down (server/discover, then initialize
+	// with 2025-11-25, which older servers answer with theirs).
+	DefaultProtocolVersion = "2026-07-28"
 	DefaultStartupTimeout  = 10 * time.Second
 	DefaultMaxMessageBytes = 64 << 20
 	// A server's tool list past these caps is hostile or broken: it would
@@ -72,7 +75,7 @@ type Config struct {
 	OAuth auth.OAuthHandler
 
 	StartupTimeout  time.Duration // start + handshake + first tools/list; default 10s
-	ProtocolVersion string        // default 2025-11-25
+	ProtocolVersion string        // newest revision to offer; default 2026-07-28
 	HealthInterval  time.Duration // 0: no pings
 	HealthTimeout   time.Duration // default HealthInterval/2
 	MaxMessageBytes int           // largest JSON-RPC message accepted on stdio/tcp/ws; default 64 MiB

@@ -41,7 +41,10 @@ func TestSamplingFloodCapped(t *testing.T) {
 	m := NewManager(nil)
 	defer m.Close()
 	m.SetHostCapabilities(&mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}})
-	c := acquire(t, m, fixture(newRecorder(), "flood"))
+	// The flood is of server-to-client requests, which a server may send
+	// only before 2026-07-28 (since then it asks in input-required rounds,
+	// at most ten a call in go-sdk's client).
+	c := acquire(t, m, fixture(newRecorder(), "flood", "-revisions", "2025-11-25"))
 	defer c.Release()
 	h := &host{}
 	ctx, cancel := context.WithTimeout(WithCaller(context.Background(), h), time.Minute)

@@ -22,7 +22,7 @@ import (
 // fixtureDir holds the fixture servers of testdata/mcpservers, built once.
 var fixtureDir string
 
-var fixtureNames = []string{"echo", "crash", "garbage", "silent", "slowstart", "huge", "badschema", "listchanged", "flood", "manytools"}
+var fixtureNames = []string{"echo", "crash", "garbage", "silent", "slowstart", "huge", "badschema", "listchanged", "flood", "manytools", "rounds"}
 
 func TestMain(m *testing.M) {
 	if server := os.Getenv(agentHelperEnv); server != "" {

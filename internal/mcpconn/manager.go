@@ -22,7 +22,8 @@ var ErrClosed = errors.New("connection closed")
 type Manager struct {
 	logger *slog.Logger
 
-	hostCaps atomic.Pointer[mcp.ClientCapabilities] // what the serving host declared; nil: no host
+	hostCaps atomic.Pointer[mcp.ClientCapabilities] // what the serving hosts declared, together; nil: no host
+	hosts    hosts                                  // each host's own declaration (hosts.go)
 
 	mu        sync.Mutex
 	servers   map[string]*server // by Config.key
@@ -37,14 +38,21 @@ func NewManager(logger *slog.Logger) *Manager {
 	return &Manager{logger: logger, servers: map[string]*server{}}
 }
 
-// SetHostCapabilities records what the host serving the agent declared
-// (nil: no host). Connections declare sampling and elicitation only as far
-// as it did; one that declared otherwise is replaced by a new connection
-// (made before the old one closes, whose calls finish first). The channel
-// says, once every live connection has checked, whether any was replaced
-// (its tools may have changed: servers list some tools only to clients
-// that declare what they need).
+// SetHostCapabilities records what the one host serving the agent
+// declared (nil: no host); DeclareHost is for several hosts at once.
+// Connections declare sampling and elicitation only as far as the hosts
+// did; one that declared otherwise is replaced by a new connection (made
+// before the old one closes, whose calls finish first). The channel says,
+// once every live connection has checked, whether any was replaced (its
+// tools may have changed: servers list some tools only to clients that
+// declare what they need).
 func (m *Manager) SetHostCapabilities(caps *mcp.ClientCapabilities) <-chan bool {
+	return m.DeclareHost(nil, caps)
+}
+
+// recheck stores what the hosts declare together and has every live
+// connection compare it with what it declared.
+func (m *Manager) recheck(caps *mcp.ClientCapabilities) <-chan bool {
 	m.hostCaps.Store(caps)
 	m.mu.Lock()
 	var asks []chan bool

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,7 +32,13 @@ func (c *caller) Progress(ctx context.Context, progress, total float64, message 
 // before the host sets one).
 func (c *caller) Log(ctx context.Context, p *mcp.LoggingMessageParams) { c.ss.Log(ctx, p) }
 
+// CreateMessage asks the host to sample, if it declared sampling: the
+// upstream connection is shared with other hosts and may declare it for
+// them.
 func (c *caller) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	if ip := c.ss.InitializeParams(); ip == nil || ip.Capabilities == nil || ip.Capabilities.Sampling == nil {
+		return nil, errors.New("the host that made this call did not declare sampling")
+	}
 	return c.ss.CreateMessage(ctx, p)
 }
 

@@ -55,13 +55,15 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	// all (leanCalls).
 	lean := newLeanCalls(ctx, t.server, out)
 	t.lean = lean
+	d := newDrain(lean.ctx, lean)
+	frames.drain, out.wrote = d, d.wrote
 	conn := jsonrpcline.NewConn(frames, out, jsonrpcline.Options{
 		Bad: func(err error) {
 			t.logger.Warn("serve.bad_message", "reason", err.Error(), "answered", false)
 		},
 		Take: lean.take,
 	})
-	return &forgivingConn{Connection: conn, frames: frames, logger: t.logger, lean: lean}, nil
+	return &forgivingConn{Connection: conn, frames: frames, logger: t.logger, lean: lean, drain: d}, nil
 }
 
 // forgivingConn keeps reading after go-sdk refuses one message (a batch
@@ -72,11 +74,14 @@ type forgivingConn struct {
 	frames *frameReader
 	logger *slog.Logger
 	lean   *leanCalls
+	drain  *drain
 }
 
 func (c *forgivingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if r, ok := msg.(*jsonrpc.Response); ok && r.ID.IsValid() {
 		c.lean.answered(r.ID)
+	} else if r, ok := msg.(*jsonrpc.Request); ok && r.ID.IsValid() {
+		c.drain.asking(r.ID)
 	}
 	return c.Connection.Write(ctx, msg)
 }
@@ -91,6 +96,9 @@ func (c *forgivingConn) Close() error {
 func (c *forgivingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		msg, err := c.Connection.Read(ctx)
+		if r, ok := msg.(*jsonrpc.Response); ok && err == nil {
+			c.drain.replied(r.ID)
+		}
 		if err == nil || ctx.Err() != nil || errors.Is(err, io.EOF) || c.frames.ended.Load() {
 			return msg, err
 		}
@@ -101,14 +109,19 @@ func (c *forgivingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // lockedWriter serializes go-sdk's messages and our error answers: each
 // is one Write of one whole line.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.WriteCloser
+	mu    sync.Mutex
+	w     io.WriteCloser
+	wrote func() // after each line (drain)
 }
 
 func (w *lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
+	n, err := w.w.Write(p)
+	w.mu.Unlock()
+	if w.wrote != nil {
+		w.wrote()
+	}
+	return n, err
 }
 
 func (w *lockedWriter) Close() error { return w.w.Close() }
@@ -143,6 +156,7 @@ type frameReader struct {
 	line  []byte // the line being read (its first max bytes)
 	err   error  // the input's end or failure, returned after the last frame
 	ended atomic.Bool
+	drain *drain // at the end: answers still owed (drain.go)
 }
 
 func newFrameReader(in io.ReadCloser, max int, bad func(badFrame)) *frameReader {
@@ -159,6 +173,11 @@ func (r *frameReader) Close() error { return r.in.Close() }
 func (r *frameReader) Next() ([]byte, error) {
 	for {
 		if r.err != nil {
+			if r.drain != nil {
+				if frame := r.drain.next(); frame != nil {
+					return frame, nil
+				}
+			}
 			r.ended.Store(true)
 			return nil, r.err
 		}

@@ -66,6 +66,25 @@ client() {
     done
   fi
   outcomes "$out" "" "$log" "${scenarios[@]}" >"$work/outcomes"
+  if [ "$which" = next ]; then
+    # --requirements starts every scenario at once: on a loaded machine a
+    # client can miss its startup timeout before it sends anything. Each
+    # scenario that failed runs again on its own; that run decides.
+    local again=() o
+    while read -r s o _; do [ "$o" = pass ] || again+=("$s"); done <"$work/outcomes"
+    if [ ${#again[@]} -gt 0 ]; then
+      echo "conformance: ${#again[@]} failed in the parallel run; running each again on its own"
+      local out2="$work/out2"; mkdir -p "$out2"
+      for s in "${again[@]}"; do
+        "$node" "$suite" client --command "$work/client" --scenario "$s" "${wire[@]}" --force --timeout 15000 -o "$out2" >>"$log" 2>&1 || true
+      done
+      outcomes "$out2" "" "$log" "${again[@]}" >"$work/again"
+      "$node" -e 'const fs=require("fs");const a=new Map(fs.readFileSync(process.argv[2],"utf8").trim().split("\n").map(l=>[l.split(" ")[0],l]));
+        process.stdout.write(fs.readFileSync(process.argv[1],"utf8").trim().split("\n").map(l=>a.get(l.split(" ")[0])||l).join("\n")+"\n")' \
+        "$work/outcomes" "$work/again" >"$work/outcomes2"
+      mv "$work/outcomes2" "$work/outcomes"
+    fi
+  fi
   "$node" testdata/conformance/judge.js "testdata/conformance/$client_baseline" "$work/outcomes" "client, $which suite"
 }
 

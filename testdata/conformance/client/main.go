@@ -28,6 +28,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/toolgen-dev/toolgen/internal/mcpauth"
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 )
@@ -76,6 +78,16 @@ func run(url, scenario string) error {
 
 	m := mcpconn.NewManager(logger)
 	defer m.Close()
+	// The client stands for a host that can answer an upstream's questions
+	// (elicitation, sampling), as an MCP host serving the agent would: what
+	// the server asks during a call (a server-to-client request, or a
+	// 2026-07-28 input-required result) reaches it through mcpconn's
+	// forwarding, exactly as it reaches a real host.
+	m.SetHostCapabilities(&mcp.ClientCapabilities{
+		Sampling:    &mcp.SamplingCapabilities{},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}},
+	})
+	ctx = mcpconn.WithCaller(ctx, host{})
 	c, err := m.Acquire(ctx, cfg)
 	if err != nil {
 		return err
@@ -83,30 +95,26 @@ func run(url, scenario string) error {
 	defer c.Release()
 	fmt.Printf("connected: %d tools\n", len(c.Tools()))
 
-	switch {
-	case scenario == "tools_call" || scenario == "sse-retry" || strings.HasPrefix(scenario, "auth/"):
-		// The scenario's server has add_numbers (auth servers: test-tool);
-		// call every tool it lists with arguments that fit it.
-		for _, t := range c.Tools() {
-			args := `{}`
-			if t.Name == "add_numbers" {
-				args = `{"a":5,"b":3}`
-			}
-			r, err := c.Call(ctx, t.Name, []byte(args))
-			if err != nil && login != nil && strings.Contains(err.Error(), "login") {
-				fmt.Println(err) // "run: agent login conformance": the user does
-				if err := login(); err != nil {
-					return err
-				}
-				r, err = c.Call(ctx, t.Name, []byte(args))
-			}
-			if err != nil {
-				return fmt.Errorf("tools/call %s: %w", t.Name, err)
-			}
-			fmt.Printf("%s: %s (isError=%v)\n", t.Name, r.Text(), r.IsError)
-		}
-	case strings.HasPrefix(scenario, "sep-2640-client-"):
+	if strings.HasPrefix(scenario, "sep-2640-client-") {
 		return skills(ctx, c, scenario)
+	}
+	calls, err := scenarioCalls(scenario, os.Getenv("MCP_CONFORMANCE_CONTEXT"), c.Tools())
+	if err != nil {
+		return err
+	}
+	for _, call := range calls {
+		r, err := c.Call(ctx, call.Name, call.Arguments)
+		if err != nil && login != nil && strings.Contains(err.Error(), "login") {
+			fmt.Println(err) // "run: agent login conformance": the user does
+			if err := login(); err != nil {
+				return err
+			}
+			r, err = c.Call(ctx, call.Name, call.Arguments)
+		}
+		if err != nil {
+			return fmt.Errorf("tools/call %s: %w", call.Name, err)
+		}
+		fmt.Printf("%s: %s (isError=%v)\n", call.Name, r.Text(), r.IsError)
 	}
 	return nil
 }
@@ -142,6 +150,119 @@ func skills(ctx context.Context, c *mcpconn.Conn, scenario string) error {
 		fmt.Printf("loaded %s\n", sk.URI)
 	}
 	return nil
+}
+
+// toolCall is one tools/call the scenario wants made.
+type toolCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// scenarioCalls are the calls a scenario drives, as a host's model would
+// make them: the ones its context names (toolCalls), else for scenarios
+// about calling, every tool the client kept, with arguments that fit its
+// schema. json-schema-2020-12-preservation round-trips the schema mcpconn
+// kept for its focal tool through the echo tool, so that what the
+// client's parsing dropped shows.
+func scenarioCalls(scenario, rawContext string, tools []mcpconn.Tool) ([]toolCall, error) {
+	var sc struct {
+		ToolCalls []toolCall `json:"toolCalls"`
+	}
+	if rawContext != "" {
+		if err := json.Unmarshal([]byte(rawContext), &sc); err != nil {
+			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+	}
+	if len(sc.ToolCalls) > 0 {
+		return sc.ToolCalls, nil
+	}
+	var calls []toolCall
+	switch {
+	case scenario == "json-schema-2020-12-preservation":
+		for _, t := range tools {
+			if t.Name == "json_schema_2020_12_tool" {
+				args, _ := json.Marshal(map[string]json.RawMessage{"schema": t.InputSchema})
+				calls = append(calls, toolCall{Name: "json_schema_echo", Arguments: args})
+			}
+		}
+	case scenario == "tools_call" || scenario == "sse-retry" || strings.HasPrefix(scenario, "auth/") ||
+		strings.HasPrefix(scenario, "sep-2322-") || strings.HasPrefix(scenario, "http-"):
+		for _, t := range tools {
+			calls = append(calls, toolCall{Name: t.Name, Arguments: argumentsFor(t)})
+		}
+	}
+	return calls, nil
+}
+
+// argumentsFor fills a tool's required properties with a value of their
+// type (add_numbers gets the numbers its scenario checks).
+func argumentsFor(t mcpconn.Tool) json.RawMessage {
+	if t.Name == "add_numbers" {
+		return json.RawMessage(`{"a":5,"b":3}`)
+	}
+	var schema struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	args := map[string]any{}
+	if json.Unmarshal(t.InputSchema, &schema) == nil {
+		for _, name := range schema.Required {
+			switch schema.Properties[name].Type {
+			case "number", "integer":
+				args[name] = 1
+			case "boolean":
+				args[name] = true
+			case "object":
+				args[name] = map[string]any{}
+			case "array":
+				args[name] = []any{}
+			default:
+				args[name] = "conformance"
+			}
+		}
+	}
+	b, _ := json.Marshal(args)
+	return b
+}
+
+// host answers what an upstream asks during a call as a user would: an
+// elicitation accepted with a value for every field (its default, else one
+// of its type), a sampling request with a fixed text.
+type host struct{}
+
+func (host) WantsProgress() bool                                { return false }
+func (host) Progress(context.Context, float64, float64, string) {}
+func (host) Log(context.Context, *mcp.LoggingMessageParams)     {}
+
+func (host) CreateMessage(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	return &mcp.CreateMessageResult{Role: "assistant", Model: "conformance-host", Content: &mcp.TextContent{Text: "ok"}}, nil
+}
+
+func (host) Elicit(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	content := map[string]any{}
+	var schema struct {
+		Properties map[string]struct {
+			Type    string `json:"type"`
+			Default any    `json:"default"`
+		} `json:"properties"`
+	}
+	if b, err := json.Marshal(p.RequestedSchema); err == nil && json.Unmarshal(b, &schema) == nil {
+		for name, prop := range schema.Properties {
+			switch {
+			case prop.Default != nil:
+				content[name] = prop.Default
+			case prop.Type == "boolean":
+				content[name] = true
+			case prop.Type == "number" || prop.Type == "integer":
+				content[name] = 1
+			default:
+				content[name] = "conformance"
+			}
+		}
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 }
 
 // authConfig is the server's auth block for the scenario: the mode its name

@@ -12,6 +12,13 @@ import (
 )
 
 func main() {
+	// Declared from the start: a 2026-07-28 client subscribes only to the
+	// list changes a server declares (subscriptions/listen), and this one
+	// starts without prompts or resources.
+	fixture.Capabilities = &mcp.ServerCapabilities{
+		Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+		Resources: &mcp.ResourceCapabilities{ListChanged: true},
+	}
 	fixture.Main("featureschanged", func(s *mcp.Server) {
 		schema := `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`
 		fixture.Tool(s, "add_prompt", "Add a prompt called name.", schema,

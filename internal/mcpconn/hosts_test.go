@@ -1,0 +1,44 @@
+package mcpconn
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Hosts that share the connections (serve --http's clients) each declare
+// their own capabilities: a host without sampling that comes after one
+// with it does not take sampling away from the shared connection, and
+// the call of the host that has it is still answered. Once every host
+// that declared sampling is gone, new connections no longer declare it.
+func TestHostsDeclareTogether(t *testing.T) {
+	m := NewManager(nil)
+	defer m.Close()
+	sampler := &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}
+	<-m.DeclareHost("sampler", sampler)
+	c := acquire(t, m, fixture(newRecorder(), "rounds", "-revisions", "2025-11-25"))
+	defer c.Release()
+	select {
+	case replaced := <-m.DeclareHost("plain", &mcp.ClientCapabilities{}):
+		if replaced {
+			t.Error("a host without sampling replaced the connection the sampling host uses")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("DeclareHost never answered")
+	}
+	h := &host{}
+	ctx, cancel := context.WithTimeout(WithCaller(context.Background(), h), 30*time.Second)
+	defer cancel()
+	if r, err := c.Call(ctx, "summarize", []byte(`{}`)); err != nil || r.IsError {
+		t.Fatalf("summarize for the sampling host: %q, %v", r.Text(), err)
+	}
+	if got := declared(c.s.clientOptions()); got != "sampling=true elicitation=false" {
+		t.Errorf("with both hosts the connection declares %s", got)
+	}
+	m.ForgetHost("sampler")
+	if got := declared(c.s.clientOptions()); got != "sampling=false elicitation=false" {
+		t.Errorf("after the sampling host left, a connection would declare %s", got)
+	}
+}
