@@ -77,7 +77,7 @@ func Generate(spec *ir.Spec) (map[string][]byte, hcl.Diagnostics) {
 		{RoutesFile, emitRoutes},
 		{IndexFile, emitIndexFile},
 	}
-	if len(spec.Skills) > 0 {
+	if linksSkills(spec) {
 		emitters = append(emitters, emitter{SkillsFile, emitSkills})
 	}
 	// The emitters only read the spec, and formatting dominates on big
