@@ -111,6 +111,13 @@ func (a *sessionAgent) loadSkill(ctx context.Context, args json.RawMessage) loop
 	if f.Path == decl.SkillFileName && len(sk.Files) > 1 {
 		text += "\n\n[Other files of skill " + sk.Name + ", loaded with " + decl.ToolSkillLoad + " and their path: " + strings.Join(skillPaths(sk)[1:], ", ") + "]"
 	}
+	// A skill's text fills the model's context like a tool result, so it
+	// counts against context_budget the same way.
+	if st := a.s.st.Load(); st != nil && st.budget.Limit > 0 {
+		if _, err := st.chargeBudget(ctx, len(text)); err != nil {
+			return loop.ToolOutcome{Text: fmt.Sprintf("%s: %s: %v", decl.ToolSkillLoad, sk.Name, err), IsError: true}
+		}
+	}
 	return loop.ToolOutcome{Text: text}
 }
 
