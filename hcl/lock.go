@@ -24,9 +24,25 @@ type Lock struct {
 	Servers map[string]*LockServer `json:"servers"`
 }
 
-// LockServer is one server's recorded tools/list, sorted by name.
+// LockServer is one server's recorded tools/list, sorted by name, and
+// its skills/list (the Skills extension) when it serves one.
 type LockServer struct {
-	Tools []LockTool `json:"tools"`
+	Tools  []LockTool  `json:"tools"`
+	Skills []LockSkill `json:"skills,omitempty"`
+}
+
+// LockSkill is one upstream skill: the digest of its listed frontmatter
+// and the digest of each file, as the server listed them.
+type LockSkill struct {
+	Name        string          `json:"name"`
+	Frontmatter string          `json:"frontmatter"` // decl.FrontmatterDigest
+	Files       []LockSkillFile `json:"files"`
+}
+
+// LockSkillFile is one file of a locked skill, by its path in the skill.
+type LockSkillFile struct {
+	Path   string `json:"path"`
+	Digest string `json:"digest"`
 }
 
 // LockTool is one tool as the server described it. Title, annotations,
@@ -84,7 +100,7 @@ func (l *Lock) Marshal() ([]byte, error) {
 			tools[i] = t
 		}
 		sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
-		out.Servers[name] = &LockServer{Tools: tools}
+		out.Servers[name] = &LockServer{Tools: tools, Skills: sortedLockSkills(s.Skills)}
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -134,6 +150,29 @@ func ParseLock(b []byte) (*Lock, error) {
 			seen[t.Name] = true
 		}
 		sort.Slice(s.Tools, func(i, j int) bool { return s.Tools[i].Name < s.Tools[j].Name })
+		seen = map[string]bool{}
+		for _, sk := range s.Skills {
+			if sk.Name == "" || seen[sk.Name] {
+				return nil, fmt.Errorf("server %q lists a skill without a name or twice (%q)", name, sk.Name)
+			}
+			seen[sk.Name] = true
+		}
+		s.Skills = sortedLockSkills(s.Skills)
 	}
 	return &l, nil
+}
+
+// sortedLockSkills orders skills by name and their files by path.
+func sortedLockSkills(in []LockSkill) []LockSkill {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]LockSkill, len(in))
+	for i, sk := range in {
+		sk.Files = append([]LockSkillFile(nil), sk.Files...)
+		sort.Slice(sk.Files, func(a, b int) bool { return sk.Files[a].Path < sk.Files[b].Path })
+		out[i] = sk
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

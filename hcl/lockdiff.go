@@ -42,6 +42,7 @@ func LockDiff(was, now *Lock) string {
 				}
 			}
 		}
+		lines = append(lines, lockSkillChanges(ws.Skills, ns.Skills)...)
 		if len(lines) > 0 {
 			fmt.Fprintf(&b, "server %s:\n%s\n", name, strings.Join(lines, "\n"))
 		}
@@ -115,7 +116,7 @@ func lockToolsByName(s *LockServer) map[string]*LockTool {
 	return out
 }
 
-func unionKeys(a, b map[string]*LockTool) []string {
+func unionKeys[V any](a, b map[string]V) []string {
 	seen := map[string]bool{}
 	for k := range a {
 		seen[k] = true
@@ -124,4 +125,55 @@ func unionKeys(a, b map[string]*LockTool) []string {
 		seen[k] = true
 	}
 	return slices.Sorted(maps.Keys(seen))
+}
+
+// lockSkillChanges lists the skills added, removed or changed (frontmatter,
+// files added, removed or with another digest).
+func lockSkillChanges(was, now []LockSkill) []string {
+	ws, ns := map[string]*LockSkill{}, map[string]*LockSkill{}
+	for i := range was {
+		ws[was[i].Name] = &was[i]
+	}
+	for i := range now {
+		ns[now[i].Name] = &now[i]
+	}
+	var out []string
+	for _, name := range unionKeys(ws, ns) {
+		w, n := ws[name], ns[name]
+		switch {
+		case w == nil:
+			out = append(out, fmt.Sprintf("  + skill %s: %d files", name, len(n.Files)))
+		case n == nil:
+			out = append(out, "  - skill "+name)
+		default:
+			var fields []string
+			if w.Frontmatter != n.Frontmatter {
+				fields = append(fields, fmt.Sprintf("      frontmatter:\n        - %s\n        + %s", w.Frontmatter, n.Frontmatter))
+			}
+			wf, nf := map[string]string{}, map[string]string{}
+			for _, f := range w.Files {
+				wf[f.Path] = f.Digest
+			}
+			for _, f := range n.Files {
+				nf[f.Path] = f.Digest
+			}
+			for _, p := range unionKeys(wf, nf) {
+				old, inW := wf[p]
+				cur, inN := nf[p]
+				switch {
+				case !inW:
+					fields = append(fields, fmt.Sprintf("      + file %s: %s", p, cur))
+				case !inN:
+					fields = append(fields, "      - file "+p)
+				case old != cur:
+					fields = append(fields, fmt.Sprintf("      file %s:\n        - %s\n        + %s", p, old, cur))
+				}
+			}
+			if len(fields) > 0 {
+				out = append(out, "  ~ skill "+name)
+				out = append(out, fields...)
+			}
+		}
+	}
+	return out
 }

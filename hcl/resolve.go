@@ -301,6 +301,13 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 				raw = append(raw, lt.Name)
 			}
 			r.checkListAgainst(allow, raw, "allow_tools", s.Name, s.DeclRange)
+			for _, ls := range r.cfg.lock.Servers[s.Name].Skills {
+				sk := decl.LockedSkill{Name: ls.Name, Frontmatter: ls.Frontmatter}
+				for _, f := range ls.Files {
+					sk.Files = append(sk.Files, decl.LockedSkillFile{Path: f.Path, Digest: f.Digest})
+				}
+				srv.LockedSkills = append(srv.LockedSkills, sk)
+			}
 		}
 		return srv
 	})

@@ -229,7 +229,10 @@ func (s *Session) featureSets(ctx context.Context) (*agentState, *prompts.Set, *
 	st.mu.Unlock()
 	first := func(key string) bool { _, seen := s.pool.warned.LoadOrStore("collision\x00"+key, true); return !seen }
 	ps := &prompts.Set{Sep: s.reg.Sep(), Log: st.log, First: first, Admits: func(name string) bool { return agentAdmits(a, decl.Match, name) }}
-	rs := &resources.Set{Log: st.log, First: first, Admits: func(name, uri string) bool { return agentAdmits(a, decl.MatchURI, name, uri) }, Skills: s.skillsOf(st)}
+	rs := &resources.Set{Log: st.log, First: first, Admits: func(name, uri string) bool { return agentAdmits(a, decl.MatchURI, name, uri) }, Skills: s.skillsOf(ctx, st)}
+	rs.ReadSkill = func(ctx context.Context, sk *decl.Skill, f *decl.SkillFile) ([]byte, string, error) {
+		return s.readSkillFile(ctx, st, sk, f)
+	}
 	for _, u := range uses {
 		switch u.Kind {
 		case decl.UsePrompt:

@@ -46,7 +46,7 @@ func (a *sessionAgent) skills() []*decl.Skill {
 	if st == nil {
 		return nil
 	}
-	return a.s.skillsOf(st)
+	return a.s.skillsOf(st.ctx, st)
 }
 
 // skillsPrompt lists the agent's skills for the system prompt: names and
@@ -98,17 +98,25 @@ func (a *sessionAgent) loadSkill(ctx context.Context, args json.RawMessage) loop
 	if f == nil {
 		return loop.ToolOutcome{Text: fmt.Sprintf("%s: skill %q has no file %q; its files are %s", decl.ToolSkillLoad, sk.Name, path, strings.Join(skillPaths(sk), ", ")), IsError: true}
 	}
-	if err := f.Verify(); err != nil {
+	data, mime, err := a.s.readSkillFile(ctx, a.s.st.Load(), sk, f)
+	if err != nil {
 		event.Emit(log, slog.LevelError, event.SkillLoad, slog.String("agent", a.Name()), slog.String("skill", sk.Name), slog.String("path", f.Path), slog.String("error", err.Error()))
 		return loop.ToolOutcome{Text: fmt.Sprintf("%s: %s: refused, %v", decl.ToolSkillLoad, sk.Name, err), IsError: true}
 	}
-	if !utf8.ValidString(f.Data) {
-		return loop.ToolOutcome{Text: fmt.Sprintf("%s: %s/%s is binary (%s, %d bytes) and cannot be shown as text", decl.ToolSkillLoad, sk.Name, f.Path, f.MIMEType, f.Size), IsError: true}
+	if !utf8.Valid(data) {
+		return loop.ToolOutcome{Text: fmt.Sprintf("%s: %s/%s is binary (%s, %d bytes) and cannot be shown as text", decl.ToolSkillLoad, sk.Name, f.Path, mime, f.Size), IsError: true}
 	}
 	event.Emit(log, slog.LevelInfo, event.SkillLoad, slog.String("agent", a.Name()), slog.String("skill", sk.Name), slog.String("path", f.Path), slog.Int64("bytes", f.Size))
-	text := f.Data
+	text := string(data)
 	if f.Path == decl.SkillFileName && len(sk.Files) > 1 {
 		text += "\n\n[Other files of skill " + sk.Name + ", loaded with " + decl.ToolSkillLoad + " and their path: " + strings.Join(skillPaths(sk)[1:], ", ") + "]"
+	}
+	// A skill's text fills the model's context like a tool result, so it
+	// counts against context_budget the same way.
+	if st := a.s.st.Load(); st != nil && st.budget.Limit > 0 {
+		if _, err := st.chargeBudget(ctx, len(text)); err != nil {
+			return loop.ToolOutcome{Text: fmt.Sprintf("%s: %s: %v", decl.ToolSkillLoad, sk.Name, err), IsError: true}
+		}
 	}
 	return loop.ToolOutcome{Text: text}
 }

@@ -22,20 +22,29 @@ func (s *Session) Skills(ctx context.Context) []*decl.Skill {
 		return nil
 	}
 	defer st.exit()
-	return s.skillsOf(st)
+	return s.skillsOf(ctx, st)
 }
 
-// skillsOf is the skills in force on an agent context.
-func (s *Session) skillsOf(st *agentState) []*decl.Skill {
+// skillsOf is the skills in force on an agent context: the declared ones,
+// then those of its servers (upstream_skills.go), each sorted by name. A
+// declared skill wins an exposed name an upstream one also takes.
+func (s *Session) skillsOf(ctx context.Context, st *agentState) []*decl.Skill {
 	names := st.agent.Skills
+	uses := st.agent.Use
 	st.mu.Lock()
 	if st.step != nil {
 		names = stepSkills(s.reg, st.step.bundles)
+		uses = stepUses(st.step.bundles)
 	}
 	st.mu.Unlock()
 	out := make([]*decl.Skill, 0, len(names))
 	for _, n := range names {
 		if sk := s.reg.SkillNamed(n); sk != nil {
+			out = append(out, sk)
+		}
+	}
+	for _, sk := range s.upstreamSkills(ctx, st, uses) {
+		if !slices.ContainsFunc(out, func(d *decl.Skill) bool { return d.Name == sk.Name }) {
 			out = append(out, sk)
 		}
 	}
@@ -98,7 +107,7 @@ func explainSkills(r *Registry, a *decl.Agent, bundles []string, inStep bool) []
 // findSkills ranks the agent's skills for tool_find by their names and
 // descriptions: an agent has few, so the index is built for each query.
 func (s *Session) findSkills(st *agentState, query string, limit int) []FindHit {
-	sks := s.skillsOf(st)
+	sks := s.skillsOf(st.ctx, st)
 	if len(sks) == 0 {
 		return nil
 	}

@@ -111,3 +111,27 @@ func TestSkillLoadRefusesTamperedFile(t *testing.T) {
 		t.Errorf("skill_load of a tampered file gave %+v", got)
 	}
 }
+
+// TestSkillLoadCountsAgainstBudget: a loaded skill fills the model's
+// context like a tool result, so context_budget counts it and refuses the
+// load that would go over.
+func TestSkillLoadCountsAgainstBudget(t *testing.T) {
+	load := modeltest.Turn{ToolCalls: []modeltest.Call{{Name: decl.ToolSkillLoad, Args: `{"name":"deploy"}`}}}
+	srv := modeltest.NewServer(t, load, load, modeltest.Turn{Text: "done"})
+	reg := skillRegistry(srv.OpenAIBaseURL())
+	// Room for one load of SKILL.md (36 bytes, 9 tokens), not two.
+	reg.Defaults.ContextBudget = 12
+	s := open(t, reg, "a", Options{Logger: slog.New(slog.DiscardHandler)})
+	if _, err := s.Run(context.Background(), "deploy it", RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	first := reqs[1].Messages[len(reqs[1].Messages)-1].Results
+	second := reqs[2].Messages[len(reqs[2].Messages)-1].Results
+	if len(first) != 1 || first[0].IsError || !strings.Contains(first[0].Text, "Run the canary first.") {
+		t.Errorf("first skill_load within the budget gave %+v", first)
+	}
+	if len(second) != 1 || !strings.Contains(second[0].Text, "budget exceeded") || strings.Contains(second[0].Text, "canary") {
+		t.Errorf("second skill_load over the budget gave %+v", second)
+	}
+}

@@ -76,7 +76,7 @@ func Generate(spec *ir.Spec) (map[string][]byte, hcl.Diagnostics) {
 		{RoutesFile, emitRoutes},
 		{IndexFile, emitIndexFile},
 	}
-	if len(spec.Skills) > 0 {
+	if linksSkills(spec) {
 		emitters = append(emitters, emitter{SkillsFile, emitSkills})
 	}
 	// One after the other: on a big spec each emitter holds tens of

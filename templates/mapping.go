@@ -145,6 +145,8 @@ func serverValue(s *ir.Server) decl.Server {
 		DenyResources:   s.DenyResources,
 		AllowSkills:     s.AllowSkills,
 		DenySkills:      s.DenySkills,
+		LockedSkills:    s.LockedSkills,
+		SkillsLocked:    s.LockedSkills != nil,
 	}
 	out.ForwardInstructions = s.ForwardInstructions
 	out.OnDrift = s.OnDrift

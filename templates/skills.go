@@ -13,8 +13,24 @@ import (
 )
 
 // SkillsFile holds the declared skills; it is written only when the spec
-// declares one, so that only those specs import runtime/skills.
+// declares one or a server block says which of its skills agents see
+// (linksSkills), so that only those specs import runtime/skills.
 const SkillsFile = "skills_gen.go"
+
+// linksSkills reports whether the agent serves the Skills extension: the
+// spec declares a skill, or a server sets allow_skills or deny_skills
+// (whose skills hosts then get through skills/list).
+func linksSkills(spec *ir.Spec) bool {
+	if len(spec.Skills) > 0 {
+		return true
+	}
+	for _, s := range spec.Servers {
+		if s.AllowSkills != nil || s.DenySkills != nil {
+			return true
+		}
+	}
+	return false
+}
 
 const (
 	skillsPkg     = "github.com/toolgen-dev/toolgen/runtime/skills"

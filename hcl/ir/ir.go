@@ -153,15 +153,18 @@ type Server struct {
 	HealthCheck     *HealthCheck
 	Auth            *ServerAuth   // auth.go
 	Locked          []*LockedTool // from toolgen.lock.json, sorted; nil when never locked
-	Sampling        string        // who answers its sampling requests: host (""), model, deny
-	Elicitation     string        // who answers its elicitation requests: host (""), deny
-	AllowPrompts    []string      `json:",omitempty"` // names or globs; nil: all
-	DenyPrompts     []string      `json:",omitempty"`
-	AllowResources  []string      `json:",omitempty"` // names, URIs or globs over them; nil: all
-	DenyResources   []string      `json:",omitempty"`
-	AllowSkills     []string      `json:",omitempty"` // skill names or globs; nil: all
-	DenySkills      []string      `json:",omitempty"`
-	Range           hcl.Range
+	// LockedSkills are its skills in toolgen.lock.json (sorted; nil when
+	// the lock recorded none).
+	LockedSkills   []decl.LockedSkill `json:",omitempty"`
+	Sampling       string             // who answers its sampling requests: host (""), model, deny
+	Elicitation    string             // who answers its elicitation requests: host (""), deny
+	AllowPrompts   []string           `json:",omitempty"` // names or globs; nil: all
+	DenyPrompts    []string           `json:",omitempty"`
+	AllowResources []string           `json:",omitempty"` // names, URIs or globs over them; nil: all
+	DenyResources  []string           `json:",omitempty"`
+	AllowSkills    []string           `json:",omitempty"` // skill names or globs; nil: all
+	DenySkills     []string           `json:",omitempty"`
+	Range          hcl.Range
 
 	// ForwardInstructions: the server's initialize instructions reach the
 	// host (and a loop's system prompt); default false.

@@ -62,7 +62,8 @@ func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return exitDiags
 		}
 	}
-	list := listTools(m, spec.Defaults.StartupTimeout, os.LookupEnv)
+	skills := &lockSkills{}
+	list := listToolsAndSkills(m, spec.Defaults.StartupTimeout, os.LookupEnv, skills)
 	results := spechcl.LockServers(context.Background(), spec, list, func(r spechcl.LockResult) {
 		if r.Err != nil {
 			fmt.Fprintf(stdout, "%s: error: %v\n", r.Server, r.Err)
@@ -71,6 +72,7 @@ func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	})
 	lock, kept := spechcl.Relock(old, results)
+	skills.record(lock, results)
 	if *check {
 		return lockCheck(path, old, lock, results, stdout, stderr)
 	}
@@ -104,6 +106,12 @@ func runLock(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // listTools connects to a server exactly as an agent binary would (the
 // same runtime configuration, env() read from getenv) and lists its tools.
 func listTools(m *mcpconn.Manager, startup time.Duration, getenv func(string) (string, bool)) spechcl.ToolLister {
+	return listToolsAndSkills(m, startup, getenv, nil)
+}
+
+// listToolsAndSkills is listTools that also hands each connection to
+// skills (nil: none), which lists the server's skills on it.
+func listToolsAndSkills(m *mcpconn.Manager, startup time.Duration, getenv func(string) (string, bool), skills *lockSkills) spechcl.ToolLister {
 	return func(ctx context.Context, srv *ir.Server) ([]spechcl.LockTool, error) {
 		rs := templates.RuntimeServer(srv)
 		cfg, err := runtime.ServerConfig(&rs, getenv)
@@ -121,6 +129,11 @@ func listTools(m *mcpconn.Manager, startup time.Duration, getenv func(string) (s
 			return nil, err
 		}
 		defer conn.Release()
+		if skills != nil {
+			if err := skills.collect(ctx, srv, conn); err != nil {
+				return nil, err
+			}
+		}
 		var tools []spechcl.LockTool
 		for _, t := range conn.Tools() {
 			lt := spechcl.LockTool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}

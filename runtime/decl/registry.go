@@ -108,6 +108,10 @@ type Server struct {
 	// Which of the server's skills (the Skills extension) agents may see.
 	AllowSkills []string
 	DenySkills  []string
+	// LockedSkills are the server's skills as toolgen lock recorded them;
+	// SkillsLocked says the lock recorded them at all.
+	LockedSkills []LockedSkill
+	SkillsLocked bool
 	// ForwardInstructions passes the server's initialize instructions on
 	// to the host; without it they are not shown to anyone.
 	ForwardInstructions bool

@@ -1,6 +1,7 @@
 package decl
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,6 +19,11 @@ type Skill struct {
 	// skills/list sends verbatim.
 	Frontmatter json.RawMessage
 	Files       []SkillFile // SKILL.md first, then the others by path
+
+	// Of a skill an upstream server serves (never in a registry): the
+	// server and the skill's own name there; Name is then its exposed name.
+	Server   string
+	Original string
 }
 
 // SkillFile is one file of a skill.
@@ -26,7 +32,22 @@ type SkillFile struct {
 	Size     int64
 	Digest   string // "sha256:" and 64 lowercase hex digits, of Data
 	MIMEType string
-	Data     string
+	Data     string // empty for an upstream skill's file, which is read when loaded
+	Source   string // an upstream skill's file: its URI on the server
+}
+
+// LockedSkill is an upstream skill as toolgen lock recorded it: the digest
+// of its listed frontmatter and of each of its files.
+type LockedSkill struct {
+	Name        string // the server's own name for it
+	Frontmatter string // sha256:<hex> of the frontmatter as compact JSON
+	Files       []LockedSkillFile
+}
+
+// LockedSkillFile is one file of a locked skill.
+type LockedSkillFile struct {
+	Path   string // relative to the skill's directory
+	Digest string
 }
 
 // SkillFileName is the file every skill has at its root.
@@ -62,4 +83,16 @@ func (r *Registry) SkillNamed(name string) *Skill {
 		}
 	}
 	return nil
+}
+
+// FrontmatterDigest fingerprints a listed skill's frontmatter, compacted
+// (key order is the server's and counts), for the lock file.
+func FrontmatterDigest(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		b.Reset()
+		b.Write(raw)
+	}
+	sum := sha256.Sum256(b.Bytes())
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

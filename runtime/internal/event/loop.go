@@ -12,3 +12,7 @@ const (
 // SkillLoad: the loop loaded a skill's file for the model (skill_load):
 // agent, skill, path, bytes, or error (a digest that does not match).
 const SkillLoad = "skill.load"
+
+// SkillVerifyFailed: an upstream skill's file did not match the server's
+// listing (size, digest or frontmatter) and was not handed on.
+const SkillVerifyFailed = "skill.verify_failed"

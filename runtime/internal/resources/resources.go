@@ -41,10 +41,13 @@ type Set struct {
 	// Skills are the agent's skills, whose files are resources at
 	// skill://<skill>/<path>: using the skill is what admits them, so
 	// tools.allowed does not cut them.
-	Skills  []*decl.Skill
-	Servers []Server                    // sorted by name: the first wins a URI claimed twice
-	Admits  func(name, uri string) bool // the agent's tools.allowed
-	Log     *slog.Logger
+	Skills []*decl.Skill
+	// ReadSkill is a skill file's verified bytes and MIME type (an
+	// upstream skill's come from its server).
+	ReadSkill func(ctx context.Context, sk *decl.Skill, f *decl.SkillFile) ([]byte, string, error)
+	Servers   []Server                    // sorted by name: the first wins a URI claimed twice
+	Admits    func(name, uri string) bool // the agent's tools.allowed
+	Log       *slog.Logger
 	// First reports whether a collision is news (logged once per key);
 	// nil: always.
 	First func(key string) bool
@@ -72,6 +75,7 @@ type entry struct {
 	resource *mcp.Resource
 	declared *decl.Resource
 	skill    *decl.SkillFile
+	skillOf  *decl.Skill
 	server   *Server
 }
 
@@ -94,7 +98,7 @@ func (s *Set) entries(ctx context.Context) []entry {
 				r.Name, r.Description = sk.Name, sk.Description
 			}
 			taken[r.URI] = "skill." + sk.Name
-			out = append(out, entry{resource: r, skill: f})
+			out = append(out, entry{resource: r, skill: f, skillOf: sk})
 		}
 	}
 	for _, r := range s.Declared {
@@ -107,6 +111,9 @@ func (s *Set) entries(ctx context.Context) []entry {
 	servers.EachListed(ctx, s.Log, s.Servers, "resources", Source.Resources, func(srv *Server, r *mcp.Resource) {
 		if r == nil || !Permits(srv.Filter, r.Name, r.URI) || !s.Admits("", r.URI) {
 			return
+		}
+		if strings.HasPrefix(r.URI, decl.SkillScheme) {
+			return // a server's skill files reach agents as its skills, under allow_skills
 		}
 		if owner, dup := taken[r.URI]; dup {
 			if owner != "server."+srv.Name && (s.First == nil || s.First("resource\x00"+r.URI+"\x00"+srv.Name)) {
@@ -162,6 +169,9 @@ func (s *Set) owner(ctx context.Context, uri string) (entry, error) {
 	}
 	var matches []templateEntry
 	for _, t := range s.templates(ctx) {
+		if strings.HasPrefix(uri, decl.SkillScheme) {
+			break // skill files are only the listed skills' (allow_skills)
+		}
 		if t.compiled.Match(uri) == nil {
 			continue
 		}
@@ -247,14 +257,15 @@ func (s *Set) Read(ctx context.Context, uri string) (*mcp.ReadResourceResult, er
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.URI, MIMEType: r.MIMEType, Text: r.Text}}}, nil
 	}
 	if f := e.skill; f != nil {
-		if err := f.Verify(); err != nil {
+		data, mime, err := s.ReadSkill(ctx, e.skillOf, f)
+		if err != nil {
 			return nil, err
 		}
-		c := &mcp.ResourceContents{URI: uri, MIMEType: f.MIMEType}
-		if utf8.ValidString(f.Data) {
-			c.Text = f.Data
+		c := &mcp.ResourceContents{URI: uri, MIMEType: mime}
+		if utf8.Valid(data) {
+			c.Text = string(data)
 		} else {
-			c.Blob = []byte(f.Data)
+			c.Blob = data
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
 	}
