@@ -3,7 +3,7 @@ GO      ?= go
 NPM_DIR := testdata/npm
 BIN     := bin
 
-.PHONY: all build generate test update check-generated vet fmt bench demo ci npm chromium replicas eval fuzz conformance weight
+.PHONY: all build generate test update check-generated vet fmt bench bench-all demo ci npm chromium replicas eval fuzz conformance weight
 
 all: build
 
@@ -65,7 +65,12 @@ weight:
 	scripts/weight/weight.sh
 	scripts/weight/features.sh
 
+# Issue 25's table of hot paths, each row measured in this run beside its
+# floor (a few minutes); bench-all runs every benchmark (long).
 bench:
+	$(GO) run ./scripts/benchtable | tee bench.out
+
+bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... ./templates/testdata/bench | tee bench.out
 	$(GO) run ./scripts/servedbench | tee -a bench.out
 

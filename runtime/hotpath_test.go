@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"testing"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -81,4 +82,33 @@ func TestCallDurationMetricIsTheResultsLatency(t *testing.T) {
 	if diff := got - sum; diff > 1e-12 || diff < -1e-12 {
 		t.Errorf("recorded durations sum to %gs, the Results' latencies to %gs", got, sum)
 	}
+}
+
+// tool_find's overview (the answer when no word of the query matches)
+// reads every loadable tool; it is made once per pool snapshot and
+// surface, so that a model asking in words the catalog lacks does not
+// pay for the whole catalog on every call.
+func TestToolFindOverviewIsKept(t *testing.T) {
+	reg := catalogRegistry(2000)
+	h := NewHost(slog.New(slog.DiscardHandler))
+	defer h.Close()
+	s := openCatalog(t, h, reg, "discovery")
+	defer s.Close()
+	args := json.RawMessage(`{"query":"qqqqzz"}`)
+	first := s.Call(context.Background(), decl.ToolFind, args)
+	mustOK(t, first)
+	if !strings.Contains(first.Result, "the tools here are about") {
+		t.Fatalf("no overview: %s", first.Result)
+	}
+	var again Result
+	allocs := testing.AllocsPerRun(20, func() { again = s.Call(context.Background(), decl.ToolFind, args) })
+	if again.Result != first.Result {
+		t.Errorf("the kept overview differs:\n%s\nfirst:\n%s", again.Result, first.Result)
+	}
+	if allocs > 200 {
+		t.Errorf("a repeated overview allocates %v times, want it kept (≤ 200)", allocs)
+	}
+	// a tool_load changes the surface: the overview is made again
+	mustOK(t, s.Call(context.Background(), decl.ToolLoad, json.RawMessage(`{"names":["`+reg.Tools[0].Name+`"]}`)))
+	mustOK(t, s.Call(context.Background(), decl.ToolFind, args))
 }

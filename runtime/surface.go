@@ -3,6 +3,7 @@ package runtime
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
@@ -22,6 +23,8 @@ type surface struct {
 	// resolution, inside a step only the step's bundles.
 	loadable map[string]bool // pool tools it may call or load
 	meta     metaScopes      // servers the meta tools reach
+
+	overviewMemo atomic.Pointer[overviewMemo] // tool_find's fallback, made on first use (tools.go)
 }
 
 // entry returns the callable tool of a name (or alias), nil if none.

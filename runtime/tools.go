@@ -169,18 +169,12 @@ func (c *catalog) Find(query string, limit int) ([]FindHit, string) {
 		limit = 10
 	}
 	snap := st.s.pool.snap.Load()
-	loadableSet := st.surf.Load().loadable
-	loadable := func(name string) bool { return loadableSet[name] && snap.byName[name] != nil }
-	hits, hint := snap.finder.Find(query, limit, loadable, func() []finder.Tool {
-		var out []finder.Tool
-		for _, t := range snap.tools {
-			if loadableSet[t.Name] {
-				out = append(out, finder.Tool{Name: t.Name, Original: t.Original, Server: t.Server, Category: t.Category})
-			}
-		}
-		return out
-	})
 	sf := st.surf.Load()
+	loadableSet := sf.loadable
+	loadable := func(name string) bool { return loadableSet[name] && snap.byName[name] != nil }
+	hits, hint := snap.finder.Find(query, limit, loadable, func(limit int) finder.Overview {
+		return sf.overview(snap, limit)
+	})
 	out := make([]FindHit, len(hits))
 	for i, h := range hits {
 		active := sf.entry(h.Name) != nil
@@ -420,4 +414,30 @@ func (st *agentState) metaEntry(server, tool string) *entry {
 		}
 	}
 	return e.finish()
+}
+
+// overviewMemo is a surface's last tool_find overview: it reads every
+// loadable tool, and stays right while the pool snapshot and the surface
+// (what the agent may load) are the same.
+type overviewMemo struct {
+	snap  *poolSnapshot
+	limit int
+	ov    finder.Overview
+}
+
+// overview is finder.MakeOverview over the pool tools sf lets the agent
+// load, made once per pool snapshot and limit.
+func (sf *surface) overview(snap *poolSnapshot, limit int) finder.Overview {
+	if m := sf.overviewMemo.Load(); m != nil && m.snap == snap && m.limit == limit {
+		return m.ov
+	}
+	var tools []finder.Tool
+	for _, t := range snap.tools {
+		if sf.loadable[t.Name] {
+			tools = append(tools, finder.Tool{Name: t.Name, Original: t.Original, Server: t.Server, Category: t.Category})
+		}
+	}
+	ov := finder.MakeOverview(tools, limit)
+	sf.overviewMemo.Store(&overviewMemo{snap: snap, limit: limit, ov: ov})
+	return ov
 }

@@ -71,7 +71,7 @@ func (tr *tier) related(w string, out []string) []string {
 			if term[0] == '~' || abs(len(term)-len(w)) > edits {
 				continue
 			}
-			if didyoumean.Distance(w, term) <= edits {
+			if editsWithin(w, term, edits) {
 				out = append(out, term)
 			}
 		}
@@ -80,3 +80,34 @@ func (tr *tier) related(w string, out []string) []string {
 }
 
 func abs(n int) int { return max(n, -n) }
+
+// editsWithin reports whether didyoumean.Distance(a, b) <= k, without
+// allocating for words of up to 63 bytes and stopping once a whole row of
+// the table is over k: Related runs it over the whole vocabulary.
+func editsWithin(a, b string, k int) bool {
+	if len(b) >= 64 {
+		return didyoumean.Distance(a, b) <= k
+	}
+	var rows [2][64]int
+	prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		low := i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			low = min(low, cur[j])
+		}
+		if low > k {
+			return false // distances only grow from a row's least
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)] <= k
+}

@@ -51,9 +51,9 @@ type Tool struct {
 // query it ranks tools that match part of one (search.Index.Related), and
 // when none does either it returns an overview of the tools, spread over
 // servers and categories. Both fallbacks come with a hint for the caller;
-// tools lists the tools keep lets through, in name order, and is called
-// only for the overview.
-func (f *Finder) Find(query string, limit int, keep func(string) bool, tools func() []Tool) ([]search.Hit, string) {
+// overview is called only for that last one: MakeOverview over the tools
+// keep lets through, which the caller may keep while they do not change.
+func (f *Finder) Find(query string, limit int, keep func(string) bool, overview func(limit int) Overview) ([]search.Hit, string) {
 	if hits := f.idx.SearchFunc(query, limit, keep); len(hits) > 0 {
 		return hits, ""
 	}
@@ -62,11 +62,11 @@ func (f *Finder) Find(query string, limit int, keep func(string) bool, tools fun
 			return hits, fmt.Sprintf("No tool matched the words of %q; these match words close to them (%s). %s", query, strings.Join(related[:min(len(related), 5)], ", "), PlainWords)
 		}
 	}
-	all := tools()
-	if len(all) == 0 {
+	ov := overview(limit)
+	picked, about := ov.Picked, ov.About
+	if len(picked) == 0 {
 		return nil, ""
 	}
-	picked, about := overview(all, limit)
 	hits := make([]search.Hit, len(picked))
 	for i, t := range picked {
 		hits[i] = search.Hit{Name: t.Name}
@@ -79,10 +79,23 @@ func (f *Finder) Find(query string, limit int, keep func(string) bool, tools fun
 // gives the same.
 const PlainWords = "Describe the action and the object in plain words."
 
-// overview picks up to limit tools, taking one from each server (and from
-// each category of declared tools) in turn, and names what the tools are
-// about: their servers and categories, then the words most of their names
-// share, leaving out common verbs.
+// Overview is Find's answer when nothing matches: up to limit tools and
+// what the tools are about.
+type Overview struct {
+	Picked []Tool
+	About  []string
+}
+
+// MakeOverview picks up to limit of tools (in name order), taking one from
+// each server (and from each category of declared tools) in turn, and
+// names what the tools are about: their servers and categories, then the
+// words most of their names share, leaving out common verbs. It reads
+// every tool, so a caller keeps it while the tools stay the same.
+func MakeOverview(tools []Tool, limit int) Overview {
+	picked, about := overview(tools, limit)
+	return Overview{Picked: picked, About: about}
+}
+
 func overview(tools []Tool, limit int) (picked []Tool, about []string) {
 	var groups []string
 	byGroup := map[string][]Tool{}

@@ -1,0 +1,194 @@
+// Command benchtable prints issue 25's table of hot paths, each row with
+// what this run measured and its ratio to the floor measured in the same
+// run: the in-process call against the clock reads it cannot avoid,
+// tool_find on both query sets (synthetic and the shared toolret
+// requests) over a plain and an enriched 10k catalog, and the served path
+// (scripts/servedbench) against a bare relay. `make bench` runs it; the
+// machine's load moves absolute figures, so read the ratios.
+//
+//	go run ./scripts/benchtable [-count 3] [-rounds 3] [-calls 200]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	count := flag.Int("count", 3, "runs of each in-process benchmark (medians are shown)")
+	rounds := flag.Int("rounds", 3, "servedbench's alternating rounds")
+	calls := flag.Int("calls", 200, "servedbench's calls per side per round")
+	flag.Parse()
+	if err := run(*count, *rounds, *calls); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
+}
+
+// row is one line of the table.
+type row struct{ path, measure, now, goal, holds string }
+
+func run(count, rounds, calls int) error {
+	var rows []row
+
+	// In-process call: Session.Call beside the two clock reads it makes.
+	res, err := goBench("./runtime", "^(BenchmarkSessionCall|BenchmarkClockReads)$", "200000x", count)
+	if err != nil {
+		return err
+	}
+	call, clock := res.median("BenchmarkSessionCall", "ns/op"), res.median("BenchmarkClockReads", "ns/op")
+	allocs := res.median("BenchmarkSessionCall", "allocs/op")
+	rows = append(rows, row{"`Session.Call`, in-process tool", "ns/op, allocs (÷ its 2 clock reads)",
+		fmt.Sprintf("%.0f ns, %.0f allocs (%.2f× the clock reads' %.0f ns)", call, allocs, call/clock, clock),
+		"≤ 100 ns, 0 allocs", holds(call <= 100 && allocs == 0)})
+
+	// tool_find at 10k tools.
+	res, err = goBench("./runtime", "^BenchmarkToolFind10k$", "600x", count)
+	if err != nil {
+		return err
+	}
+	for _, set := range []string{"synthetic", "toolret"} {
+		plain := res.median("BenchmarkToolFind10k/queries="+set+"/enriched=false", "p50-ns")
+		enriched := res.median("BenchmarkToolFind10k/queries="+set+"/enriched=true", "p50-ns")
+		if plain == 0 && enriched == 0 {
+			rows = append(rows, row{"`tool_find` at 10k tools, " + set + " queries", "p50 plain / enriched", "not measured (no data set)", "≤ 50 µs enriched", "–"})
+			continue
+		}
+		mean := res.median("BenchmarkToolFind10k/queries="+set+"/enriched=false", "ns/op")
+		rows = append(rows, row{"`tool_find` at 10k tools, " + set + " queries", "p50 plain / enriched (mean plain)",
+			fmt.Sprintf("%.1f / %.1f µs (%.1f µs)", plain/1e3, enriched/1e3, mean/1e3), "≤ 50 µs enriched", holds(enriched <= 50e3)})
+	}
+
+	// The served path against the bare relay, in the same run.
+	out, err := command("go", "run", "./scripts/servedbench", "-rounds", strconv.Itoa(rounds), "-calls", strconv.Itoa(calls))
+	if err != nil {
+		return err
+	}
+	os.Stdout.Write(out)
+	lat, cpu, err := servedRatios(out)
+	if err != nil {
+		return err
+	}
+	rows = append(rows,
+		row{"host → agent → server-everything `echo`, stdio", "agent latency ÷ bare relay's (medians)", fmt.Sprintf("%.2f", lat), "≤ 1.15", holds(lat <= 1.15)},
+		row{"same", "agent CPU per call ÷ relay's", fmt.Sprintf("%.2f×", cpu), "≤ 1.5×", holds(cpu <= 1.5)},
+		row{"streamable HTTP, 50 sessions, proxied `echo`", "p99 vs the best peer", "not measured: no peer (mcp-proxy, mcp-hub) in testdata/npm's lockfile", "≤ best peer", "–"},
+		row{"same, 1 and 10 sessions", "throughput vs npm mcp-proxy", "not measured: no peer in the lockfile", "≥ 2×", "–"},
+	)
+
+	fmt.Println()
+	fmt.Println("| path | measure | this run | goal | holds |")
+	fmt.Println("| --- | --- | --- | --- | --- |")
+	for _, r := range rows {
+		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.path, r.measure, r.now, r.goal, r.holds)
+	}
+	fmt.Println("\nMeasured on this machine now; under load compare the ratios, not the absolute figures.")
+	return nil
+}
+
+func holds(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "no"
+}
+
+// results are a benchmark run's values by benchmark name (without the
+// -GOMAXPROCS suffix) and unit, one per run.
+type results map[string]map[string][]float64
+
+func (r results) median(name, unit string) float64 {
+	v := slices.Clone(r[name][unit])
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+var procsSuffix = regexp.MustCompile(`-\d+$`)
+
+// goBench runs the benchmarks of pkg matching re and parses their lines.
+func goBench(pkg, re, benchtime string, count int) (results, error) {
+	out, err := command("go", "test", "-run", "^$", "-bench", re, "-benchmem", "-benchtime", benchtime, "-count", strconv.Itoa(count), pkg)
+	if err != nil {
+		return nil, err
+	}
+	return parse(out), nil
+}
+
+// parse reads benchmark lines: name, iterations, then value-unit pairs.
+func parse(out []byte) results {
+	r := results{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := procsSuffix.ReplaceAllString(f[0], "")
+		if r[name] == nil {
+			r[name] = map[string][]float64{}
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			if v, err := strconv.ParseFloat(f[i], 64); err == nil {
+				r[name][f[i+1]] = append(r[name][f[i+1]], v)
+			}
+		}
+	}
+	return r
+}
+
+var cpuLine = regexp.MustCompile(`relay: host \S+, relay (\S+?),.*agent: host \S+, agent (\S+?),`)
+
+// servedRatios reads servedbench's output: the agent's median latency over
+// the relay's, and the agent process's CPU per call over the relay
+// process's.
+func servedRatios(out []byte) (latency, cpu float64, err error) {
+	var relayX, agentX float64
+	var relayCPU, agentCPU string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 6 && f[0] == "median" {
+			relayX, _ = strconv.ParseFloat(strings.TrimSuffix(f[4], "x"), 64)
+			agentX, _ = strconv.ParseFloat(strings.TrimSuffix(f[5], "x"), 64)
+		}
+		if m := cpuLine.FindStringSubmatch(line); m != nil {
+			relayCPU, agentCPU = m[1], m[2]
+		}
+	}
+	if relayX == 0 || relayCPU == "" {
+		return 0, 0, fmt.Errorf("servedbench printed no median row or CPU line:\n%s", out)
+	}
+	r, err1 := parseDuration(relayCPU)
+	a, err2 := parseDuration(agentCPU)
+	if err1 != nil || err2 != nil || r == 0 {
+		return 0, 0, fmt.Errorf("servedbench CPU line: relay %q, agent %q", relayCPU, agentCPU)
+	}
+	return agentX / relayX, a / r, nil
+}
+
+func parseDuration(s string) (float64, error) {
+	d, err := time.ParseDuration(s)
+	return float64(d.Nanoseconds()) / 1e3, err
+}
+
+// command runs a go command from the module root, its stderr passed on.
+func command(name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
+	}
+	return out, nil
+}
