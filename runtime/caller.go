@@ -76,6 +76,14 @@ type agentModelCaller struct {
 
 func (c agentModelCaller) WantsProgress() bool { return c.host != nil && c.host.WantsProgress() }
 
+// Host is the host of the call, if it can tell (mcpconn.HostOf).
+func (c agentModelCaller) Host() any {
+	if h, ok := c.host.(mcpconn.HostOf); ok {
+		return h.Host()
+	}
+	return nil
+}
+
 func (c agentModelCaller) Progress(ctx context.Context, progress, total float64, message string) {
 	if c.host != nil {
 		c.host.Progress(ctx, progress, total, message)

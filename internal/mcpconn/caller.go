@@ -86,6 +86,9 @@ func (cs *calls) ask(now time.Time) (Caller, string) {
 		return nil, ""
 	}
 	id := cs.order[len(cs.order)-1]
+	if cs.severalHosts() {
+		return nil, "calls of several hosts are running on this server, and its request does not say which call it belongs to"
+	}
 	if cs.asked[id] >= MaxAsksPerCall {
 		return nil, fmt.Sprintf("more than %d sampling and elicitation requests in one tool call", MaxAsksPerCall)
 	}

@@ -130,9 +130,9 @@ func TestEverythingInputRequiredRounds(t *testing.T) {
 // the report of issue 22): a session opened while another host's
 // declaration replaces the upstream connection misses the tools the new
 // connection lists, and the server's question during two overlapping
-// calls of different hosts on one stdio connection goes to the host of
-// the latest call (stdio carries no link from a server's request to the
-// call that caused it).
+// calls of different hosts on one stdio connection is refused (stdio
+// carries no link from a server's request to the call that caused it, so
+// it cannot be sent to the right host; mcpconn.HostOf).
 func TestEverythingTwoRevisionsAtOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

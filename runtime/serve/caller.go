@@ -172,3 +172,7 @@ func (s *Server) waitHost(ctx context.Context) {
 	case <-s.done:
 	}
 }
+
+// Host is the MCP session the call came in on: calls of one session
+// belong to one host (mcpconn.HostOf).
+func (c *caller) Host() any { return c.ss }

@@ -398,6 +398,10 @@ type roundCaller struct {
 
 func (c *roundCaller) WantsProgress() bool { return c.host != nil && c.host.WantsProgress() }
 
+// Host is the parked call itself: a host of the stateless revision has no
+// session to tell its calls apart by (mcpconn.HostOf).
+func (c *roundCaller) Host() any { return c.r }
+
 // request is the context of the host's request open now, which the
 // transport sends notifications with (the call's own outlives requests).
 func (c *roundCaller) request() context.Context {
