@@ -1,7 +1,6 @@
 package hcl
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	skillmd "github.com/toolgen-dev/toolgen/internal/frontmatter"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -140,23 +140,7 @@ var yamlLineRe = regexp.MustCompile(`line (\d+)`)
 
 // frontmatterText is the YAML between the opening --- line and the next
 // --- line.
-func frontmatterText(src []byte) ([]byte, bool) {
-	src = bytes.TrimPrefix(src, []byte("\ufeff"))
-	first, rest, ok := bytes.Cut(src, []byte("\n"))
-	if !ok || strings.TrimRight(string(first), " \t\r") != "---" {
-		return nil, false
-	}
-	var body []byte
-	for len(rest) > 0 {
-		line, next, _ := bytes.Cut(rest, []byte("\n"))
-		if strings.TrimRight(string(line), " \t\r") == "---" {
-			return body, true
-		}
-		body = append(append(body, line...), '\n')
-		rest = next
-	}
-	return nil, false
-}
+func frontmatterText(src []byte) ([]byte, bool) { return skillmd.Text(src) }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
