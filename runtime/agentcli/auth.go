@@ -12,6 +12,7 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/mcpauth"
 	"github.com/toolgen-dev/toolgen/internal/serveauth"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // loginTimeout bounds a login: long enough for a user at a browser.
@@ -60,6 +61,7 @@ func (c *cli) logout(args []string) int {
 // serverAuth parses a command line of one SERVER and returns its OAuth
 // config; false: stop with the exit code.
 func (c *cli) serverAuth(fs *flag.FlagSet, args []string) (mcpauth.Config, int, bool) {
+	shared := fs.String("store", "", "keep the login in the store replicas share at `URL` (default $"+store.EnvURL+"), sealed with $"+store.EnvKey)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return mcpauth.Config{}, parseExit(err), false
@@ -70,6 +72,13 @@ func (c *cli) serverAuth(fs *flag.FlagSet, args []string) (mcpauth.Config, int, 
 	cfg, err := c.authConfig(pos[0])
 	if err != nil {
 		return mcpauth.Config{}, c.fail(exitFail, err), false
+	}
+	st, err := c.openStore(storeFlags{url: shared}, c.logger(slog.LevelWarn))
+	if err != nil {
+		return mcpauth.Config{}, c.fail(exitFail, err), false
+	}
+	if st != nil { // open until the command ends: it is one process's only use
+		cfg.Tokens = mcpauth.SharedTokens(st, c.opts.Getenv)
 	}
 	return cfg, exitOK, true
 }
