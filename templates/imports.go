@@ -8,7 +8,10 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/model"
 )
 
-const telemetryPkg = "github.com/toolgen-dev/toolgen/runtime/telemetry"
+const (
+	telemetryPkg  = "github.com/toolgen-dev/toolgen/runtime/telemetry"
+	redisStorePkg = "github.com/toolgen-dev/toolgen/runtime/store/redis"
+)
 
 // Link is an optional runtime package the generated registry imports for
 // its side effect (it registers itself with the runtime), and the spec's
@@ -30,6 +33,9 @@ func Links(spec *ir.Spec) []Link {
 	}
 	if spec.Telemetry {
 		why[telemetryPkg] = append(why[telemetryPkg], "toolgen { telemetry = true }")
+	}
+	if spec.Store == "redis" {
+		why[redisStorePkg] = append(why[redisStorePkg], `toolgen { store = "redis" }`)
 	}
 	pkgs := make([]string, 0, len(why))
 	for p := range why {
