@@ -35,6 +35,7 @@ type ToolgenJSON struct {
 	Separator string      `json:"separator,omitempty" jsonschema_description:"Between server and tool in exposed names; default \"__\"."`
 	Enrich    *EnrichJSON `json:"enrich,omitempty" jsonschema_description:"How toolgen enrich asks a model for each tool's search queries."`
 	Telemetry bool        `json:"telemetry,omitempty" jsonschema_description:"Link the OpenTelemetry SDK into the agent binary: Prometheus /metrics on the status page, OTLP over HTTP when OTEL_EXPORTER_OTLP_* is set. Default false: the binary records nothing and stays small."`
+	Store     string      `json:"store,omitempty" jsonschema:"enum=memory,enum=redis" jsonschema_description:"The shared store the agent binary links, for serve --store (replicas): redis links the Redis client. Default memory: nothing linked."`
 }
 
 type EnrichJSON struct {

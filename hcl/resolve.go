@@ -59,6 +59,7 @@ func resolve(cfg *config) (*ir.Spec, hcl.Diagnostics) {
 	if t := cfg.toolgen; t != nil {
 		spec.Package = t.Package
 		spec.Telemetry = t.Telemetry
+		spec.Store = t.Store
 		if t.Separator != "" {
 			spec.Separator, r.sep = t.Separator, t.Separator
 		}

@@ -3,6 +3,7 @@ package hcl
 import (
 	"fmt"
 	"go/token"
+	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -19,10 +20,17 @@ type toolgenBlock struct {
 	// Telemetry links the OpenTelemetry SDK (runtime/telemetry) into the
 	// agent binary; without it the binary records nothing.
 	Telemetry bool
+
+	// Store names the shared store the binary links ("redis": the Redis
+	// client, runtime/store/redis); "" or "memory": none.
+	Store string
 }
 
+// stores are the values of toolgen { store }.
+var stores = []string{"memory", "redis"}
+
 var toolgenSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "package"}, {Name: "separator"}, {Name: "telemetry"}},
+	Attributes: []hcl.AttributeSchema{{Name: "package"}, {Name: "separator"}, {Name: "telemetry"}, {Name: "store"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "enrich"}},
 }
 
@@ -64,6 +72,23 @@ func decodeToolgen(block *hcl.Block, ctx *hcl.EvalContext) (*toolgenBlock, hcl.D
 		v, d := evalBool(a.Expr, ctx)
 		diags = append(diags, d...)
 		t.Telemetry = v && !d.HasErrors()
+	}
+	if a := content.Attributes["store"]; a != nil {
+		s, d := evalString(a.Expr, ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if slices.Contains(stores, s) {
+				t.Store = s
+			} else {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Unknown store",
+					Detail:   fmt.Sprintf("The store %q is not one toolgen links; want one of %q.%s", s, stores, didYouMean(s, stores)),
+					Subject:  a.Expr.Range().Ptr(),
+					Context:  block.DefRange.Ptr(),
+				})
+			}
+		}
 	}
 	for _, b := range content.Blocks {
 		if t.Enrich != nil {

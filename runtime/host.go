@@ -50,7 +50,7 @@ func (h *Host) Open(ctx context.Context, reg *Registry, agent string, opts Optio
 	}
 	opts.Host = h // sub-agents open on it too
 	if opts.Connector == nil {
-		opts.Connector = mcpConnector{m: h.mgr, log: opts.Logger}
+		opts.Connector = mcpConnector{m: h.mgr, log: opts.Logger, tokens: opts.Store}
 	}
 	return openSession(ctx, h, p, reg, agent, opts)
 }

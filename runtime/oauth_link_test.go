@@ -18,7 +18,7 @@ func TestServerOAuthNotLinked(t *testing.T) {
 		t.Fatal("the runtime's tests link the OAuth client; this test needs a binary without it")
 	}
 	cfg := &mcpconn.Config{Name: "docs", Transport: mcpconn.TransportHTTP, URL: "https://docs.example/mcp"}
-	err := serverOAuth(&decl.Server{Name: "docs", Transport: "http", Auth: &decl.ServerAuth{Scopes: []string{"docs:read"}}}, cfg, nil, nil)
+	err := serverOAuth(&decl.Server{Name: "docs", Transport: "http", Auth: &decl.ServerAuth{Scopes: []string{"docs:read"}}}, cfg, nil, nil, nil)
 	if !errors.Is(err, oauthlink.ErrNotLinked) {
 		t.Fatalf("serverOAuth = %v, want ErrNotLinked", err)
 	}
@@ -30,7 +30,7 @@ func TestServerOAuthNotLinked(t *testing.T) {
 	if cfg.OAuth != nil {
 		t.Error("the server got an OAuth handler")
 	}
-	if err := serverOAuth(&decl.Server{Name: "plain", Transport: "http"}, cfg, nil, nil); err != nil {
+	if err := serverOAuth(&decl.Server{Name: "plain", Transport: "http"}, cfg, nil, nil, nil); err != nil {
 		t.Errorf("a server without auth: %v", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/internal/finder"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 	"github.com/toolgen-dev/toolgen/runtime/search"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // PoolTool is one tool of a registry's pool: a declared tool, a server tool
@@ -402,7 +403,7 @@ func (p *Pool) newFinder(tools []*PoolTool, prev *finder.Finder) *finder.Finder 
 // startEnrichment turns on run-time enrichment when the spec opts in:
 // once per pool, with the model and environment of the first session.
 // Without a usable model (a key not set) the cache still answers.
-func (p *Pool) startEnrichment(models *models, logger *slog.Logger) {
+func (p *Pool) startEnrichment(models *models, logger *slog.Logger, shared store.Store) {
 	e := p.reg.Enrich
 	if e == nil {
 		return
@@ -413,6 +414,9 @@ func (p *Pool) startEnrichment(models *models, logger *slog.Logger) {
 		return
 	}
 	en := &enrich.Enricher{Queries: e.Queries, Concurrency: e.Concurrency}
+	if shared != nil { // replicas share answers: the model is asked once per fleet
+		en.Shared = shared
+	}
 	if d := p.reg.Model(e.Model); d != nil {
 		if n, err := d.ModelName.Resolve(models.getenv); err == nil {
 			en.ModelName = d.Provider + " " + n

@@ -46,7 +46,7 @@ func openSession(ctx context.Context, h *Host, p *Pool, reg *Registry, agent str
 	if opts.models == nil {
 		opts.models = newModels(reg, opts.Getenv)
 	}
-	p.startEnrichment(opts.models, opts.Logger)
+	p.startEnrichment(opts.models, opts.Logger, opts.Store)
 	s := &Session{host: h, reg: reg, pool: p, opts: opts, subs: map[int]func(){}}
 	s.scrub = pipeline.Secrets(reg, opts.Getenv, opts.Logger, opts.Depth == 0)
 	s.opts.Logger = slog.New(s.scrub.Handler(opts.Logger.Handler())) // events carry what hosts and servers sent

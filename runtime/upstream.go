@@ -10,6 +10,7 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/oauthlink"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // Upstream is one live MCP server connection as a session sees it. The
@@ -67,10 +68,12 @@ const (
 type mcpConnector struct {
 	m   *mcpconn.Manager
 	log *slog.Logger
+
+	tokens store.Store // nil: OAuth logins in the per-user files
 }
 
 func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func(string) (string, bool)) (Upstream, error) {
-	cfg, err := serverConfig(srv, getenv, c.log)
+	cfg, err := serverConfig(srv, getenv, c.log, c.tokens)
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +93,13 @@ func (c mcpConnector) Acquire(ctx context.Context, srv *decl.Server, getenv func
 // and the variable; every value read is marked for redaction, so secrets
 // never reach events or error messages.
 func ServerConfig(srv *decl.Server, getenv func(string) (string, bool)) (mcpconn.Config, error) {
-	return serverConfig(srv, getenv, nil)
+	return serverConfig(srv, getenv, nil, nil)
 }
 
 // serverConfig is ServerConfig with the logger OAuth events go to (nil:
-// discarded).
-func serverConfig(srv *decl.Server, getenv func(string) (string, bool), log *slog.Logger) (mcpconn.Config, error) {
+// discarded) and the shared store OAuth logins are kept in (nil: the
+// per-user files).
+func serverConfig(srv *decl.Server, getenv func(string) (string, bool), log *slog.Logger, tokens store.Store) (mcpconn.Config, error) {
 	cfg := mcpconn.Config{
 		Name:            srv.Name,
 		Transport:       srv.Transport,
@@ -131,7 +135,7 @@ func serverConfig(srv *decl.Server, getenv func(string) (string, bool), log *slo
 		}
 		cfg.URL = u
 	}
-	if err := serverOAuth(srv, &cfg, getenv, log); err != nil {
+	if err := serverOAuth(srv, &cfg, getenv, log, tokens); err != nil {
 		return mcpconn.Config{}, err
 	}
 	if len(srv.Headers) > 0 {
@@ -174,8 +178,9 @@ func (u *mcpUpstream) Release() { u.c.Release() }
 // login SERVER` stored (never starting a login itself). Without a stored
 // login, or with one revoked, connecting fails with "run: AGENT login
 // SERVER" and the server stays red, retried in the background, until a
-// login in another process stores a token.
-func serverOAuth(srv *decl.Server, cfg *mcpconn.Config, getenv func(string) (string, bool), log *slog.Logger) error {
+// login in another process stores a token. With a shared store the login
+// is the fleet's, sealed there, and one replica's refresh serves all.
+func serverOAuth(srv *decl.Server, cfg *mcpconn.Config, getenv func(string) (string, bool), log *slog.Logger, tokens store.Store) error {
 	if srv.Auth == nil {
 		return nil
 	}
@@ -184,7 +189,7 @@ func serverOAuth(srv *decl.Server, cfg *mcpconn.Config, getenv func(string) (str
 		return oauthlink.NotLinked(srv.Name)
 	}
 	// log: auth.refresh and auth.refresh_failed, with the server's other events.
-	h, secrets, err := c.Handler(srv, cfg.URL, getenv, log)
+	h, secrets, err := c.Handler(oauthlink.Server{Decl: srv, URL: cfg.URL, Getenv: getenv, Log: log, Shared: tokens})
 	if err != nil {
 		return err
 	}

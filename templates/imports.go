@@ -9,9 +9,10 @@ import (
 )
 
 const (
-	telemetryPkg = "github.com/toolgen-dev/toolgen/runtime/telemetry"
-	tasksPkg     = "github.com/toolgen-dev/toolgen/runtime/tasks" // MCP tasks: sub-agents, spawn_agents, task tools
-	oauthPkg     = "github.com/toolgen-dev/toolgen/runtime/oauth"
+	telemetryPkg  = "github.com/toolgen-dev/toolgen/runtime/telemetry"
+	tasksPkg      = "github.com/toolgen-dev/toolgen/runtime/tasks" // MCP tasks: sub-agents, spawn_agents, task tools
+	oauthPkg      = "github.com/toolgen-dev/toolgen/runtime/oauth"
+	redisStorePkg = "github.com/toolgen-dev/toolgen/runtime/store/redis"
 )
 
 // Link is an optional runtime package the generated registry imports for
@@ -52,6 +53,9 @@ func Links(spec *ir.Spec) []Link {
 	}
 	if spec.Telemetry {
 		why[telemetryPkg] = append(why[telemetryPkg], "toolgen { telemetry = true }")
+	}
+	if spec.Store == "redis" {
+		why[redisStorePkg] = append(why[redisStorePkg], `toolgen { store = "redis" }`)
 	}
 	pkgs := make([]string, 0, len(why))
 	for p := range why {

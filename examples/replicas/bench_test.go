@@ -1,7 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,4 +76,80 @@ func startReplica(b *testing.B, args ...string) string {
 		b.Fatalf("%v\n%s", err, r.log)
 	}
 	return addr
+}
+
+// BenchmarkStoreThroughput: one replica with Redis, 16 hosts calling at
+// once; reports calls per second of the replica's own CPU time (user +
+// system, from /proc), the figure of the README's capacity model, and the
+// replica's resident memory after the run. Linux only.
+//
+//	go test -run '^$' -bench StoreThroughput -benchtime 2000x ./examples/replicas/
+func BenchmarkStoreThroughput(b *testing.B) {
+	redistest.Need(b, "redis-server")
+	srv := redistest.Start(b, "--appendfsync", "everysec")
+	addr, pid := startReplicaPID(b, "--store", srv.URL())
+	for _, call := range []struct {
+		name string
+		tool string
+		args any
+	}{
+		{"echo", "echo", map[string]string{"text": "hi"}},
+		{"spill", "report", map[string]int{"lines": 300}},
+	} {
+		b.Run(call.name, func(b *testing.B) {
+			cpu0 := cpuTime(b, pid)
+			b.SetParallelism(8) // 16 hosts on 2 cores
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if r := callTool(addr, call.tool, call.args); r.Err != nil || r.IsError {
+						b.Errorf("%+v", r)
+						return
+					}
+				}
+			})
+			if used := (cpuTime(b, pid) - cpu0).Seconds(); used > 0 {
+				b.ReportMetric(float64(b.N)/used, "calls/cpu-s")
+			}
+			b.ReportMetric(float64(rss(b, pid))/(1<<20), "rss-MiB")
+		})
+	}
+}
+
+func startReplicaPID(b *testing.B, args ...string) (string, int) {
+	addr := startReplica(b, args...)
+	// startReplica's process is the newest child serving addr.
+	out, err := exec.Command("pgrep", "-n", "-f", "serve --http "+addr).Output()
+	if err != nil {
+		b.Fatalf("pgrep: %v", err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	return addr, pid
+}
+
+// cpuTime is a process's user + system time (/proc/PID/stat, in ticks of
+// 1/100 s).
+func cpuTime(b *testing.B, pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// rss is a process's resident memory in bytes (/proc/PID/status VmRSS).
+func rss(b *testing.B, pid int) int {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return kb << 10
+		}
+	}
+	return 0
 }

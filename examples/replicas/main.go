@@ -4,8 +4,9 @@
 //
 //	replicas-agent serve --http 127.0.0.1:8080 --store redis://127.0.0.1:6379/0
 //
-// The blank import links the Redis store; an agent without it links no
-// Redis client and refuses a redis:// store, saying what to add.
+// The spec's toolgen { store = "redis" } makes the generated registry link
+// the Redis store; an agent without it links no Redis client and refuses a
+// redis:// store, saying what to declare.
 package main
 
 //go:generate go tool toolgen generate -o ../../generated/replicas ./spec
@@ -15,7 +16,6 @@ import (
 
 	"github.com/toolgen-dev/toolgen/generated/replicas"
 	"github.com/toolgen-dev/toolgen/runtime/agentcli"
-	_ "github.com/toolgen-dev/toolgen/runtime/store/redis"
 )
 
 func main() { os.Exit(agentcli.Main(replicas.Registry, os.Args[1:])) }

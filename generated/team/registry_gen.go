@@ -84,13 +84,12 @@ var Registry = &decl.Registry{
 
 var _toolgenServers = []decl.Server{
 	{
-		Name:            "docs",
-		Transport:       "http",
-		URL:             decl.Value{{Env: "TEAM_DOCS_URL"}},
-		Trusted:         true,
-		Timeout:         30 * time.Second,
-		StartupTimeout:  10 * time.Second,
-		ProtocolVersion: "2025-11-25",
+		Name:           "docs",
+		Transport:      "http",
+		URL:            decl.Value{{Env: "TEAM_DOCS_URL"}},
+		Trusted:        true,
+		Timeout:        30 * time.Second,
+		StartupTimeout: 10 * time.Second,
 		Auth: &decl.ServerAuth{
 			Mode:         "client_credentials",
 			ClientID:     decl.Value{{Env: "TEAM_DOCS_CLIENT_ID"}},

@@ -50,6 +50,8 @@ type Spec struct {
 	// Telemetry: toolgen { telemetry = true } links the OpenTelemetry SDK
 	// (runtime/telemetry) into the agent binary.
 	Telemetry bool `json:",omitempty"`
+	// Store: toolgen { store = "redis" } links runtime/store/redis.
+	Store string `json:",omitempty"`
 
 	// Catalog is every tool known at generate time, by exposed name, sorted:
 	// declared tools plus the tools of each server recorded in the lock file

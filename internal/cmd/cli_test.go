@@ -49,6 +49,7 @@ var cliCases = []cliCase{
 	{"validate-design-json", "validate --format=json testdata/specs/valid/design", nil},
 	{"validate-full", "validate testdata/specs/valid/full", nil},
 	{"build-info-team", "build-info examples/team/spec", nil},
+	{"build-info-replicas", "build-info examples/replicas/spec", nil},
 	{"build-info-minimal", "build-info testdata/specs/valid/minimal", nil},
 	{"validate-json-syntax", "validate --format=short testdata/specs/valid/json", nil},
 	{"validate-text-unknown-references", "validate testdata/specs/invalid/unknown_references", nil},

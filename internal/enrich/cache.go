@@ -38,6 +38,10 @@ type Enricher struct {
 	Batch       int
 	// Dir is the cache directory; empty means CacheDir().
 	Dir string
+	// Shared, when set, is a cache the replicas of an agent share (their
+	// runtime/store): an answer one replica got serves the others, each
+	// keeping it in Dir too. Its failures only cost a question.
+	Shared SharedCache
 
 	mu       sync.Mutex
 	inFlight map[string]bool // hashes being asked about
@@ -113,6 +117,11 @@ func (e *Enricher) EnrichMissing(ctx context.Context, tools []Tool) (*Found, err
 		}
 		claimed = append(claimed, t)
 		c, ok := readEntry(root, t)
+		if !ok && e.Shared != nil {
+			if c, ok = e.readShared(ctx, t); ok {
+				writeEntry(root, c) // this replica's disk, for the next start
+			}
+		}
 		switch {
 		case ok && c.Queries != nil:
 			found.Queries[t.Name] = c.Queries
@@ -147,6 +156,7 @@ func (e *Enricher) EnrichMissing(ctx context.Context, tools []Tool) (*Found, err
 		if err := writeEntry(root, c); err != nil && writeErr == nil {
 			writeErr = fmt.Errorf("enrich: cache: %w", err)
 		}
+		e.writeShared(ctx, c)
 	})
 	err = a.askAll(ctx, ask)
 	found.Requests, found.Usage = a.requests, a.usage
@@ -206,7 +216,15 @@ func readEntry(root *os.Root, t Tool) (entry, bool) {
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxEntryBytes+1))
-	if err != nil || len(b) > maxEntryBytes {
+	if err != nil {
+		return entry{}, false
+	}
+	return parseEntry(b, t)
+}
+
+// parseEntry checks a cached entry of t, from a file or the shared cache.
+func parseEntry(b []byte, t Tool) (entry, bool) {
+	if len(b) > maxEntryBytes {
 		return entry{}, false
 	}
 	var c entry

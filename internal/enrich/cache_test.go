@@ -13,6 +13,7 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/enrich"
 	"github.com/toolgen-dev/toolgen/internal/model/modeltest"
 	"github.com/toolgen-dev/toolgen/runtime/search"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 func newEnricher(t *testing.T, provider string, s *scribe, dir string) (*enrich.Enricher, *modeltest.Server) {
@@ -208,5 +209,34 @@ func TestEnricherConcurrentCalls(t *testing.T) {
 	found, _ := e.EnrichMissing(ctxFor(t), memoryTools)
 	if found.Cached != len(memoryTools) {
 		t.Errorf("after the calls, %d cached", found.Cached)
+	}
+}
+
+// TestEnricherSharedCache: replicas with their own cache directories and
+// one shared store ask the model once between them: the second replica
+// takes the first's answers from the store (and keeps them on its disk).
+func TestEnricherSharedCache(t *testing.T) {
+	shared := store.NewMemory()
+	first, srv := newEnricher(t, "openai", newScribe(t), filepath.Join(t.TempDir(), "r1"))
+	first.Shared = shared
+	found, err := first.EnrichMissing(ctxFor(t), memoryTools)
+	if err != nil || found.Asked != len(memoryTools) || len(srv.Requests()) != len(memoryTools) {
+		t.Fatalf("first replica: asked %d, %d requests, %v", found.Asked, len(srv.Requests()), err)
+	}
+	dir2 := filepath.Join(t.TempDir(), "r2")
+	second, srv2 := newEnricher(t, "openai", newScribe(t), dir2)
+	second.Shared = shared
+	found2, err := second.EnrichMissing(ctxFor(t), memoryTools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv2.Requests()); n != 0 || found2.Cached != len(memoryTools) || found2.Asked != 0 {
+		t.Fatalf("second replica: %d requests, %d cached, %d asked; want all from the shared store", n, found2.Cached, found2.Asked)
+	}
+	if diff := cmp.Diff(found.Queries, found2.Queries); diff != "" {
+		t.Errorf("shared queries differ (-asked +shared):\n%s", diff)
+	}
+	if entries, _ := os.ReadDir(dir2); len(entries) != len(memoryTools) {
+		t.Errorf("the second replica kept %d entries on its disk, want %d", len(entries), len(memoryTools))
 	}
 }

@@ -104,6 +104,9 @@ type Config struct {
 
 	// Store holds the tokens; nil: DefaultStore.
 	Store *Store
+	// Tokens, when set, holds the tokens instead of Store: the store a
+	// fleet of replicas shares (SharedTokens).
+	Tokens TokenStore
 	// HTTPClient makes every request (discovery, registration, token);
 	// nil: http.DefaultClient.
 	HTTPClient *http.Client
@@ -260,11 +263,18 @@ func (c *Config) key() Key {
 	return Key{ServerURL: c.URL, Client: client}
 }
 
-func (c *Config) store() (*Store, error) {
+func (c *Config) store() (TokenStore, error) {
+	if c.Tokens != nil {
+		return c.Tokens, nil
+	}
 	if c.Store != nil {
 		return c.Store, nil
 	}
-	return DefaultStore()
+	s, err := DefaultStore()
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func (c *Config) httpClient() *http.Client {

@@ -71,9 +71,9 @@ var shared struct {
 // connection to the server uses one token and one background refresh.
 // A handler lives as long as the process.
 func Shared(cfg Config) (*Handler, error) {
-	id := fmt.Sprintf("%q %p %p %p", []string{cfg.Server, cfg.URL, cfg.Transport, cfg.Mode, cfg.ClientID, cfg.ClientSecret,
+	id := fmt.Sprintf("%q %p %p %p %p", []string{cfg.Server, cfg.URL, cfg.Transport, cfg.Mode, cfg.ClientID, cfg.ClientSecret,
 		cfg.PrivateKey, cfg.PrivateKeyFile, cfg.SigningAlg, cfg.ClientMetadataURL, strings.Join(cfg.Scopes, " "), cfg.RedirectURI,
-		cfg.Issuer, cfg.IDPIssuer, cfg.IDPClientID, cfg.IDPClientSecret, cfg.IDToken}, cfg.Store, cfg.HTTPClient, cfg.Logger)
+		cfg.Issuer, cfg.IDPIssuer, cfg.IDPClientID, cfg.IDPClientSecret, cfg.IDToken}, cfg.Store, cfg.Tokens, cfg.HTTPClient, cfg.Logger)
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if h := shared.handlers[id]; h != nil {

@@ -34,7 +34,7 @@ const renewTimeout = 30 * time.Second
 type Handler struct {
 	cfg     Config
 	key     Key
-	store   *Store // nil: tokens live in memory only (client_credentials, id_token from the environment)
+	store   TokenStore // nil: tokens live in memory only (client_credentials, id_token from the environment)
 	log     *slog.Logger
 	sec     secrets
 	now     func() time.Time

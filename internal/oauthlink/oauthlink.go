@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // Package is the import path that links the OAuth client.
@@ -25,18 +26,26 @@ const Package = "github.com/toolgen-dev/toolgen/runtime/oauth"
 // ErrNotLinked: a server declares auth and the OAuth client is not linked.
 var ErrNotLinked = errors.New("the OAuth client is not linked")
 
-// Client is the OAuth client of servers with an auth block. srv has one;
-// url is its resolved URL; getenv reads its env() values now.
+// Server is one server with an auth block, as the OAuth client needs it.
+type Server struct {
+	Decl   *decl.Server
+	URL    string                      // the resolved URL
+	Getenv func(string) (string, bool) // reads its env() values now
+	Log    *slog.Logger                // auth.* events
+	Shared store.Store                 // the fleet's store for its login (sealed there); nil: the user's files
+}
+
+// Client is the OAuth client of servers with an auth block.
 type Client interface {
 	// Handler is the process's one handler of srv, using the login that
 	// `AGENT login SERVER` stored; secrets are the env() values it read,
 	// for the caller's redactor.
-	Handler(srv *decl.Server, url string, getenv func(string) (string, bool), log *slog.Logger) (h auth.OAuthHandler, secrets []string, err error)
+	Handler(srv Server) (h auth.OAuthHandler, secrets []string, err error)
 	// Login runs srv's login with a user at hand (a browser unless
 	// noBrowser: then only the URL is printed to out) and stores the tokens.
-	Login(ctx context.Context, srv *decl.Server, url string, getenv func(string) (string, bool), log *slog.Logger, noBrowser bool, out io.Writer) error
+	Login(ctx context.Context, srv Server, noBrowser bool, out io.Writer) error
 	// Logout forgets srv's stored login; false: there was none.
-	Logout(srv *decl.Server, url string, getenv func(string) (string, bool), log *slog.Logger) (bool, error)
+	Logout(srv Server) (bool, error)
 }
 
 var linked struct {

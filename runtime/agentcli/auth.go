@@ -12,6 +12,7 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/oauthlink"
 	"github.com/toolgen-dev/toolgen/internal/serveauth"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // loginTimeout bounds a login: long enough for a user at a browser.
@@ -28,7 +29,7 @@ func (c *cli) login(args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, loginTimeout)
 	defer cancel()
-	if err := a.client.Login(ctx, a.srv, a.url, c.opts.Getenv, a.log, *noBrowser, c.stderr); err != nil {
+	if err := a.client.Login(ctx, a.srv, *noBrowser, c.stderr); err != nil {
 		return c.fail(exitFail, err)
 	}
 	return exitOK
@@ -41,14 +42,14 @@ func (c *cli) logout(args []string) int {
 	if !ok {
 		return code
 	}
-	had, err := a.client.Logout(a.srv, a.url, c.opts.Getenv, a.log)
+	had, err := a.client.Logout(a.srv)
 	if err != nil {
 		return c.fail(exitFail, err)
 	}
 	if had {
-		fmt.Fprintf(c.stderr, "Logged out of server %q (the tokens stay valid at the authorization server until they expire or are revoked there).\n", a.srv.Name)
+		fmt.Fprintf(c.stderr, "Logged out of server %q (the tokens stay valid at the authorization server until they expire or are revoked there).\n", a.srv.Decl.Name)
 	} else {
-		fmt.Fprintf(c.stderr, "Server %q had no stored login.\n", a.srv.Name)
+		fmt.Fprintf(c.stderr, "Server %q had no stored login.\n", a.srv.Decl.Name)
 	}
 	return exitOK
 }
@@ -56,14 +57,13 @@ func (c *cli) logout(args []string) int {
 // serverLogin is what login and logout need of one server with auth.
 type serverLogin struct {
 	client oauthlink.Client
-	srv    *decl.Server
-	url    string
-	log    *slog.Logger
+	srv    oauthlink.Server
 }
 
 // serverAuth parses a command line of one SERVER and returns its OAuth
 // login; false: stop with the exit code.
 func (c *cli) serverAuth(fs *flag.FlagSet, args []string) (serverLogin, int, bool) {
+	shared := fs.String("store", "", "keep the login in the store replicas share at `URL` (default $"+store.EnvURL+"), sealed with $"+store.EnvKey)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return serverLogin{}, parseExit(err), false
@@ -73,6 +73,10 @@ func (c *cli) serverAuth(fs *flag.FlagSet, args []string) (serverLogin, int, boo
 	}
 	a, err := c.authConfig(pos[0])
 	if err != nil {
+		return serverLogin{}, c.fail(exitFail, err), false
+	}
+	// Open until the command ends: it is this process's only use.
+	if a.srv.Shared, err = c.openStore(storeFlags{url: shared}, c.logger(slog.LevelWarn)); err != nil {
 		return serverLogin{}, c.fail(exitFail, err), false
 	}
 	return a, exitOK, true
@@ -108,7 +112,7 @@ func (c *cli) authConfig(name string) (serverLogin, error) {
 		return serverLogin{}, fmt.Errorf("server %q: url: %w", name, err)
 	}
 	// The auth.* events on stderr, as every command's.
-	return serverLogin{client: client, srv: srv, url: url, log: c.logger(slog.LevelInfo)}, nil
+	return serverLogin{client: client, srv: oauthlink.Server{Decl: srv, URL: url, Getenv: c.opts.Getenv, Log: c.logger(slog.LevelInfo)}}, nil
 }
 
 // serveAuthFlags are serve --http's authentication flags.

@@ -14,13 +14,13 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpauth"
 	"github.com/toolgen-dev/toolgen/internal/oauthlink"
-	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 func init() { oauthlink.Register(client{}) }
@@ -28,20 +28,36 @@ func init() { oauthlink.Register(client{}) }
 // client is internal/mcpauth behind oauthlink.Client.
 type client struct{}
 
-func config(srv *decl.Server, url string, getenv func(string) (string, bool), log *slog.Logger) (mcpauth.Config, []string, error) {
-	cfg, secrets, ok, err := mcpauth.FromDecl(srv, url, getenv)
+func config(srv oauthlink.Server) (mcpauth.Config, []string, error) {
+	cfg, secrets, ok, err := mcpauth.FromDecl(srv.Decl, srv.URL, srv.Getenv)
 	if err != nil {
 		return mcpauth.Config{}, nil, err
 	}
 	if !ok {
-		return mcpauth.Config{}, nil, errors.New("server " + srv.Name + " has no auth block")
+		return mcpauth.Config{}, nil, errors.New("server " + srv.Decl.Name + " has no auth block")
 	}
-	cfg.Logger = log
+	cfg.Logger = srv.Log
+	if srv.Shared != nil {
+		cfg.Tokens = sharedTokens(srv.Shared, srv.Getenv)
+	}
 	return cfg, secrets, nil
 }
 
-func (client) Handler(srv *decl.Server, url string, getenv func(string) (string, bool), log *slog.Logger) (auth.OAuthHandler, []string, error) {
-	cfg, secrets, err := config(srv, url, getenv, log)
+// tokenStores are the token stores of the shared stores, one per store,
+// so that mcpauth.Shared finds one handler per server for the process
+// (the handler's cache key holds its token store).
+var tokenStores sync.Map // store.Store → mcpauth.TokenStore
+
+func sharedTokens(st store.Store, getenv func(string) (string, bool)) mcpauth.TokenStore {
+	if ts, ok := tokenStores.Load(st); ok {
+		return ts.(mcpauth.TokenStore)
+	}
+	ts, _ := tokenStores.LoadOrStore(st, mcpauth.SharedTokens(st, getenv))
+	return ts.(mcpauth.TokenStore)
+}
+
+func (client) Handler(srv oauthlink.Server) (auth.OAuthHandler, []string, error) {
+	cfg, secrets, err := config(srv)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,8 +68,8 @@ func (client) Handler(srv *decl.Server, url string, getenv func(string) (string,
 	return h, secrets, nil
 }
 
-func (client) Login(ctx context.Context, srv *decl.Server, url string, getenv func(string) (string, bool), log *slog.Logger, noBrowser bool, out io.Writer) error {
-	cfg, _, err := config(srv, url, getenv, log)
+func (client) Login(ctx context.Context, srv oauthlink.Server, noBrowser bool, out io.Writer) error {
+	cfg, _, err := config(srv)
 	if err != nil {
 		return err
 	}
@@ -64,8 +80,8 @@ func (client) Login(ctx context.Context, srv *decl.Server, url string, getenv fu
 	return mcpauth.Login(ctx, cfg, open, out)
 }
 
-func (client) Logout(srv *decl.Server, url string, getenv func(string) (string, bool), log *slog.Logger) (bool, error) {
-	cfg, _, err := config(srv, url, getenv, log)
+func (client) Logout(srv oauthlink.Server) (bool, error) {
+	cfg, _, err := config(srv)
 	if err != nil {
 		return false, err
 	}

@@ -25,7 +25,7 @@ func TestImportLinksTheClient(t *testing.T) {
 	srv := &decl.Server{Name: "docs", Transport: "http", Auth: &decl.ServerAuth{Mode: mcpauth.ModeClientCredentials,
 		ClientID: decl.Value{{Lit: "agent"}}, ClientSecret: decl.Value{{Env: "CS"}}}}
 	log := slog.New(slog.DiscardHandler)
-	h, secrets, err := c.Handler(srv, "https://docs.example/mcp", getenv, log)
+	h, secrets, err := c.Handler(oauthlink.Server{Decl: srv, URL: "https://docs.example/mcp", Getenv: getenv, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,12 +35,12 @@ func TestImportLinksTheClient(t *testing.T) {
 	if len(secrets) != 1 || secrets[0] != "client-secret-value-1" {
 		t.Errorf("secrets = %q, want the client secret", secrets)
 	}
-	again, _, err := c.Handler(srv, "https://docs.example/mcp", getenv, log)
+	again, _, err := c.Handler(oauthlink.Server{Decl: srv, URL: "https://docs.example/mcp", Getenv: getenv, Log: log})
 	if err != nil || again != h {
 		t.Errorf("a second connection got another handler (%v): one per process is shared", err)
 	}
 	delete(env, "CS")
-	if _, _, err := c.Handler(srv, "https://docs.example/mcp", getenv, nil); err == nil || !strings.Contains(err.Error(), "auth.client_secret") {
+	if _, _, err := c.Handler(oauthlink.Server{Decl: srv, URL: "https://docs.example/mcp", Getenv: getenv}); err == nil || !strings.Contains(err.Error(), "auth.client_secret") {
 		t.Errorf("unset client_secret: %v", err)
 	}
 }

@@ -35,8 +35,8 @@ import (
 
 // Key layout and timings of shared rounds.
 const (
-	prefixRound = "round/"
-	stateKey    = "state/key" // the fleet's request state key
+	prefixRound = store.PrefixRound
+	stateKey    = store.PrefixState + "key" // the fleet's request state key
 
 	roundLease      = 6 * time.Second // an owner not heard of for this long is gone
 	roundLeaseEvery = 2 * time.Second

@@ -94,8 +94,8 @@ func unlinked(scheme string) error {
 	mu.Unlock()
 	slices.Sort(have)
 	if pkg, ok := packages[scheme]; ok {
-		return fmt.Errorf("store scheme %q is not linked into this binary: add import _ %q to the agent's main package and rebuild (linked: %s)",
-			scheme, pkg, strings.Join(have, ", "))
+		return fmt.Errorf("store scheme %q is not linked into this binary: declare toolgen { store = %q } in the spec and generate again, or add import _ %q to the agent's main package, and rebuild (linked: %s)",
+			scheme, strings.TrimSuffix(scheme, "s"), pkg, strings.Join(have, ", "))
 	}
 	return fmt.Errorf("unknown store scheme %q (linked: %s)", scheme, strings.Join(have, ", "))
 }

@@ -96,4 +96,7 @@ const (
 	PrefixBudget = "budget/" // context budgets, by agent, caller and window
 	PrefixRate   = "rate/"   // rate limits, by caller and window
 	PrefixEvents = "events/" // recent events, by replica
+	PrefixRound  = "round/"  // input-required rounds passed between replicas (runtime/serve)
+	PrefixState  = "state/"  // the key signing input-required request state
+	PrefixOAuth  = "oauth/"  // upstream OAuth logins, sealed (Sealer), and their refresh locks
 )

@@ -2,6 +2,7 @@
 # as several copies behind a load balancer, sharing one store.
 toolgen {
   package = "replicas"
+  store   = "redis" # the generated registry links the Redis store for serve --store
 }
 
 defaults {

@@ -3,6 +3,7 @@ toolgen {
   package   = "fullspec"
   separator = "_-"
   telemetry = true
+  store     = "memory"
   enrich {
     model       = model.fast
     queries     = 6

@@ -1,0 +1,3 @@
+toolgen {
+  store = "rediss" # ERROR: Unknown store
+}
