@@ -12,8 +12,8 @@ import (
 // What the suite's 2026-07-28 scenarios need of a server behind the agent:
 //
 //   - input_required_result_prompt (test_input_required_result_prompt
-//     through the agent) asks the host's user while it renders, as a
-//     server does with elicitation/create; the agent turns the question
+//     through the agent) asks the host's user while it renders, as an
+//     input request (elicitation/create for older clients); the agent turns the question
 //     into an input-required round of prompts/get
 //     (input-required-result-non-tool-request).
 //   - trigger_tool_change and trigger_prompt_change change a tool or add
@@ -23,10 +23,14 @@ import (
 func addChanging(s *mcp.Server) {
 	s.AddPrompt(&mcp.Prompt{Name: "input_required_result_prompt", Description: "A prompt that asks the user for its context."},
 		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "What context should the prompt use?",
-				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"context": map[string]any{"type": "string"}}, "required": []string{"context"}}})
-			if err != nil {
-				return nil, err
+			// Asked as an input request: a 2026-07-28 client answers it in
+			// its retry, and go-sdk sends older clients elicitation/create.
+			res, ok := req.Params.InputResponses["context"].(*mcp.ElicitResult)
+			if !ok {
+				return &mcp.GetPromptResult{InputRequests: mcp.InputRequestMap{"context": &mcp.ElicitParams{
+					Message:         "What context should the prompt use?",
+					RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"context": map[string]any{"type": "string"}}, "required": []string{"context"}},
+				}}}, nil
 			}
 			if res.Action != "accept" {
 				return nil, errors.New("no context given: " + res.Action)
