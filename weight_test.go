@@ -40,6 +40,9 @@ var optional = []string{
 	"github.com/go-jose/go-jose/",                          // JOSE: both of the above
 	"golang.org/x/oauth2/clientcredentials",
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth", // enterprise-managed authorization
+	"github.com/toolgen-dev/toolgen/runtime/websocket",    // a server with transport = "ws"
+	"github.com/coder/websocket",                          // the WebSocket library behind it
+	"go.yaml.in/yaml/",                                    // SKILL.md frontmatter: specs with skills
 }
 
 func heavyIn(list []string) []string { return prefixed(list, heavy) }

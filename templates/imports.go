@@ -13,6 +13,7 @@ const (
 	tasksPkg      = "github.com/toolgen-dev/toolgen/runtime/tasks" // MCP tasks: sub-agents, spawn_agents, task tools
 	oauthPkg      = "github.com/toolgen-dev/toolgen/runtime/oauth"
 	redisStorePkg = "github.com/toolgen-dev/toolgen/runtime/store/redis"
+	websocketPkg  = "github.com/toolgen-dev/toolgen/runtime/websocket"
 )
 
 // Link is an optional runtime package the generated registry imports for
@@ -49,6 +50,9 @@ func Links(spec *ir.Spec) []Link {
 	for _, s := range spec.Servers {
 		if s.Auth != nil {
 			why[oauthPkg] = append(why[oauthPkg], fmt.Sprintf("server %s (auth block)", s.Name))
+		}
+		if s.Transport == ir.TransportWS {
+			why[websocketPkg] = append(why[websocketPkg], fmt.Sprintf("server %s (transport = %q)", s.Name, s.Transport))
 		}
 	}
 	if spec.Telemetry {

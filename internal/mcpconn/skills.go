@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolgen-dev/toolgen/internal/frontmatter"
 )
 
 // A server's skills (the Skills extension, SEP-2640), for agents that pass
@@ -199,6 +198,18 @@ func (c *Conn) ReadSkillFile(ctx context.Context, sk *Skill, uri string) (data [
 	return data, rc.MIMEType, nil
 }
 
+// compareFrontmatter compares a SKILL.md's YAML frontmatter with the
+// listed one. It needs a YAML parser, which an agent links only when its
+// spec uses skills (runtime/skills registers internal/frontmatter's), so
+// the YAML code is not in every agent; without it a skill's SKILL.md is
+// refused, never taken unchecked.
+var compareFrontmatter func(src []byte, listed json.RawMessage) error
+
+// RegisterFrontmatter sets how SKILL.md frontmatter is compared.
+func RegisterFrontmatter(compare func(src []byte, listed json.RawMessage) error) {
+	compareFrontmatter = compare
+}
+
 // VerifySkillFile checks a file's bytes against its entry: size, digest,
 // and for the skill's SKILL.md the frontmatter against the listed one.
 func VerifySkillFile(sk *Skill, f SkillFile, data []byte) error {
@@ -210,7 +221,11 @@ func VerifySkillFile(sk *Skill, f SkillFile, data []byte) error {
 		return fmt.Errorf("%w: %q has digest %s, the skill lists %s", ErrSkillVerify, f.URI, got, f.Digest)
 	}
 	if f.URI == sk.URI {
-		if err := frontmatter.Compare(data, sk.Frontmatter); err != nil {
+		if compareFrontmatter == nil {
+			return fmt.Errorf("%w: %q: checking its frontmatter needs the skills support linked into this agent "+
+				"(declare a skill, or set allow_skills or deny_skills on the server; or import _ \"github.com/toolgen-dev/toolgen/runtime/skills\")", ErrSkillVerify, f.URI)
+		}
+		if err := compareFrontmatter(data, sk.Frontmatter); err != nil {
 			return fmt.Errorf("%w: %q: %v", ErrSkillVerify, f.URI, err)
 		}
 	}

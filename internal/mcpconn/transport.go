@@ -52,6 +52,9 @@ func newLink(cfg *Config, onStderr, onGarbage func(string)) (*link, error) {
 		}
 		return &link{http: ht, transport: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}}, nil
 	case TransportWS:
+		if dialWebSocket == nil {
+			return nil, webSocketNotLinked(cfg.Name)
+		}
 		ht, client := httpClient(cfg)
 		// Dial sets the headers itself; the round tripper would add them again.
 		client.Transport = ht
@@ -59,9 +62,7 @@ func newLink(cfg *Config, onStderr, onGarbage func(string)) (*link, error) {
 		for k, v := range cfg.Headers {
 			h.Set(k, v)
 		}
-		return &link{http: ht, transport: &WebSocketTransport{
-			URL: cfg.URL, Header: h, HTTPClient: client, MaxMessageBytes: int64(cfg.maxMessageBytes()),
-		}}, nil
+		return &link{http: ht, transport: dialWebSocket(cfg.URL, h, client, int64(cfg.maxMessageBytes()))}, nil
 	case TransportTCP:
 		return &link{transport: &tcpTransport{address: cfg.Address, maxMessage: cfg.maxMessageBytes()}}, nil
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgen-dev/toolgen/internal/frontmatter"
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/serve"
 )
@@ -111,7 +113,12 @@ func EntryOf(sk *decl.Skill) Entry {
 	return e
 }
 
-func init() { serve.RegisterExtension(extension{}) }
+func init() {
+	serve.RegisterExtension(extension{})
+	// Upstream servers' skills are checked with the same YAML reading as
+	// declared ones; agents without skills do not link it.
+	mcpconn.RegisterFrontmatter(frontmatter.Compare)
+}
 
 type extension struct{}
 

@@ -30,11 +30,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgen-dev/toolgen/internal/frontmatter"
 	"github.com/toolgen-dev/toolgen/internal/mcpauth"
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 )
 
 func main() {
+	// The agent as a Skills client checks SKILL.md frontmatter as an agent
+	// that uses skills does (runtime/skills registers the same reader).
+	mcpconn.RegisterFrontmatter(frontmatter.Compare)
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: client SERVER_URL")
 		os.Exit(2)

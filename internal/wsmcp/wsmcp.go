@@ -1,4 +1,8 @@
-package mcpconn
+// Package wsmcp is MCP over WebSocket: a go-sdk Transport whose text
+// messages each carry one JSON-RPC message. It lives apart from
+// internal/mcpconn so that only agents with a WebSocket server link it
+// (runtime/websocket registers it there).
+package wsmcp
 
 import (
 	"context"
@@ -11,23 +15,23 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// WebSocketTransport is a go-sdk Transport over one WebSocket connection:
+// Transport is a go-sdk Transport over one WebSocket connection:
 // each text message carries one JSON-RPC message. The MCP spec has no
 // WebSocket transport; this is the framing MCP WebSocket servers use in
 // practice (subprotocol "mcp").
 //
 // A client sets URL (and optionally Header and HTTPClient) and Connect dials;
 // a server sets Conn to a connection it accepted.
-type WebSocketTransport struct {
+type Transport struct {
 	URL             string
 	Header          http.Header
 	HTTPClient      *http.Client
 	Conn            *websocket.Conn
-	MaxMessageBytes int64 // default 64 MiB
+	MaxMessageBytes int64 // default DefaultMaxMessageBytes
 }
 
 // Connect implements mcp.Transport.
-func (t *WebSocketTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c := t.Conn
 	if c == nil {
 		var err error
@@ -47,6 +51,10 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (mcp.Connection, error
 	c.SetReadLimit(limit)
 	return &wsConn{c: c}, nil
 }
+
+// DefaultMaxMessageBytes is the largest message read when the transport
+// sets none: 64 MiB, as internal/mcpconn's other transports.
+const DefaultMaxMessageBytes = 64 << 20
 
 type wsConn struct {
 	c         *websocket.Conn
