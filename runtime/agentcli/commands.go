@@ -133,6 +133,7 @@ func (c *cli) serve(args []string) int {
 	if err != nil {
 		return c.fail(exitFail, err)
 	}
+	w.shared = shared
 	// The port is bound before any server starts: a port in use fails at
 	// once, with nothing started.
 	var ln net.Listener
