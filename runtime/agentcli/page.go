@@ -83,7 +83,7 @@ func (c *cli) page(w *watch, sess *runtime.Session, followers func() []sessionag
 	var view statuspage.FleetView
 	if w.shared != nil && w.fleet == nil {
 		w.fleet = fleet.New(fleet.Options{Store: w.shared, Hub: w.hub, Logger: c.opts.Session.Logger,
-			Servers: func() []statuspage.Server { return agent.Status().Servers }})
+			Servers: agent.Servers})
 		w.fleet.Start()
 		view = w.fleet
 	}
