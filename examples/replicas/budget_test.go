@@ -19,8 +19,8 @@ var (
 	budgetedErr  error
 )
 
-// budgetedBinary builds ./budgeted: the replicas agent with a context
-// budget (its spec's defaults; see budgeted/spec).
+// budgetedBinary builds ../replicasbudget: the replicas agent with a context
+// budget (its spec's defaults).
 func budgetedBinary(t *testing.T) string {
 	t.Helper()
 	budgetedOnce.Do(func() {
@@ -30,7 +30,7 @@ func budgetedBinary(t *testing.T) string {
 			return
 		}
 		budgetedBin = filepath.Join(dir, "replicas-budgeted")
-		out, err := exec.Command("go", "build", "-o", budgetedBin, "./budgeted").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", budgetedBin, "../replicasbudget").CombinedOutput()
 		if err != nil {
 			budgetedErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -41,7 +41,7 @@ func budgetedBinary(t *testing.T) string {
 	return budgetedBin
 }
 
-// budgetTokens is budgeted/spec's context_budget.
+// budgetTokens is ../replicasbudget/spec's context_budget.
 const budgetTokens = 2000
 
 // A context budget of N tokens per caller is never exceeded across 3

@@ -1,7 +1,7 @@
 # A replica agent with a context budget, for the fleet test that a
 # caller's budget holds across replicas (examples/replicas). The budget is
 # a spec-wide default, so it lives in its own spec: the worker agent of
-# ../spec keeps running without one (its calls need no store).
+# ../replicas/spec keeps running without one (its calls need no store).
 toolgen {
   package = "replicasbudget"
   store   = "redis"
