@@ -28,7 +28,7 @@ func TestFleetToolCalls(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 5 {
+	if err != nil || len(tools.Tools) != 6 { // echo, report, wait, ask, job, output_read
 		t.Fatalf("tools/list through the balancer: %v %v", tools, err)
 	}
 	seen := map[string]bool{}

@@ -154,6 +154,7 @@ func (c *cli) serve(args []string) int {
 	}
 	defer w.stop(so.Logger)
 	defer sess.Close()
+	defer w.leave()
 	if err := checkPolicyPaths(c.reg, sess, so.Workdir); err != nil {
 		return c.fail(exitFail, err)
 	}

@@ -64,11 +64,17 @@ func (c *cli) startWatch(page bool) (*watch, error) {
 	return w, nil
 }
 
-// stop leaves the fleet and flushes what OTLP has not sent yet.
-func (w *watch) stop(log *slog.Logger) {
+// leave takes this replica off the fleet: before the session closes, so
+// that no heartbeat reads a closed session's servers.
+func (w *watch) leave() {
 	if w.fleet != nil {
 		w.fleet.Stop()
 	}
+}
+
+// stop leaves the fleet and flushes what OTLP has not sent yet.
+func (w *watch) stop(log *slog.Logger) {
+	w.leave()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := w.sdk.Shutdown(ctx); err != nil {

@@ -60,6 +60,7 @@ type Fleet struct {
 	started time.Time
 	stop    context.CancelFunc
 	done    sync.WaitGroup
+	stopped sync.Once
 }
 
 var _ statuspage.FleetView = (*Fleet)(nil)
@@ -112,11 +113,16 @@ func (f *Fleet) Start() {
 }
 
 // Stop ends the heartbeats and takes the replica off the list at once
-// (a killed one leaves when its heartbeat expires).
+// (a killed one leaves when its heartbeat expires). Later calls do
+// nothing.
 func (f *Fleet) Stop() {
 	if f.stop == nil {
 		return
 	}
+	f.stopped.Do(f.leave)
+}
+
+func (f *Fleet) leave() {
 	f.stop()
 	f.done.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), storeWait)
