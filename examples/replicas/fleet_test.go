@@ -108,7 +108,13 @@ func (s *syncBuffer) waitFor(substr string) string {
 func startFleet(t *testing.T, n int, env []string, args ...string) *fleet {
 	t.Helper()
 	redistest.Need(t, "redis-server", "haproxy")
-	bin := agentBinary(t)
+	return startFleetOf(t, agentBinary(t), n, env, args...)
+}
+
+// startFleetOf is startFleet with another agent binary.
+func startFleetOf(t *testing.T, bin string, n int, env []string, args ...string) *fleet {
+	t.Helper()
+	redistest.Need(t, "redis-server", "haproxy")
 	f := &fleet{t: t}
 	for i := range n {
 		r := &replica{name: fmt.Sprintf("r%d", i+1), addr: fmt.Sprintf("127.0.0.1:%d", redistest.FreePort(t)), log: &syncBuffer{}, done: make(chan struct{})}

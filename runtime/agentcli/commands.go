@@ -133,6 +133,7 @@ func (c *cli) serve(args []string) int {
 	if err != nil {
 		return c.fail(exitFail, err)
 	}
+	w.shared = shared
 	// The port is bound before any server starts: a port in use fails at
 	// once, with nothing started.
 	var ln net.Listener
@@ -153,6 +154,7 @@ func (c *cli) serve(args []string) int {
 	}
 	defer w.stop(so.Logger)
 	defer sess.Close()
+	defer w.leave()
 	if err := checkPolicyPaths(c.reg, sess, so.Workdir); err != nil {
 		return c.fail(exitFail, err)
 	}

@@ -12,10 +12,12 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/serveauth"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/internal/eventhub"
+	"github.com/toolgen-dev/toolgen/runtime/internal/fleet"
 	"github.com/toolgen-dev/toolgen/runtime/internal/sessionagent"
 	"github.com/toolgen-dev/toolgen/runtime/internal/statuspage"
 	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 	"github.com/toolgen-dev/toolgen/runtime/serve"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // watch is what serve sets up so that a running agent can be seen: the
@@ -24,6 +26,10 @@ import (
 type watch struct {
 	hub *eventhub.Hub // nil: no page
 	sdk telemetry.SDK
+	// shared is serve --store's store: the page then shows the fleet,
+	// which fleet heartbeats into until stop.
+	shared store.Store
+	fleet  *fleet.Fleet
 }
 
 // startWatch builds the logger serve's sessions use and the telemetry SDK.
@@ -58,8 +64,17 @@ func (c *cli) startWatch(page bool) (*watch, error) {
 	return w, nil
 }
 
-// stop flushes what OTLP has not sent yet.
+// leave takes this replica off the fleet: before the session closes, so
+// that no heartbeat reads a closed session's servers.
+func (w *watch) leave() {
+	if w.fleet != nil {
+		w.fleet.Stop()
+	}
+}
+
+// stop leaves the fleet and flushes what OTLP has not sent yet.
 func (w *watch) stop(log *slog.Logger) {
+	w.leave()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := w.sdk.Shutdown(ctx); err != nil {
@@ -70,11 +85,20 @@ func (w *watch) stop(log *slog.Logger) {
 // page is the status page of the served session; followers are the
 // per-client sessions of serve --http (nil under stdio).
 func (c *cli) page(w *watch, sess *runtime.Session, followers func() []sessionagent.Session) *statuspage.Handler {
+	agent := sessionagent.New(c.reg, sess, followers)
+	var view statuspage.FleetView
+	if w.shared != nil && w.fleet == nil {
+		w.fleet = fleet.New(fleet.Options{Store: w.shared, Hub: w.hub, Logger: c.opts.Session.Logger,
+			Servers: agent.Servers})
+		w.fleet.Start()
+		view = w.fleet
+	}
 	return statuspage.New(statuspage.Options{
-		Agent:   sessionagent.New(c.reg, sess, followers),
+		Agent:   agent,
 		Events:  w.hub,
 		Metrics: w.sdk.MetricsHandler(),
 		Logger:  c.opts.Session.Logger,
+		Fleet:   view,
 	})
 }
 

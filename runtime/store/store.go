@@ -95,7 +95,8 @@ const (
 	PrefixSpill  = "spill/"  // spilled outputs, by caller and handle
 	PrefixBudget = "budget/" // context budgets, by agent, caller and window
 	PrefixRate   = "rate/"   // rate limits, by caller and window
-	PrefixEvents = "events/" // recent events, by replica
+	PrefixEvents = "events/" // recent call events of every replica (runtime/internal/fleet)
+	PrefixFleet  = "fleet/"  // replicas' heartbeats and the list of their ids
 	PrefixRound  = "round/"  // input-required rounds passed between replicas (runtime/serve)
 	PrefixState  = "state/"  // the key signing input-required request state
 	PrefixOAuth  = "oauth/"  // upstream OAuth logins, sealed (Sealer), and their refresh locks

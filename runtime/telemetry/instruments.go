@@ -43,8 +43,9 @@ type Instruments struct {
 	budget    metric.Int64Gauge
 	budgetMax metric.Int64Gauge
 
-	tools  sync.Map // toolKey → *toolSets
-	queues sync.Map // queue name → metric.MeasurementOption
+	tools   sync.Map // toolKey → *toolSets
+	queues  sync.Map // queue name → metric.MeasurementOption
+	callers callerNames
 }
 
 // Latency buckets in seconds: tool calls run from microseconds (Go tools)
@@ -105,6 +106,7 @@ type toolSets struct {
 	ok        metric.MeasurementOption // {tool, kind, server, status="ok"}
 	failed    metric.MeasurementOption
 	other     sync.Map // status → metric.MeasurementOption
+	callers   sync.Map // caller label → *callerSets
 	spanName  string
 	spanAttrs trace.SpanStartEventOption
 	base      []attribute.KeyValue
@@ -155,10 +157,11 @@ func (ts *toolSets) status(s string) metric.MeasurementOption {
 type Call = itel.Call
 
 type call struct {
-	in   *Instruments
-	ts   *toolSets
-	ctx  context.Context
-	span trace.Span // nil without a tracer
+	in     *Instruments
+	ts     *toolSets
+	ctx    context.Context
+	span   trace.Span // nil without a tracer
+	caller string     // its label value; "": SetCaller was not called
 }
 
 // StartCall begins recording a tool call: in flight, and a span
@@ -188,7 +191,11 @@ func (in *Instruments) startCall(ctx context.Context, tool, kind, server string)
 func (c *call) End(latency time.Duration, status string, resultBytes int, errText string) {
 	in, ctx := c.in, c.ctx
 	opt := c.ts.status(status)
-	in.calls.Add(ctx, 1, opt)
+	if c.caller != "" {
+		in.calls.Add(ctx, 1, c.ts.withCaller(c.caller, status))
+	} else {
+		in.calls.Add(ctx, 1, opt)
+	}
 	in.duration.Record(ctx, latency.Seconds(), opt)
 	in.inFlight.Add(ctx, -1, c.ts.tool)
 	if resultBytes > 0 {
@@ -325,9 +332,10 @@ func (in *Instruments) BudgetUsed(agent string, used, limit int64) {
 	}
 }
 
-// SetCaller puts the caller's name on the call's span; metrics leave it
-// out (one label value per user would grow without bound).
+// SetCaller puts the caller's name on the call's span, and on the calls
+// counter as a bounded label (callerNames).
 func (c *call) SetCaller(id string) {
+	c.caller = c.in.callers.label(id)
 	if c.span != nil {
 		c.span.SetAttributes(attribute.String("toolgen.caller", id))
 	}

@@ -64,14 +64,7 @@ func (a *Agent) Status() statuspage.Status {
 	for _, ag := range a.reg.Agents {
 		st.Agents = append(st.Agents, statuspage.AgentInfo{Name: ag.Name, Description: ag.Description})
 	}
-	transport := map[string]string{}
-	for _, srv := range a.reg.Servers {
-		transport[srv.Name] = srv.Transport
-	}
-	for _, ss := range a.main.Servers() {
-		st.Servers = append(st.Servers, statuspage.Server{Name: ss.Name, Transport: transport[ss.Name],
-			Health: string(ss.Health), Tools: ss.Tools, Error: ss.Error})
-	}
+	st.Servers = a.Servers()
 	why, skillWhy := a.explain(st.Agent)
 	if sk, ok := a.main.(interface {
 		Skills(context.Context) []*decl.Skill
@@ -91,6 +84,21 @@ func (a *Agent) Status() statuspage.Status {
 			Description: ti.Description, InputSchema: ti.InputSchema, Reason: reason})
 	}
 	return st
+}
+
+// Servers are the servers the agent context connected, with their live
+// health: Status's, without the tools (a replica heartbeats them).
+func (a *Agent) Servers() []statuspage.Server {
+	transport := map[string]string{}
+	for _, srv := range a.reg.Servers {
+		transport[srv.Name] = srv.Transport
+	}
+	var out []statuspage.Server
+	for _, ss := range a.main.Servers() {
+		out = append(out, statuspage.Server{Name: ss.Name, Transport: transport[ss.Name],
+			Health: string(ss.Health), Tools: ss.Tools, Error: ss.Error})
+	}
+	return out
 }
 
 // explain returns each tool's and skill's reasons for agent, computed

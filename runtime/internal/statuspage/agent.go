@@ -32,6 +32,7 @@ type Status struct {
 	Servers []Server    `json:"servers"`
 	Tools   []Tool      `json:"tools"`
 	Skills  []Skill     `json:"skills,omitempty"`
+	Fleet   *Fleet      `json:"fleet,omitempty"` // with a shared store only
 }
 
 // Skill is one skill the current agent may use, with why it has it.

@@ -23,6 +23,10 @@ func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
 	if st.Tools == nil {
 		st.Tools = []Tool{}
 	}
+	if h.fleet != nil {
+		f := h.fleet.Fleet(r.Context())
+		st.Fleet = &f
+	}
 	writeJSON(w, http.StatusOK, st)
 }
 

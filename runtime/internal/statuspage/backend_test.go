@@ -21,8 +21,10 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/eventhub"
+	"github.com/toolgen-dev/toolgen/runtime/internal/fleet"
 	"github.com/toolgen-dev/toolgen/runtime/internal/sessionagent"
 	"github.com/toolgen-dev/toolgen/runtime/internal/statuspage"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // The backend of these tests is a real session: runtime.Open over a hand-
@@ -137,6 +139,8 @@ type backendOptions struct {
 	// stderrDown adds a server "leaky" that writes this on stderr and
 	// exits at start.
 	stderrDown string
+	// shared makes the backend replica "r1" of a fleet on this store.
+	shared store.Store
 }
 
 func newBackend(t *testing.T, agent string, o backendOptions) *backend {
@@ -162,7 +166,14 @@ func newBackend(t *testing.T, agent string, o backendOptions) *backend {
 	}
 	b.sess = s
 	b.agent = sessionagent.New(b.reg, s, nil)
-	b.page = statuspage.New(statuspage.Options{Agent: b.agent, Events: b.hub, Metrics: o.metrics, Logger: logger})
+	var view statuspage.FleetView
+	if o.shared != nil {
+		f := fleet.New(fleet.Options{Store: o.shared, Hub: b.hub, Replica: "r1", Servers: b.agent.Servers, Every: time.Hour})
+		f.Start()
+		t.Cleanup(f.Stop)
+		view = f
+	}
+	b.page = statuspage.New(statuspage.Options{Agent: b.agent, Events: b.hub, Metrics: o.metrics, Logger: logger, Fleet: view})
 	b.srv = httptest.NewServer(b.requests.wrap(b.page))
 	t.Cleanup(func() {
 		b.page.Close()

@@ -4,7 +4,7 @@
 // spilled outputs; /healthz and /readyz for supervisors.
 //
 //	/ui/                      the page (embedded; no build step, no CDN)
-//	GET  /api/status          agent, agents, servers, tools
+//	GET  /api/status          agent, agents, servers, tools; the fleet with a shared store
 //	GET  /api/find?q=&limit=  tools ranked as tool_find ranks them
 //	POST /api/switch          {"agent": NAME}; same origin and JSON only
 //	GET  /api/events          server-sent events: the runtime's log records
@@ -44,11 +44,15 @@ type Options struct {
 	// listener by. "*" allows any.
 	Hosts  []string
 	Logger *slog.Logger // nil: discarded
+	// Fleet, when set, adds the replicas sharing the store and their
+	// recent calls to /api/status.
+	Fleet FleetView
 }
 
 // Handler is the status page's http.Handler.
 type Handler struct {
 	agent  Agent
+	fleet  FleetView
 	hub    *eventhub.Hub
 	hosts  []string
 	log    *slog.Logger
@@ -63,7 +67,7 @@ func New(o Options) *Handler {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{agent: o.Agent, hub: o.Events, hosts: o.Hosts, log: o.Logger, mux: http.NewServeMux(), done: make(chan struct{})}
+	h := &Handler{agent: o.Agent, fleet: o.Fleet, hub: o.Events, hosts: o.Hosts, log: o.Logger, mux: http.NewServeMux(), done: make(chan struct{})}
 	ui, _ := fs.Sub(uiFiles, "ui")
 	page := http.StripPrefix("/ui/", http.FileServerFS(ui))
 

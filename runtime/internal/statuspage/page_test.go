@@ -3,7 +3,9 @@ package statuspage_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,10 +13,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolgen-dev/toolgen/runtime/internal/eventhub"
+	"github.com/toolgen-dev/toolgen/runtime/internal/fleet"
 	"github.com/toolgen-dev/toolgen/runtime/internal/statuspage"
+	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
 // openPage opens the backend's page in a new tab and waits until it shows
@@ -394,4 +400,50 @@ func TestScreenshot(t *testing.T) {
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// With a shared store the page shows the fleet: every replica alive with
+// its servers' health, and the recent calls of all of them, another
+// replica's included (they come through the store, not the event stream).
+func TestPageShowsTheFleet(t *testing.T) {
+	shared := store.NewMemory()
+	other := eventhub.New(eventhub.Options{})
+	r2 := fleet.New(fleet.Options{Store: shared, Hub: other, Replica: "r2", Every: time.Hour})
+	r2.Start()
+	t.Cleanup(r2.Stop)
+	b := newBackend(t, "coder", backendOptions{shared: shared})
+	if r := b.call(t, "alpha__echo", `{"text":"on r1"}`); !r.OK {
+		t.Fatalf("alpha__echo: %+v", r)
+	}
+	slog.New(other.Handler(nil)).Info("tool.call", "tool", "remote_tool", "status", "ok", "latency_ms", 2.5)
+	ctx := openPage(t, b)
+	waitFor(t, ctx, "both replicas' calls in the fleet", `document.querySelectorAll('#fleet-call-list tr').length >= 2`)
+	type replicaRow struct{ ID, Health, This, Text string }
+	reps := eval[[]replicaRow](t, ctx, `[...document.querySelectorAll('#replica-list li')].map(li => ({
+		ID: li.dataset.replica, Health: li.dataset.health, This: li.dataset.this, Text: li.textContent}))`)
+	if len(reps) != 2 || reps[0].ID != "r1" && reps[1].ID != "r1" {
+		t.Fatalf("replicas shown: %+v", reps)
+	}
+	for _, r := range reps {
+		switch r.ID {
+		case "r1":
+			n := len(b.agent.Servers())
+			if r.This != "true" || r.Health != "green" || n == 0 || !strings.Contains(r.Text, fmt.Sprintf("%d of %d server", n, n)) {
+				t.Errorf("r1 shown as %+v", r)
+			}
+		case "r2":
+			if r.This != "false" || !strings.Contains(r.Text, "no MCP servers") {
+				t.Errorf("r2 shown as %+v", r)
+			}
+		}
+	}
+	type callRow struct{ Replica, Tool, Status string }
+	calls := eval[[]callRow](t, ctx, `[...document.querySelectorAll('#fleet-call-list tr')].map(tr => ({
+		Replica: tr.dataset.replica, Tool: tr.dataset.tool, Status: tr.dataset.status}))`)
+	if !slices.Contains(calls, callRow{"r1", "alpha__echo", "ok"}) || !slices.Contains(calls, callRow{"r2", "remote_tool", "ok"}) {
+		t.Fatalf("fleet calls shown: %+v", calls)
+	}
+	if eval[bool](t, ctx, `document.getElementById('fleet').hidden`) {
+		t.Fatal("the fleet section is hidden")
+	}
 }

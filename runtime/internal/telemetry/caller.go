@@ -4,8 +4,8 @@ package telemetry
 func (c Call) Traced() bool { return c.e != nil }
 
 // SetCaller puts the caller's name (serve's inbound identity) on the
-// call's span, when the recorder keeps spans. Metrics leave it out: one
-// label value per user would grow without bound.
+// call's span and, as a bounded label (the first callers named, the rest
+// "other"), on the calls counter.
 func (c Call) SetCaller(id string) {
 	if s, ok := c.e.(interface{ SetCaller(string) }); ok {
 		s.SetCaller(id)

@@ -94,6 +94,7 @@ function renderStatus() {
     : plural(st.tools.length, "tool");
   renderAgents(st);
   renderServers(st);
+  renderFleet(st);
   renderTools();
   document.body.dataset.loading = "false";
   document.querySelector("main").removeAttribute("aria-busy");
@@ -145,6 +146,46 @@ function renderServers(st) {
           el("span", { class: "sub" }, `${s.transport} · ${plural(s.tools, "tool")}`)),
         s.error ? el("div", { class: "reason" }, s.error) : null),
       el("span", { class: `health ${s.health}` }, `${s.health} · ${healthWords[s.health] || s.health}`))));
+}
+
+// ---- the fleet: replicas sharing a store, and their recent calls ----
+
+const fleetEvery = 5000; // the replicas' own heartbeat
+
+function renderFleet(st) {
+  const f = st.fleet;
+  $("fleet").hidden = !f;
+  if (!f) return;
+  // Other replicas' calls reach this page through the store, not its
+  // event stream: read the status again now and then.
+  if (!state.fleetTimer) state.fleetTimer = setInterval(refreshStatus, fleetEvery);
+  $("replica-count").textContent = `${f.replicas.length}`;
+  $("fleet-error").hidden = !f.error;
+  $("fleet-error").textContent = f.error ? `The store ${f.store} could not be read: ${f.error}` : "";
+  const worst = (ss) => ss.some((s) => s.health === "red") ? "red" : ss.some((s) => s.health === "yellow") ? "yellow" : "green";
+  $("replica-list").replaceChildren(...f.replicas.map((r) => {
+    const health = worst(r.servers);
+    const up = r.servers.filter((s) => s.health !== "red").length;
+    return el("li", { "data-replica": r.id, "data-health": health, "data-this": r.id === f.replica ? "true" : "false" },
+      el("span", { class: `dot ${health}`, title: health }),
+      el("div", { class: "grow" },
+        el("div", {}, el("span", { class: "name" }, r.id), " ",
+          el("span", { class: "sub" }, r.id === f.replica ? "this replica · " : "", `up since ${clock(r.started)}`)),
+        el("div", { class: "sub" }, r.servers.length
+          ? `${up} of ${plural(r.servers.length, "server")} up` + r.servers.filter((s) => s.health !== "green").map((s) => ` · ${s.name} ${s.health}`).join("")
+          : "no MCP servers")),
+      el("span", { class: `health ${health}` }, `${health} · ${healthWords[health]}`));
+  }));
+  $("fleet-call-list").replaceChildren(...f.calls.slice().reverse().map((c) => {
+    const a = c.attrs || {};
+    const status = c.event === "tool.blocked" ? "blocked" : (a.status || "");
+    return el("tr", { "data-replica": c.replica, "data-tool": a.tool || "", "data-status": status },
+      el("td", { class: "time" }, clock(c.time)),
+      el("td", {}, c.replica),
+      el("td", {}, a.tool || ""),
+      el("td", { class: `status-${status}`, title: a.error || a.reason || "" }, status),
+      el("td", { class: "num" }, a.latency_ms !== undefined ? `${Number(a.latency_ms).toFixed(1)} ms` : ""));
+  }));
 }
 
 // ---- tools: search (ranked by the agent's tool_find) and detail ----
