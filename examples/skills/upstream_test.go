@@ -41,6 +41,9 @@ agent "reader" {
 }
 `
 
+// listURI is the proxied skill's SKILL.md as the proxy lists it.
+const listURI = "skill://up__release-notes/SKILL.md"
+
 const secretSkill = "---\nname: secret-notes\ndescription: Notes nobody downstream may read.\n---\n\nThe secret body.\n"
 
 // upstreamSetup is the temporary module: upstream binaries, the proxy
@@ -211,7 +214,7 @@ func TestUpstreamSkills(t *testing.T) {
 	t.Run("allow_skills", func(t *testing.T) {
 		cs, stderr := s.serveProxy(t)
 		list := listSkills(t, cs)
-		if len(list) != 1 || list[0].URI != "skill://up__release-notes/SKILL.md" {
+		if len(list) != 1 || list[0].URI != listURI {
 			t.Fatalf("skills/list = %+v, want only up__release-notes; stderr:\n%s", list, stderr)
 		}
 		for _, f := range list[0].Resources {
@@ -223,7 +226,7 @@ func TestUpstreamSkills(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://up__release-notes/SKILL.md"})
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: listURI})
 		if err != nil || len(res.Contents) != 1 || res.Contents[0].Text != string(want) {
 			t.Fatalf("read the allowed skill: %v %+v", err, res)
 		}
@@ -244,6 +247,28 @@ func TestUpstreamSkills(t *testing.T) {
 		}
 	})
 
+	// The status page names the upstream skill with its server's policy,
+	// and explain adds the note for the one allow_skills keeps out.
+	t.Run("status and explain", func(t *testing.T) {
+		sk := statusSkills(t, s.proxy)
+		if len(sk) != 1 || sk[0].Name != "up__release-notes" || sk[0].URI != listURI ||
+			!strings.Contains(sk[0].Reason, "server up serves it as release-notes (lock file; tools.use[0] server.up), allow_skills = [release-*]") {
+			t.Errorf("status skills = %+v", sk)
+		}
+		cmd := exec.Command(s.toolgen, "explain", "proxy/spec", "--agent", "reader")
+		cmd.Dir, cmd.Env = s.dir, s.env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("toolgen explain: %v\n%s", err, out)
+		}
+		for _, want := range []string{"server.up", "its skills, as up__NAME (tools.use[0] server.up), allow_skills = [release-*]",
+			"up__release-notes", "skill secret-notes of server up (lock file) is kept out by allow_skills = [release-*]"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("toolgen explain lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
 	t.Run("drift", func(t *testing.T) {
 		s.use(t, s.upNew)
 		out, ok := s.lock(t, true)
@@ -254,7 +279,7 @@ func TestUpstreamSkills(t *testing.T) {
 		if list := listSkills(t, cs); len(list) != 0 {
 			t.Errorf("on_drift = refuse still lists %+v", list)
 		}
-		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://up__release-notes/SKILL.md"}); err == nil {
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: listURI}); err == nil {
 			t.Error("the changed skill is readable under on_drift = refuse")
 		}
 		cs.Close()

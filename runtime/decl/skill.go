@@ -62,6 +62,12 @@ const SkillScheme = "skill://"
 // URI is the resource URI of a file of skill.
 func (f *SkillFile) URI(skill string) string { return SkillScheme + skill + "/" + f.Path }
 
+// Path is the skill's <skill-path> in its URIs (skill://<path>/SKILL.md).
+func (sk *Skill) Path() string { return sk.Name }
+
+// URI is the URI of the skill's SKILL.md.
+func (sk *Skill) URI() string { return SkillScheme + sk.Path() + "/" + SkillFileName }
+
 // Verify checks the file's bytes against its recorded size and digest: a
 // file is served or loaded only as toolgen read it.
 func (f *SkillFile) Verify() error {
