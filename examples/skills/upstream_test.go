@@ -10,9 +10,11 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,8 +43,10 @@ agent "reader" {
 }
 `
 
-// listURI is the proxied skill's SKILL.md as the proxy lists it.
-const listURI = "skill://up__release-notes/SKILL.md"
+// listURI is the proxied skill's SKILL.md as the proxy lists it: the
+// server is a prefix segment, so the final segment is the frontmatter's
+// name, as SEP-2640 requires.
+const listURI = "skill://up/release-notes/SKILL.md"
 
 const secretSkill = "---\nname: secret-notes\ndescription: Notes nobody downstream may read.\n---\n\nThe secret body.\n"
 
@@ -178,6 +182,9 @@ func (s *upstreamSetup) serveProxy(t *testing.T) (*mcp.ClientSession, *bytes.Buf
 	if err := mcp.AddSendingCustomMethod[*skills.ListParams, *skills.ListResult](c, skills.MethodList); err != nil {
 		t.Fatal(err)
 	}
+	if err := mcp.AddSendingCustomMethod[*skills.DirectoryParams, *skills.DirectoryResult](c, skills.MethodDirectoryRead); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(s.proxy, "serve")
 	var stderr bytes.Buffer
 	cmd.Dir, cmd.Env, cmd.Stderr = root, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "TOOLGEN_LOG=warn"}, &stderr
@@ -217,6 +224,14 @@ func TestUpstreamSkills(t *testing.T) {
 		if len(list) != 1 || list[0].URI != listURI {
 			t.Fatalf("skills/list = %+v, want only up__release-notes; stderr:\n%s", list, stderr)
 		}
+		var fm struct{ Name string }
+		if err := json.Unmarshal(list[0].Frontmatter, &fm); err != nil || fm.Name != "release-notes" || path.Base(path.Dir(list[0].URI)) != fm.Name {
+			t.Errorf("frontmatter %s: the name must be the upstream's and the URI's final segment (%v)", list[0].Frontmatter, err)
+		}
+		dir, err := mcp.CallCustomMethod[*skills.DirectoryParams, *skills.DirectoryResult](ctx, cs, skills.MethodDirectoryRead, &skills.DirectoryParams{URI: "skill://up"})
+		if err != nil || len(dir.Resources) != 1 || dir.Resources[0].URI != "skill://up/release-notes" {
+			t.Errorf("resources/directory/read skill://up = %+v, %v; want only skill://up/release-notes", dir, err)
+		}
 		for _, f := range list[0].Resources {
 			if f.URI == list[0].URI && f.Digest != digest {
 				t.Errorf("SKILL.md listed with digest %s, sha256sum says %s", f.Digest, digest)
@@ -231,7 +246,7 @@ func TestUpstreamSkills(t *testing.T) {
 			t.Fatalf("read the allowed skill: %v %+v", err, res)
 		}
 		// The denied skill, by its exposed URI or by the upstream's own.
-		for _, uri := range []string{"skill://up__secret-notes/SKILL.md", "skill://secret-notes/SKILL.md"} {
+		for _, uri := range []string{"skill://up/secret-notes/SKILL.md", "skill://up__secret-notes/SKILL.md", "skill://secret-notes/SKILL.md"} {
 			if res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
 				t.Errorf("read %s of a skill outside allow_skills: %+v", uri, res.Contents)
 			}

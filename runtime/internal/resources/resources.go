@@ -92,10 +92,10 @@ func (s *Set) entries(ctx context.Context) []entry {
 	for _, sk := range s.Skills {
 		for i := range sk.Files {
 			f := &sk.Files[i]
-			r := &mcp.Resource{URI: f.URI(sk.Name), Name: sk.Name + "/" + f.Path, MIMEType: f.MIMEType, Size: f.Size}
+			r := &mcp.Resource{URI: f.URI(sk.Path()), Name: sk.Name + "/" + f.Path, MIMEType: f.MIMEType, Size: f.Size}
 			if f.Path == decl.SkillFileName {
 				// SEP-2640: SKILL.md carries the skill's own name and description.
-				r.Name, r.Description = sk.Name, sk.Description
+				r.Name, r.Description = sk.OwnName(), sk.Description
 			}
 			taken[r.URI] = "skill." + sk.Name
 			out = append(out, entry{resource: r, skill: f, skillOf: sk})
