@@ -3,6 +3,7 @@ package skills
 import (
 	"encoding/json"
 	"path"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,4 +100,21 @@ func TestUpstreamSkillURIs(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", uri, diff)
 		}
 	}
+}
+
+// FuzzDirectory: any URI is answered without a panic, and every child
+// listed lies under the URI asked for.
+func FuzzDirectory(f *testing.F) {
+	for _, s := range []string{"skill://up", "skill://up/notes/refs", "skill://demo/", "skill:///", "skill://up//notes", "skill://"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		children, _ := Directory([]*decl.Skill{demo, upstream}, uri)
+		base := strings.TrimSuffix(uri, "/") + "/"
+		for _, c := range children {
+			if !strings.HasPrefix(c.URI, base) {
+				t.Errorf("%s lists %s", uri, c.URI)
+			}
+		}
+	})
 }
