@@ -97,6 +97,12 @@ func (s *Set) entries(ctx context.Context) []entry {
 				// SEP-2640: SKILL.md carries the skill's own name and description.
 				r.Name, r.Description = sk.OwnName(), sk.Description
 			}
+			if _, dup := taken[r.URI]; dup {
+				// A declared skill "up" with a file release-notes/SKILL.md
+				// and server up's skill release-notes share a URI; the
+				// skill listed first (declared ones are) keeps it.
+				continue
+			}
 			taken[r.URI] = "skill." + sk.Name
 			out = append(out, entry{resource: r, skill: f, skillOf: sk})
 		}
