@@ -33,7 +33,8 @@ type Explanation struct {
 	Prompts   []ExplainedFeature `json:",omitempty"`
 	Resources []ExplainedFeature `json:",omitempty"`
 	// Skills are the declared skills the agent may use, each with what
-	// brings it (skills.go).
+	// brings it (skills.go), then per server whose skills pass through the
+	// policy they pass and the locked ones it admits (upstream_skills.go).
 	Skills   []ExplainedFeature `json:",omitempty"`
 	Notes    []string           // entries that matched nothing and similar
 	Warnings []string           // what a session would log as warning events
@@ -218,6 +219,9 @@ func Explain(r *Registry, o ExplainOptions) (*Explanation, error) {
 		x.Model = explainModel(r, a)
 		x.Prompts, x.Resources = explainFeatures(r, pool, a, x.Bundles, ss != nil)
 		x.Skills = explainSkills(r, a, x.Bundles, ss != nil)
+		up, notes := explainUpstreamSkills(r, pool, a, x.Bundles, ss != nil)
+		x.Skills = append(x.Skills, up...)
+		x.Notes = append(x.Notes, notes...)
 	}
 	slices.Sort(x.Servers)
 	for _, n := range sortedKeys(tools) {

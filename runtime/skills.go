@@ -122,7 +122,7 @@ func (s *Session) findSkills(st *agentState, query string, limit int) []FindHit 
 		}
 		for _, sk := range sks {
 			if sk.Name == h.Name {
-				out = append(out, FindHit{Name: sk.Name, Description: sk.Description, Score: h.Score, Kind: "skill", URI: decl.SkillScheme + sk.Name + "/" + decl.SkillFileName})
+				out = append(out, FindHit{Name: sk.Name, Description: sk.Description, Score: h.Score, Kind: "skill", URI: sk.URI()})
 			}
 		}
 	}

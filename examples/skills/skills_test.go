@@ -215,6 +215,19 @@ func TestRunLoadsSkillOnlyWhenAsked(t *testing.T) {
 // TestStatusPageListsSkills: serve --http's status page names the agent's
 // skills and why it has them.
 func TestStatusPageListsSkills(t *testing.T) {
+	sk := statusSkills(t, bin)
+	if len(sk) != 1 || sk[0].Name != "release-notes" || sk[0].Reason != "tools.use[1] skill.release-notes" ||
+		!strings.HasPrefix(sk[0].Description, "Write release notes") {
+		t.Errorf("status skills = %+v", sk)
+	}
+}
+
+type statusSkill struct{ Name, Description, URI, Reason string }
+
+// statusSkills runs agent binary bin with serve --http and returns the
+// skills its /api/status lists.
+func statusSkills(t *testing.T, bin string) []statusSkill {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), hang)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "serve", "--http", "127.0.0.1:0")
@@ -243,16 +256,11 @@ func TestStatusPageListsSkills(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var st struct {
-		Skills []struct{ Name, Description, URI, Reason string }
-	}
+	var st struct{ Skills []statusSkill }
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Skills) != 1 || st.Skills[0].Name != "release-notes" || st.Skills[0].Reason != "tools.use[1] skill.release-notes" ||
-		!strings.HasPrefix(st.Skills[0].Description, "Write release notes") {
-		t.Errorf("status skills = %+v", st.Skills)
-	}
+	return st.Skills
 }
 
 // A host of the stateless revision (2026-07-28) over HTTP: server/discover

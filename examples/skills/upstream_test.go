@@ -10,9 +10,11 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,6 +42,11 @@ agent "reader" {
   }
 }
 `
+
+// listURI is the proxied skill's SKILL.md as the proxy lists it: the
+// server is a prefix segment, so the final segment is the frontmatter's
+// name, as SEP-2640 requires.
+const listURI = "skill://up/release-notes/SKILL.md"
 
 const secretSkill = "---\nname: secret-notes\ndescription: Notes nobody downstream may read.\n---\n\nThe secret body.\n"
 
@@ -175,6 +182,9 @@ func (s *upstreamSetup) serveProxy(t *testing.T) (*mcp.ClientSession, *bytes.Buf
 	if err := mcp.AddSendingCustomMethod[*skills.ListParams, *skills.ListResult](c, skills.MethodList); err != nil {
 		t.Fatal(err)
 	}
+	if err := mcp.AddSendingCustomMethod[*skills.DirectoryParams, *skills.DirectoryResult](c, skills.MethodDirectoryRead); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(s.proxy, "serve")
 	var stderr bytes.Buffer
 	cmd.Dir, cmd.Env, cmd.Stderr = root, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "TOOLGEN_LOG=warn"}, &stderr
@@ -211,8 +221,16 @@ func TestUpstreamSkills(t *testing.T) {
 	t.Run("allow_skills", func(t *testing.T) {
 		cs, stderr := s.serveProxy(t)
 		list := listSkills(t, cs)
-		if len(list) != 1 || list[0].URI != "skill://up__release-notes/SKILL.md" {
+		if len(list) != 1 || list[0].URI != listURI {
 			t.Fatalf("skills/list = %+v, want only up__release-notes; stderr:\n%s", list, stderr)
+		}
+		var fm struct{ Name string }
+		if err := json.Unmarshal(list[0].Frontmatter, &fm); err != nil || fm.Name != "release-notes" || path.Base(path.Dir(list[0].URI)) != fm.Name {
+			t.Errorf("frontmatter %s: the name must be the upstream's and the URI's final segment (%v)", list[0].Frontmatter, err)
+		}
+		dir, err := mcp.CallCustomMethod[*skills.DirectoryParams, *skills.DirectoryResult](ctx, cs, skills.MethodDirectoryRead, &skills.DirectoryParams{URI: "skill://up"})
+		if err != nil || len(dir.Resources) != 1 || dir.Resources[0].URI != "skill://up/release-notes" {
+			t.Errorf("resources/directory/read skill://up = %+v, %v; want only skill://up/release-notes", dir, err)
 		}
 		for _, f := range list[0].Resources {
 			if f.URI == list[0].URI && f.Digest != digest {
@@ -223,12 +241,12 @@ func TestUpstreamSkills(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://up__release-notes/SKILL.md"})
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: listURI})
 		if err != nil || len(res.Contents) != 1 || res.Contents[0].Text != string(want) {
 			t.Fatalf("read the allowed skill: %v %+v", err, res)
 		}
 		// The denied skill, by its exposed URI or by the upstream's own.
-		for _, uri := range []string{"skill://up__secret-notes/SKILL.md", "skill://secret-notes/SKILL.md"} {
+		for _, uri := range []string{"skill://up/secret-notes/SKILL.md", "skill://up__secret-notes/SKILL.md", "skill://secret-notes/SKILL.md"} {
 			if res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
 				t.Errorf("read %s of a skill outside allow_skills: %+v", uri, res.Contents)
 			}
@@ -244,6 +262,28 @@ func TestUpstreamSkills(t *testing.T) {
 		}
 	})
 
+	// The status page names the upstream skill with its server's policy,
+	// and explain adds the note for the one allow_skills keeps out.
+	t.Run("status and explain", func(t *testing.T) {
+		sk := statusSkills(t, s.proxy)
+		if len(sk) != 1 || sk[0].Name != "up__release-notes" || sk[0].URI != listURI ||
+			!strings.Contains(sk[0].Reason, "server up serves it as release-notes (lock file; tools.use[0] server.up), allow_skills = [release-*]") {
+			t.Errorf("status skills = %+v", sk)
+		}
+		cmd := exec.Command(s.toolgen, "explain", "proxy/spec", "--agent", "reader")
+		cmd.Dir, cmd.Env = s.dir, s.env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("toolgen explain: %v\n%s", err, out)
+		}
+		for _, want := range []string{"server.up", "its skills, as up__NAME (tools.use[0] server.up), allow_skills = [release-*]",
+			"up__release-notes", "skill secret-notes of server up (lock file) is kept out by allow_skills = [release-*]"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("toolgen explain lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
 	t.Run("drift", func(t *testing.T) {
 		s.use(t, s.upNew)
 		out, ok := s.lock(t, true)
@@ -254,7 +294,7 @@ func TestUpstreamSkills(t *testing.T) {
 		if list := listSkills(t, cs); len(list) != 0 {
 			t.Errorf("on_drift = refuse still lists %+v", list)
 		}
-		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://up__release-notes/SKILL.md"}); err == nil {
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: listURI}); err == nil {
 			t.Error("the changed skill is readable under on_drift = refuse")
 		}
 		cs.Close()

@@ -170,10 +170,14 @@ func progressToken(id uint64) string { return strconv.FormatUint(id, 10) }
 // clientOptions are the handlers and capabilities of the runtime's client
 // for this server: it declares sampling and elicitation only when someone
 // can answer (the host declared them and the server's policy lets it ask,
-// or the agent's model answers sampling), and no roots.
+// or the agent's model answers sampling), and no roots. It always declares
+// the Skills extension, which it speaks (skills.go): under SEP-2133 each
+// side names the extensions it supports, and a server may serve skills
+// only to clients that do.
 func (s *server) clientOptions() *mcp.ClientOptions {
 	host := s.m.hostCapabilities()
 	caps := &mcp.ClientCapabilities{}
+	caps.AddExtension(SkillsExtension, nil)
 	opts := &mcp.ClientOptions{
 		Capabilities:                caps,
 		ToolListChangedHandler:      s.onListChanged,

@@ -62,6 +62,30 @@ const SkillScheme = "skill://"
 // URI is the resource URI of a file of skill.
 func (f *SkillFile) URI(skill string) string { return SkillScheme + skill + "/" + f.Path }
 
+// Path is the skill's <skill-path> in its URIs (skill://<path>/SKILL.md):
+// a declared skill's name; an upstream skill's server, then its own name.
+// SEP-2640 requires the path's final segment to equal the frontmatter's
+// name, which a proxy serves verbatim, so the exposed name (server, sep,
+// name) cannot be that segment; the server is an organizational prefix.
+func (sk *Skill) Path() string {
+	if sk.Server != "" {
+		return sk.Server + "/" + sk.Original
+	}
+	return sk.Name
+}
+
+// OwnName is the name in the skill's frontmatter: what its SKILL.md
+// resource is named.
+func (sk *Skill) OwnName() string {
+	if sk.Server != "" {
+		return sk.Original
+	}
+	return sk.Name
+}
+
+// URI is the URI of the skill's SKILL.md.
+func (sk *Skill) URI() string { return SkillScheme + sk.Path() + "/" + SkillFileName }
+
 // Verify checks the file's bytes against its recorded size and digest: a
 // file is served or loaded only as toolgen read it.
 func (f *SkillFile) Verify() error {

@@ -105,10 +105,10 @@ type DirectoryResult struct {
 
 // EntryOf is the entry of a declared skill.
 func EntryOf(sk *decl.Skill) Entry {
-	e := Entry{URI: decl.SkillScheme + sk.Name + "/" + decl.SkillFileName, Frontmatter: sk.Frontmatter, Resources: make([]File, len(sk.Files))}
+	e := Entry{URI: sk.URI(), Frontmatter: sk.Frontmatter, Resources: make([]File, len(sk.Files))}
 	for i := range sk.Files {
 		f := &sk.Files[i]
-		e.Resources[i] = File{URI: f.URI(sk.Name), Digest: f.Digest, Size: f.Size}
+		e.Resources[i] = File{URI: f.URI(sk.Path()), Digest: f.Digest, Size: f.Size}
 	}
 	return e
 }
@@ -194,41 +194,54 @@ func typeFor(ss *mcp.ServerSession) string {
 	return ""
 }
 
-// Directory lists the direct children of a skill directory URI
-// (skill://<skill> or skill://<skill>/<dir>): files as resources,
-// subdirectories with DirectoryMIMEType. ok is false for any URI that is
-// not such a directory.
+// Directory lists the direct children of a directory in the skills' URI
+// space: a skill's root (skill://<path>) or a subdirectory of it, files
+// as resources and subdirectories with DirectoryMIMEType; or a directory
+// above skills (skill://<server> of upstream skills), their next path
+// segments. ok is false for any URI that is not such a directory.
 func Directory(skills []*decl.Skill, uri string) (children []*mcp.Resource, ok bool) {
 	rest, found := strings.CutPrefix(strings.TrimSuffix(uri, "/"), decl.SkillScheme)
-	if !found {
+	if !found || rest == "" {
 		return nil, false
-	}
-	name, dir, _ := strings.Cut(rest, "/")
-	i := slices.IndexFunc(skills, func(s *decl.Skill) bool { return s.Name == name })
-	if i < 0 {
-		return nil, false
-	}
-	sk := skills[i]
-	prefix := ""
-	if dir != "" {
-		prefix = dir + "/"
 	}
 	seen := map[string]bool{}
-	for j := range sk.Files {
-		f := &sk.Files[j]
-		sub, in := strings.CutPrefix(f.Path, prefix)
-		if !in {
+	add := func(r *mcp.Resource) {
+		if !seen[r.URI] {
+			seen[r.URI] = true
+			children = append(children, r)
+		}
+	}
+	dirRes := func(p string) *mcp.Resource {
+		return &mcp.Resource{URI: decl.SkillScheme + p, Name: path.Base(p), MIMEType: DirectoryMIMEType}
+	}
+	for _, sk := range skills {
+		p := sk.Path()
+		prefix := ""
+		switch {
+		case rest == p:
+		case strings.HasPrefix(rest, p+"/"):
+			prefix = rest[len(p)+1:] + "/"
+		case strings.HasPrefix(p, rest+"/"):
+			first, _, _ := strings.Cut(p[len(rest)+1:], "/")
+			ok = true
+			add(dirRes(rest + "/" + first))
+			continue
+		default:
 			continue
 		}
-		ok = true
-		if first, _, nested := strings.Cut(sub, "/"); nested {
-			if !seen[first] {
-				seen[first] = true
-				children = append(children, &mcp.Resource{URI: decl.SkillScheme + sk.Name + "/" + prefix + first, Name: first, MIMEType: DirectoryMIMEType})
+		for j := range sk.Files {
+			f := &sk.Files[j]
+			sub, in := strings.CutPrefix(f.Path, prefix)
+			if !in {
+				continue
 			}
-			continue
+			ok = true
+			if first, _, nested := strings.Cut(sub, "/"); nested {
+				add(dirRes(p + "/" + prefix + first))
+				continue
+			}
+			add(&mcp.Resource{URI: f.URI(p), Name: path.Base(f.Path), MIMEType: f.MIMEType, Size: f.Size})
 		}
-		children = append(children, &mcp.Resource{URI: f.URI(sk.Name), Name: path.Base(f.Path), MIMEType: f.MIMEType, Size: f.Size})
 	}
 	slices.SortFunc(children, func(a, b *mcp.Resource) int { return strings.Compare(a.URI, b.URI) })
 	return children, ok

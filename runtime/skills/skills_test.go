@@ -2,6 +2,8 @@ package skills
 
 import (
 	"encoding/json"
+	"path"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,4 +59,62 @@ func TestDirectory(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", uri, diff)
 		}
 	}
+}
+
+// An upstream skill (server "up", its own name "notes", exposed as
+// up__notes) is served at skill://up/notes/…: the final <skill-path>
+// segment equals its frontmatter's name, as SEP-2640 requires, and
+// skill://up is a directory above it.
+var upstream = &decl.Skill{
+	Name: "up__notes", Server: "up", Original: "notes",
+	Frontmatter: json.RawMessage(`{"description":"n","name":"notes"}`),
+	Files: []decl.SkillFile{
+		{Path: "SKILL.md", Size: 5, Digest: "sha256:d", Source: "skill://notes/SKILL.md"},
+		{Path: "refs/c.md", Size: 1, Digest: "sha256:e", Source: "skill://notes/refs/c.md"},
+	},
+}
+
+func TestUpstreamSkillURIs(t *testing.T) {
+	e := EntryOf(upstream)
+	if e.URI != "skill://up/notes/SKILL.md" || e.Resources[1].URI != "skill://up/notes/refs/c.md" {
+		t.Errorf("entry = %+v", e)
+	}
+	var fm struct{ Name string }
+	if err := json.Unmarshal(e.Frontmatter, &fm); err != nil || path.Base(path.Dir(e.URI)) != fm.Name {
+		t.Errorf("the final segment of %s is not the frontmatter's name %q", e.URI, fm.Name)
+	}
+	for uri, want := range map[string][]string{
+		"skill://up":            {"skill://up/notes"},
+		"skill://up/notes":      {"skill://up/notes/SKILL.md", "skill://up/notes/refs"},
+		"skill://up/notes/refs": {"skill://up/notes/refs/c.md"},
+		"skill://up__notes":     nil,
+		"skill://notes":         nil,
+		"skill://u":             nil,
+	} {
+		children, _ := Directory([]*decl.Skill{demo, upstream}, uri)
+		var got []string
+		for _, c := range children {
+			got = append(got, c.URI)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", uri, diff)
+		}
+	}
+}
+
+// FuzzDirectory: any URI is answered without a panic, and every child
+// listed lies under the URI asked for.
+func FuzzDirectory(f *testing.F) {
+	for _, s := range []string{"skill://up", "skill://up/notes/refs", "skill://demo/", "skill:///", "skill://up//notes", "skill://"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		children, _ := Directory([]*decl.Skill{demo, upstream}, uri)
+		base := strings.TrimSuffix(uri, "/") + "/"
+		for _, c := range children {
+			if !strings.HasPrefix(c.URI, base) {
+				t.Errorf("%s lists %s", uri, c.URI)
+			}
+		}
+	})
 }

@@ -92,10 +92,16 @@ func (s *Set) entries(ctx context.Context) []entry {
 	for _, sk := range s.Skills {
 		for i := range sk.Files {
 			f := &sk.Files[i]
-			r := &mcp.Resource{URI: f.URI(sk.Name), Name: sk.Name + "/" + f.Path, MIMEType: f.MIMEType, Size: f.Size}
+			r := &mcp.Resource{URI: f.URI(sk.Path()), Name: sk.Name + "/" + f.Path, MIMEType: f.MIMEType, Size: f.Size}
 			if f.Path == decl.SkillFileName {
 				// SEP-2640: SKILL.md carries the skill's own name and description.
-				r.Name, r.Description = sk.Name, sk.Description
+				r.Name, r.Description = sk.OwnName(), sk.Description
+			}
+			if _, dup := taken[r.URI]; dup {
+				// A declared skill "up" with a file release-notes/SKILL.md
+				// and server up's skill release-notes share a URI; the
+				// skill listed first (declared ones are) keeps it.
+				continue
 			}
 			taken[r.URI] = "skill." + sk.Name
 			out = append(out, entry{resource: r, skill: f, skillOf: sk})

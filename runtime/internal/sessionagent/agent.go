@@ -7,6 +7,7 @@ package sessionagent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -70,8 +71,12 @@ func (a *Agent) Status() statuspage.Status {
 		Skills(context.Context) []*decl.Skill
 	}); ok {
 		for _, s := range sk.Skills(context.Background()) {
-			st.Skills = append(st.Skills, statuspage.Skill{Name: s.Name, Description: s.Description,
-				URI: decl.SkillScheme + s.Name + "/" + decl.SkillFileName, Reason: skillWhy[s.Name]})
+			reason := skillWhy[s.Name]
+			if reason == "" && s.Server != "" {
+				// An upstream skill no lock file named: its server's policy.
+				reason = fmt.Sprintf("server %s serves it as %s (listed at run time); server.%s: %s", s.Server, s.Original, s.Server, skillWhy["server."+s.Server])
+			}
+			st.Skills = append(st.Skills, statuspage.Skill{Name: s.Name, Description: s.Description, URI: s.URI(), Reason: reason})
 		}
 	}
 	for _, ti := range a.main.Tools() {
