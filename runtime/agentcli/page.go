@@ -29,7 +29,7 @@ type watch struct {
 	// shared is serve --store's store: the page then shows the fleet,
 	// which fleet heartbeats into until stop.
 	shared store.Store
-	fleet  *fleet.Fleet
+	fleet  fleet.Member
 }
 
 // startWatch builds the logger serve's sessions use and the telemetry SDK.
@@ -87,10 +87,9 @@ func (w *watch) stop(log *slog.Logger) {
 func (c *cli) page(w *watch, sess *runtime.Session, followers func() []sessionagent.Session) *statuspage.Handler {
 	agent := sessionagent.New(c.reg, sess, followers)
 	var view statuspage.FleetView
-	if w.shared != nil && w.fleet == nil {
-		w.fleet = fleet.New(fleet.Options{Store: w.shared, Hub: w.hub, Logger: c.opts.Session.Logger,
+	if w.shared != nil && w.fleet == nil && fleet.Join != nil {
+		w.fleet = fleet.Join(fleet.Options{Store: w.shared, Hub: w.hub, Logger: c.opts.Session.Logger,
 			Servers: agent.Servers})
-		w.fleet.Start()
 		view = w.fleet
 	}
 	return statuspage.New(statuspage.Options{

@@ -65,6 +65,27 @@ type Fleet struct {
 
 var _ statuspage.FleetView = (*Fleet)(nil)
 
+// Member is a replica's running part in the fleet.
+type Member interface {
+	statuspage.FleetView
+	Stop()
+}
+
+// Join starts this replica's part in the fleet of o.Store, or is nil
+// when nothing links the fleet in: only a store other replicas reach
+// makes a fleet, so runtime/store/redis sets it (Enable) and an agent
+// without one does not carry this package's code.
+var Join func(o Options) Member
+
+// Enable sets Join.
+func Enable() {
+	Join = func(o Options) Member {
+		f := New(o)
+		f.Start()
+		return f
+	}
+}
+
 // New returns the fleet of o.Store; nothing runs until Start.
 func New(o Options) *Fleet {
 	if o.Replica == "" {
