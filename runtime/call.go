@@ -235,7 +235,7 @@ func (st *agentState) invokeOutput(ctx context.Context, e *entry, args json.RawM
 	}
 	if e.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, e.timeout, e.timedOut)
+		ctx, cancel = withTimeout(ctx, e.timeout, e.timedOut) // the shared deadline wheel: no timer per call
 		defer cancel()
 	}
 	var out pipeline.Output

@@ -224,9 +224,14 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) bo
 	return true
 }
 
-// respond writes the response as go-sdk would: the result encoded without
-// HTML escaping, in one write.
+// respond writes the response as go-sdk would, in one write: a text
+// result encoded by hand, any other by encoding/json without HTML escaping
+// (go-sdk's own MarshalJSON escapes it inside).
 func (lc *leanCalls) respond(head []byte, res *mcp.CallToolResult) {
+	if line, ok := appendTextResult(head, res); ok {
+		lc.out.Write(append(line, "}\n"...))
+		return
+	}
 	b := bytes.NewBuffer(head)
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)

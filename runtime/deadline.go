@@ -1,0 +1,130 @@
+package runtime
+
+import (
+	"container/heap"
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// deadlines is the one timer behind every tool timeout of the process: a
+// heap of calls ordered by deadline and one time.Timer armed for the
+// earliest. A context.WithTimeout per call started, reset and stopped a
+// runtime timer of its own, about a twentieth of a proxied call's time;
+// here a call that ends in time is a heap push and pop, and the timer is
+// only moved when a call's deadline comes before every other's (with one
+// timeout per tool, hardly ever).
+var deadlines deadlineWheel
+
+type deadlineWheel struct {
+	mu    sync.Mutex
+	calls deadlineHeap
+	timer *time.Timer // fires at calls[0].at; made on first use
+}
+
+// deadlineCtx is a call's context under a tool timeout: its parent's,
+// also cancelled at the deadline with the tool's "timeout after …" cause.
+// As context.WithTimeoutCause's, its Err is DeadlineExceeded once the
+// deadline cancelled it and Canceled when its parent or stop did first.
+type deadlineCtx struct {
+	context.Context // WithCancelCause(parent): Done, Value, the cause
+	cancel          context.CancelCauseFunc
+	at              time.Time
+	cause           error
+	i               int         // index in the heap; -1 once out of it (wheel.mu)
+	fired           atomic.Bool // the deadline came first
+}
+
+// withTimeout is context.WithTimeoutCause(parent, d, cause) on the shared
+// wheel. stop ends the call: it leaves the wheel and its context is
+// cancelled.
+func withTimeout(parent context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	at := time.Now().Add(d)
+	if pd, ok := parent.Deadline(); ok && !pd.After(at) {
+		return context.WithCancel(parent) // the parent's deadline comes first, as WithDeadline does
+	}
+	inner, cancel := context.WithCancelCause(parent)
+	c := &deadlineCtx{Context: inner, cancel: cancel, at: at, cause: cause}
+	deadlines.add(c)
+	return c, c.stop
+}
+
+func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.at, true }
+
+func (c *deadlineCtx) Err() error {
+	err := c.Context.Err()
+	if err != nil && c.fired.Load() && context.Cause(c.Context) == c.cause {
+		return context.DeadlineExceeded // cancelled by the deadline, not before it
+	}
+	return err
+}
+
+func (c *deadlineCtx) stop() {
+	deadlines.remove(c)
+	c.cancel(context.Canceled)
+}
+
+func (w *deadlineWheel) add(c *deadlineCtx) {
+	w.mu.Lock()
+	heap.Push(&w.calls, c)
+	if c.i == 0 { // the earliest now: the timer moves
+		if w.timer == nil {
+			w.timer = time.AfterFunc(time.Until(c.at), w.fire)
+		} else {
+			w.timer.Reset(time.Until(c.at))
+		}
+	}
+	w.mu.Unlock()
+}
+
+func (w *deadlineWheel) remove(c *deadlineCtx) {
+	w.mu.Lock()
+	if c.i >= 0 {
+		heap.Remove(&w.calls, c.i)
+	}
+	w.mu.Unlock()
+}
+
+// fire cancels every call whose deadline has come and arms the timer for
+// the next. A timer that fires early (moved meanwhile) only re-arms.
+func (w *deadlineWheel) fire() {
+	var due []*deadlineCtx
+	w.mu.Lock()
+	now := time.Now()
+	for len(w.calls) > 0 && !w.calls[0].at.After(now) {
+		c := heap.Pop(&w.calls).(*deadlineCtx)
+		c.fired.Store(true) // before cancel: Err never sees Canceled for a deadline
+		due = append(due, c)
+	}
+	if len(w.calls) > 0 {
+		w.timer.Reset(time.Until(w.calls[0].at))
+	}
+	w.mu.Unlock()
+	for _, c := range due {
+		c.cancel(c.cause)
+	}
+}
+
+// deadlineHeap orders calls by deadline (container/heap).
+type deadlineHeap []*deadlineCtx
+
+func (h deadlineHeap) Len() int           { return len(h) }
+func (h deadlineHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h deadlineHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].i, h[j].i = i, j
+}
+func (h *deadlineHeap) Push(x any) {
+	c := x.(*deadlineCtx)
+	c.i = len(*h)
+	*h = append(*h, c)
+}
+func (h *deadlineHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	old[len(old)-1] = nil
+	c.i = -1
+	*h = old[:len(old)-1]
+	return c
+}
