@@ -75,6 +75,7 @@ type liveSession struct {
 	instructions string
 	inflight     *atomic.Int64 // calls running on cs (the attempt's)
 	lean         *leanLine     // the attempt's; nil: tools/call goes through cs
+	tasks        *taskAnswers  // the attempt's
 }
 
 func newServer(m *Manager, key string, cfg Config) *server {
@@ -128,6 +129,7 @@ type attempt struct {
 	declared string       // the capabilities it declared (caller.go)
 	inflight atomic.Int64 // calls running on it
 	lean     *leanLine    // tools/call without go-sdk (lean.go), when it can
+	tasks    *taskAnswers // raw answers of task calls (tasks.go)
 }
 
 func (a *attempt) close() {
@@ -254,7 +256,9 @@ func (s *server) connect(n int) (*attempt, error) {
 	opts := s.clientOptions()
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, opts)
 	registerSkillMethods(client)
-	cs, err := client.Connect(ctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: s.cfg.protocolVersion()})
+	registerTaskMethods(client)
+	tr, tasks := watchTasks(l.transport)
+	cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: s.cfg.protocolVersion()})
 	var tools []Tool
 	if err == nil {
 		tools, err = s.listTools(ctx, cs)
@@ -286,7 +290,7 @@ func (s *server) connect(n int) (*attempt, error) {
 	}
 	s.log.Info("server.start", "transport", s.cfg.transport(), "tools", len(tools),
 		"protocol", cs.InitializeResult().ProtocolVersion, "latency_ms", time.Since(start).Milliseconds(), "attempt", n)
-	return &attempt{cs: cs, link: l, stop: stop, tools: tools, declared: declared(opts), lean: newLeanLine(l, cs)}, nil
+	return &attempt{cs: cs, link: l, stop: stop, tools: tools, declared: declared(opts), lean: newLeanLine(l, cs), tasks: tasks}, nil
 }
 
 // failStart turns a failed attempt into its reason: how the process ended
@@ -527,7 +531,7 @@ func (s *server) publish(a *attempt, tools []Tool) {
 	s.tools = tools
 	s.err = nil
 	s.mu.Unlock()
-	s.live.Store(&liveSession{cs: a.cs, tools: tools, instructions: instr, inflight: &a.inflight, lean: a.lean})
+	s.live.Store(&liveSession{cs: a.cs, tools: tools, instructions: instr, inflight: &a.inflight, lean: a.lean, tasks: a.tasks})
 }
 
 // down marks the connection unavailable; event says whether it is news

@@ -59,9 +59,13 @@ func (lc *leanCalls) stateless(ctx context.Context, key idKey, cancel context.Ca
 	s := lc.s
 	leanStatelessCalls.Add(1)
 	s.perRequestHost(req)
-	res, err := s.callInRounds(ctx, req, "", nil, func(ctx context.Context) (mcp.Result, error) {
-		return s.handle(ctx, req)
-	})
+	// An extension (tasks) takes the call first, as on go-sdk's path.
+	res, taken, err := s.takeCall(ctx, req)
+	if !taken {
+		res, err = s.callInRounds(ctx, req, "", nil, func(ctx context.Context) (mcp.Result, error) {
+			return s.handle(ctx, req)
+		})
+	}
 	lc.mu.Lock()
 	delete(lc.ours, key) // before the response: the host may reuse the id then
 	lc.mu.Unlock()

@@ -42,6 +42,9 @@ type Record struct {
 	// form ({"method": …, "params": …}).
 	Asks  map[string]json.RawMessage `json:"asks,omitempty"`
 	Error *Error                     `json:"error,omitempty"`
+	// Route is set for an upstream server's task passed through: its
+	// state is the server's, read there at every tasks/get.
+	Route *Route `json:"route,omitempty"`
 }
 
 // Error is a failed task's protocol-level error (JSON-RPC shape).
@@ -124,8 +127,8 @@ func (b *Board) Get(ctx context.Context, id, caller string) (*Record, error) {
 	if r.Caller != caller {
 		return nil, ErrUnknown
 	}
-	if r.Status.Terminal() {
-		return r, nil
+	if r.Status.Terminal() || r.Route != nil {
+		return r, nil // a routed task's lease is the upstream server's
 	}
 	_, held, err := b.st.Get(ctx, leaseKey(id))
 	if err != nil || held {

@@ -116,6 +116,16 @@ type UpdateParams struct {
 type Ack struct {
 	mcp.ResultBase
 	ResultType string `json:"resultType"`
+	raw        json.RawMessage
+}
+
+// MarshalJSON writes an upstream server's answer as it came, or the ack.
+func (a *Ack) MarshalJSON() ([]byte, error) {
+	if a.raw != nil {
+		return a.raw, nil
+	}
+	type plain Ack
+	return json.Marshal((*plain)(a))
 }
 
 // Task is a task on the wire: CreateTaskResult (resultType "task") and
@@ -134,6 +144,17 @@ type Task struct {
 	Result         json.RawMessage            `json:"result,omitempty"`
 	Error          *Error                     `json:"error,omitempty"`
 	InputRequests  map[string]json.RawMessage `json:"inputRequests,omitempty"`
+	raw            json.RawMessage
+}
+
+// MarshalJSON writes an upstream server's task as it came (with the
+// agent's task id), or the task.
+func (t *Task) MarshalJSON() ([]byte, error) {
+	if t.raw != nil {
+		return t.raw, nil
+	}
+	type plain Task
+	return json.Marshal((*plain)(t))
 }
 
 func wire(r *Record, resultType string) *Task {
@@ -169,24 +190,28 @@ func (e *extension) Install(sess serve.Session, srv *mcp.Server) {
 		if err != nil {
 			return nil, storeError(p.TaskID, err)
 		}
-		t := wire(r, "complete")
-		switch r.Status {
-		case Completed:
-			if t.Result, err = b.Result(ctx, r.ID); err != nil {
-				return nil, storeError(p.TaskID, err)
+		if r.Route != nil {
+			raw, err := forward(ctx, upstreamOf(sess), r, MethodGet, &TaskParams{TaskID: p.TaskID})
+			if err != nil {
+				return nil, upstreamError(r, err)
 			}
-		case Failed:
-			t.Error = r.Error
-		case InputRequired:
-			t.InputRequests = r.Asks
+			return &Task{raw: raw}, nil
 		}
-		return t, nil
+		return detailed(ctx, b, r)
 	}))
 	must(mcp.AddReceivingCustomMethod(srv, MethodUpdate, func(ctx context.Context, _ *mcp.ServerSession, p *UpdateParams) (*Ack, error) {
 		if p == nil || p.TaskID == "" {
 			return nil, invalidParams("tasks/update needs a taskId")
 		}
-		if err := e.board(sess).Answer(ctx, p.TaskID, callerOf(ctx), p.InputResponses); err != nil {
+		b := e.board(sess)
+		if r, err := b.Get(ctx, p.TaskID, callerOf(ctx)); err == nil && r.Route != nil {
+			raw, err := forward(ctx, upstreamOf(sess), r, MethodUpdate, &UpdateParams{TaskID: p.TaskID, InputResponses: p.InputResponses})
+			if err != nil {
+				return nil, upstreamError(r, err)
+			}
+			return &Ack{raw: raw}, nil
+		}
+		if err := b.Answer(ctx, p.TaskID, callerOf(ctx), p.InputResponses); err != nil {
 			return nil, storeError(p.TaskID, err)
 		}
 		e.wake(p.TaskID)
@@ -196,12 +221,38 @@ func (e *extension) Install(sess serve.Session, srv *mcp.Server) {
 		if p == nil || p.TaskID == "" {
 			return nil, invalidParams("tasks/cancel needs a taskId")
 		}
-		if err := e.board(sess).Cancel(ctx, p.TaskID, callerOf(ctx)); err != nil {
+		b := e.board(sess)
+		if r, err := b.Get(ctx, p.TaskID, callerOf(ctx)); err == nil && r.Route != nil {
+			raw, err := forward(ctx, upstreamOf(sess), r, MethodCancel, &TaskParams{TaskID: p.TaskID})
+			if err != nil {
+				return nil, upstreamError(r, err)
+			}
+			return &Ack{raw: raw}, nil
+		}
+		if err := b.Cancel(ctx, p.TaskID, callerOf(ctx)); err != nil {
 			return nil, storeError(p.TaskID, err)
 		}
 		e.wake(p.TaskID)
 		return &Ack{ResultType: "complete"}, nil
 	}))
+}
+
+// detailed is tasks/get's answer for a task of the board: its result,
+// error or input requests as its status has them.
+func detailed(ctx context.Context, b *Board, r *Record) (*Task, error) {
+	t := wire(r, "complete")
+	var err error
+	switch r.Status {
+	case Completed:
+		if t.Result, err = b.Result(ctx, r.ID); err != nil {
+			return nil, storeError(r.ID, err)
+		}
+	case Failed:
+		t.Error = r.Error
+	case InputRequired:
+		t.InputRequests = r.Asks
+	}
+	return t, nil
 }
 
 // wake has the run of a task this process runs look at the board now.
@@ -233,6 +284,9 @@ func Support(t *runtime.ToolInfo) string {
 // declared the extension; refuses a task-requiring tool to one that did
 // not.
 func (e *extension) TakeCall(ctx context.Context, sess serve.Session, call *serve.Call) (mcp.Result, bool, error) {
+	if res, taken, err := e.passThrough(ctx, sess, call); taken {
+		return res, true, err
+	}
 	support := Support(call.Tool)
 	if support == "" {
 		return nil, false, nil
