@@ -34,6 +34,8 @@ telemetry toolgen { telemetry = true }
 oauth a server's auth block
 jwtauth main imports runtime/serve/jwtauth (serve --auth-issuer)
 redis main imports runtime/store/redis (serve --store redis://)
+websocket a server with transport = "ws"
+skills a skill, or allow_skills/deny_skills on a server
 LIST
 
 # Code (text symbols) per package of the quick-start agent, for the parts
@@ -53,7 +55,6 @@ github.com/toolgen-dev/toolgen/runtime/serve|serve (MCP server, HTTP)
 github.com/toolgen-dev/toolgen/internal/mcpconn|upstream MCP client
 github.com/toolgen-dev/toolgen/runtime/agentcli|the agent's command line
 github.com/toolgen-dev/toolgen/runtime/internal/builtin|builtins (files, shell sandbox)
-github.com/coder/websocket|WebSocket transport (upstream)
 github.com/toolgen-dev/toolgen/runtime/search|search index
 github.com/toolgen-dev/toolgen/runtime/internal/rest|REST tools
 github.com/toolgen-dev/toolgen/internal/enrich|run-time enrichment
