@@ -442,20 +442,7 @@ func (c *roundCaller) CreateMessage(ctx context.Context, p *mcp.CreateMessagePar
 	if err != nil {
 		return nil, err
 	}
-	// A host may answer in the tools-capable shape (content an array).
-	var res mcp.CreateMessageResult
-	if err := json.Unmarshal(b, &res); err == nil && res.Content != nil {
-		return &res, nil
-	}
-	var v2 mcp.CreateMessageWithToolsResult
-	if err := json.Unmarshal(b, &v2); err != nil {
-		return nil, fmt.Errorf("sampling answer: %w", err)
-	}
-	out := &mcp.CreateMessageResult{Meta: v2.Meta, Model: v2.Model, Role: v2.Role, StopReason: v2.StopReason}
-	if len(v2.Content) > 0 {
-		out.Content = v2.Content[0]
-	}
-	return out, nil
+	return mcpconn.SamplingAnswer(b)
 }
 
 func (c *roundCaller) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
