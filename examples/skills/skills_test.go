@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -24,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/internal/model/modeltest"
+	"github.com/toolgen-dev/toolgen/internal/testbin"
 	"github.com/toolgen-dev/toolgen/runtime/skills"
 )
 
@@ -35,28 +35,7 @@ var (
 	root string // the repository root: the binary's working directory
 )
 
-func TestMain(m *testing.M) { os.Exit(buildAndRun(m)) }
-
-func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "skills-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	bin = filepath.Join(dir, "skills-agent")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the skills binary: %v\n", err)
-		return 1
-	}
-	if root, err = filepath.Abs("../.."); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
-}
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m, "skills-agent", &bin, &root)) }
 
 const skillDir = "examples/skills/spec/skills/release-notes"
 

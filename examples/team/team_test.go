@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/generated/team"
 	"github.com/toolgen-dev/toolgen/internal/model/modeltest"
+	"github.com/toolgen-dev/toolgen/internal/testbin"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/serve"
 )
@@ -36,28 +36,7 @@ var (
 	root    string // the repository root: the binary's working directory
 )
 
-func TestMain(m *testing.M) { os.Exit(buildAndRun(m)) }
-
-func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "team-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	teamBin = filepath.Join(dir, "team")
-	build := exec.Command("go", "build", "-o", teamBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the team binary: %v\n", err)
-		return 1
-	}
-	if root, err = filepath.Abs("../.."); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
-}
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m, "team", &teamBin, &root)) }
 
 const testKey = "sk-test-TEAMKEY-0123456789abcdef"
 
