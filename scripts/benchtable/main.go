@@ -74,13 +74,19 @@ func run(count, rounds, calls int) error {
 		return err
 	}
 	os.Stdout.Write(out)
-	lat, cpu, err := servedRatios(out)
+	sv, err := servedRatios(out)
 	if err != nil {
 		return err
 	}
 	rows = append(rows,
-		row{"host → agent → server-everything `echo`, stdio", "agent latency ÷ bare relay's (medians)", fmt.Sprintf("%.2f", lat), "≤ 1.15", holds(lat <= 1.15)},
-		row{"same", "agent CPU per call ÷ relay's", fmt.Sprintf("%.2f×", cpu), "≤ 1.5×", holds(cpu <= 1.5)},
+		row{"host → agent → server-everything `echo`, stdio", "agent latency ÷ bare relay's (medians)", fmt.Sprintf("%.2f", sv.latency), "≤ 1.15", holds(sv.latency <= 1.15)},
+		row{"same", "agent CPU per call ÷ relay's", fmt.Sprintf("%.2f×", sv.cpu), "≤ 1.5×", holds(sv.cpu <= 1.5)},
+	)
+	if sv.rev != 0 {
+		rows = append(rows, row{"same, a 2026-07-28 host (issue 22)", "latency, agent CPU ÷ a 2025-11-25 host's",
+			fmt.Sprintf("%.2f, %.2f×", sv.rev, sv.revCPU), "≤ 1 (no slower)", holds(sv.rev <= 1)})
+	}
+	rows = append(rows,
 		row{"streamable HTTP, 50 sessions, proxied `echo`", "p99 vs the best peer", "not measured: no peer (mcp-proxy, mcp-hub) in testdata/npm's lockfile", "≤ best peer", "–"},
 		row{"same, 1 and 10 sessions", "throughput vs npm mcp-proxy", "not measured: no peer in the lockfile", "≥ 2×", "–"},
 	)
@@ -148,33 +154,62 @@ func parse(out []byte) results {
 	return r
 }
 
-var cpuLine = regexp.MustCompile(`relay: host \S+, relay (\S+?),.*agent: host \S+, agent (\S+?),`)
+var cpuLine = regexp.MustCompile(`relay: host \S+, relay (\S+?),.*agent: host \S+, agent (\S+?),(?:.*agent26: host \S+, agent (\S+?),)?`)
 
-// servedRatios reads servedbench's output: the agent's median latency over
-// the relay's, and the agent process's CPU per call over the relay
-// process's.
-func servedRatios(out []byte) (latency, cpu float64, err error) {
-	var relayX, agentX float64
-	var relayCPU, agentCPU string
+// served is what scripts/benchtable reads from servedbench's output.
+type served struct {
+	latency, cpu float64 // the agent's (2025-11-25 host) median latency and CPU per call ÷ the relay's
+	rev, revCPU  float64 // a 2026-07-28 host's median latency and agent CPU ÷ a 2025-11-25 host's; 0 when not printed
+}
+
+// servedRatios reads servedbench's output: the median row's columns by
+// the header's names, and the CPU line.
+func servedRatios(out []byte) (served, error) {
+	var s served
+	var header []string
+	var med map[string]float64
+	var cpus []string
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
-		if len(f) == 6 && f[0] == "median" {
-			relayX, _ = strconv.ParseFloat(strings.TrimSuffix(f[4], "x"), 64)
-			agentX, _ = strconv.ParseFloat(strings.TrimSuffix(f[5], "x"), 64)
+		switch {
+		case len(f) > 0 && f[0] == "round":
+			header = f
+		case len(f) > 0 && f[0] == "median" && len(f) == len(header):
+			med = map[string]float64{}
+			for i, name := range header[1:] {
+				med[name] = parseMedian(f[i+1])
+			}
 		}
 		if m := cpuLine.FindStringSubmatch(line); m != nil {
-			relayCPU, agentCPU = m[1], m[2]
+			cpus = m[1:]
 		}
 	}
-	if relayX == 0 || relayCPU == "" {
-		return 0, 0, fmt.Errorf("servedbench printed no median row or CPU line:\n%s", out)
+	if med["relay"] == 0 || med["agent"] == 0 || cpus == nil {
+		return s, fmt.Errorf("servedbench printed no median row or CPU line:\n%s", out)
 	}
-	r, err1 := parseDuration(relayCPU)
-	a, err2 := parseDuration(agentCPU)
-	if err1 != nil || err2 != nil || r == 0 {
-		return 0, 0, fmt.Errorf("servedbench CPU line: relay %q, agent %q", relayCPU, agentCPU)
+	relay, err1 := parseDuration(cpus[0])
+	agent, err2 := parseDuration(cpus[1])
+	if err1 != nil || err2 != nil || relay == 0 || agent == 0 {
+		return s, fmt.Errorf("servedbench CPU line: relay %q, agent %q", cpus[0], cpus[1])
 	}
-	return agentX / relayX, a / r, nil
+	s.latency, s.cpu = med["agent"]/med["relay"], agent/relay
+	if a26 := med["agent26"]; a26 != 0 && cpus[2] != "" {
+		agent26, err := parseDuration(cpus[2])
+		if err != nil {
+			return s, fmt.Errorf("servedbench CPU line: agent26 %q", cpus[2])
+		}
+		s.rev, s.revCPU = a26/med["agent"], agent26/agent
+	}
+	return s, nil
+}
+
+// parseMedian reads a median cell: a duration (740µs) or a ratio (1.38x).
+func parseMedian(cell string) float64 {
+	if v, err := strconv.ParseFloat(strings.TrimSuffix(cell, "x"), 64); err == nil {
+		return v
+	}
+	v, _ := parseDuration(cell)
+	return v
 }
 
 func parseDuration(s string) (float64, error) {
