@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/internal/didyoumean"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/runtime/internal/clock"
 	"github.com/toolgen-dev/toolgen/runtime/internal/event"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
@@ -60,12 +61,14 @@ type richProvider func(ctx context.Context, args json.RawMessage) (pipeline.Outp
 
 var emptyArgs = json.RawMessage(`{}`)
 
-// epoch anchors mono: time.Since of a time with a monotonic reading costs
-// one clock read, where time.Now costs two (wall and monotonic).
-var epoch = time.Now()
+// mono is the stopwatch of calls' latencies (runtime/internal/clock: the
+// CPU's counter where it is invariant, about a third of time.Since's cost
+// on a kvm-clock machine).
+func mono() time.Duration { return clock.Now() }
 
-// mono is the monotonic time since epoch.
-func mono() time.Duration { return time.Since(epoch) }
+// since is the latency of a call that started at start; never negative,
+// though two readings on two CPUs may be a few ticks apart.
+func since(start time.Duration) time.Duration { return max(mono()-start, 0) }
 
 // call is the pipeline: lookup → allowed? → arguments valid? → cache →
 // queue → timeout → provider → secrets scrubbed → size cap → context
@@ -136,7 +139,7 @@ func (st *agentState) refused(ctx context.Context, e *entry, span telemetry.Call
 // finish makes the Result of a call, ends its span and logs its event.
 func (st *agentState) finish(ctx context.Context, e *entry, span telemetry.Call, charsIn int, start time.Duration, out pipeline.Output, err error) Result {
 	scrub := st.s.scrub
-	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: mono() - start}
+	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: since(start)}
 	if err != nil {
 		r.Error = pipeline.ErrorText(scrub, err.Error())
 		r.Internal = errors.As(err, new(*panicError))
@@ -369,13 +372,13 @@ func (st *agentState) blocked(ctx context.Context, name string, start time.Durat
 		event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", strings.ToValidUTF8(name[:maxToolName], "")+"…"),
 			slog.String("agent", st.agent.Name), slog.String("reason", "not_found"))
 		st.s.tel.Blocked(ctx, "", false)
-		return Result{Error: msg, Latency: mono() - start}
+		return Result{Error: msg, Latency: since(start)}
 	}
 	msg, reason := st.whyBlocked(name)
 	event.Emit(st.log, slog.LevelWarn, EventToolBlocked, slog.String("tool", name), slog.String("agent", st.agent.Name), slog.String("reason", reason),
 		slog.String("caller", CallerID(ctx)))
 	st.s.tel.Blocked(ctx, name, reason != "not_found")
-	return Result{Error: pipeline.ErrorText(st.s.scrub, msg), Latency: mono() - start}
+	return Result{Error: pipeline.ErrorText(st.s.scrub, msg), Latency: since(start)}
 }
 
 // whyBlocked says why the agent cannot call name, and the tool.blocked
