@@ -14,7 +14,8 @@
 // (agent.cpu, agent.block, agent.mutex) for `go tool pprof`. -before BIN
 // adds a side "before": another build of this command (say from main)
 // serving as the agent, so a change is compared with the old code in the
-// same run.
+// same run; -before-env K=V runs that side (or this build) with a setting
+// added to its environment.
 //
 // It is its own agent: run with "agent" as its first argument it is an
 // agent binary (runtime/agentcli) whose one agent uses server-everything
@@ -58,6 +59,8 @@ func main() {
 	only := flag.String("only", "", "comma-separated sides to run (agent, before, mcp-proxy-http, mcp-proxy-sse, mcp-hub-sse); default all")
 	profile := flag.String("profile", "", "write the agent's CPU, block and mutex profiles into `DIR`")
 	before := flag.String("before", "", "another build of httpbench to run as side \"before\" (the old agent)")
+	beforeEnv := flag.String("before-env", "", "comma-separated `K=V` settings added to side \"before\"'s environment (with -before, or this build when -before is not given)")
+	logs := flag.String("logs", "", "keep the servers' output in `DIR` (default: a temporary directory, removed)")
 	flag.Parse()
 	var ns []int
 	for _, f := range strings.Split(*sessions, ",") {
@@ -68,7 +71,7 @@ func main() {
 		}
 		ns = append(ns, n)
 	}
-	if err := run(config{sessions: ns, rounds: *rounds, calls: *calls, only: *only, profile: *profile, before: *before}); err != nil {
+	if err := run(config{sessions: ns, rounds: *rounds, calls: *calls, only: *only, profile: *profile, before: *before, beforeEnv: *beforeEnv, logs: *logs}); err != nil {
 		fmt.Fprintln(os.Stderr, "httpbench:", err)
 		os.Exit(1)
 	}
@@ -80,6 +83,8 @@ type config struct {
 	only          string
 	profile       string
 	before        string
+	beforeEnv     string
+	logs          string
 }
 
 // npm holds the paths of testdata/npm's programs, found from the module root.
@@ -182,6 +187,10 @@ func run(cfg config) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	logs := tmp
+	if cfg.logs != "" {
+		logs = cfg.logs
+	}
 	want := func(name string) bool {
 		return cfg.only == "" || slices.Contains(strings.Split(cfg.only, ","), name)
 	}
@@ -202,7 +211,7 @@ func run(cfg config) error {
 		}
 		cmd := exec.Command(bin, "agent", "serve", "--http", fmt.Sprintf("127.0.0.1:%d", port))
 		cmd.Env = env
-		proc, err := start(name, tmp, cmd)
+		proc, err := start(name, logs, cmd)
 		if err != nil {
 			return err
 		}
@@ -222,8 +231,15 @@ func run(cfg config) error {
 			return err
 		}
 	}
-	if cfg.before != "" && want("before") {
-		if err := addAgent("before", cfg.before, agentEnv); err != nil {
+	if (cfg.before != "" || cfg.beforeEnv != "") && want("before") {
+		bin, env := cfg.before, slices.Clone(agentEnv)
+		if bin == "" {
+			bin = self
+		}
+		if cfg.beforeEnv != "" {
+			env = append(env, strings.Split(cfg.beforeEnv, ",")...)
+		}
+		if err := addAgent("before", bin, env); err != nil {
 			return err
 		}
 	}
@@ -233,7 +249,7 @@ func run(cfg config) error {
 			return err
 		}
 		cmd := exec.Command(p.node, p.proxy, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--", p.node, p.everything, "stdio")
-		proc, err := start("mcp-proxy", tmp, cmd)
+		proc, err := start("mcp-proxy", logs, cmd)
 		if err != nil {
 			return err
 		}
@@ -263,7 +279,7 @@ func run(cfg config) error {
 		// mcp-hub keeps a workspace cache under the user's directories:
 		// keep it in the temporary directory.
 		cmd.Env = append(os.Environ(), "HOME="+tmp, "XDG_CONFIG_HOME="+tmp, "XDG_STATE_HOME="+tmp, "XDG_DATA_HOME="+tmp, "XDG_CACHE_HOME="+tmp)
-		proc, err := start("mcp-hub", tmp, cmd)
+		proc, err := start("mcp-hub", logs, cmd)
 		if err != nil {
 			return err
 		}
@@ -397,7 +413,7 @@ func measure(ctx context.Context, sides []*side, n, rounds, perSession int) erro
 		}
 	}
 	fmt.Printf("\nHTTP, %d concurrent sessions: %d alternating rounds of %d echo calls per session\n", n, rounds, perSession)
-	fmt.Printf("%-5s %-15s %10s %10s %10s\n", "round", "side", "p50", "p99", "calls/s")
+	fmt.Printf("%-5s %-15s %10s %10s %10s %12s\n", "round", "side", "p50", "p99", "calls/s", "server CPU")
 	for r := 1; r <= rounds; r++ {
 		for _, l := range loads {
 			before := l.cpuTimes()
@@ -405,11 +421,13 @@ func measure(ctx context.Context, sides []*side, n, rounds, perSession int) erro
 			if err != nil {
 				return err
 			}
-			for i, t := range l.cpuTimes() {
-				l.cpu[i] += t - before[i]
+			after := l.cpuTimes()
+			for i := range after {
+				l.cpu[i] += after[i] - before[i]
 			}
 			l.lat, l.wall = append(l.lat, lat...), l.wall+wall
-			fmt.Printf("%-5d %-15s %10s %10s %10.0f\n", r, l.name, pct(lat, 50), pct(lat, 99), float64(len(lat))/wall.Seconds())
+			fmt.Printf("%-5d %-15s %10s %10s %10.0f %12s\n", r, l.name, pct(lat, 50), pct(lat, 99), float64(len(lat))/wall.Seconds(),
+				((after[0] - before[0]) / time.Duration(len(lat))).Round(time.Microsecond))
 		}
 	}
 	// The lines benchtable reads: every round's calls pooled.
