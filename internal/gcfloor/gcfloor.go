@@ -1,24 +1,24 @@
 // Package gcfloor keeps a process's garbage collector from running more
-// often than every Floor bytes of allocation when its live heap is small.
+// often than every floor bytes of allocation while its live heap is small.
 //
 // Go's collector starts a cycle when the heap reaches live × (1 +
 // GOGC/100), at least 4 MiB. An agent serving streamable HTTP keeps a few
-// MiB live but allocates ~130 KiB of short-lived garbage per request
-// (go-sdk decodes each POST four times with a decoder that allocates a
-// 32 KiB buffer each time), so at the default it collected every few
-// dozen calls and spent a third of its CPU in the collector. After each
-// cycle the tuner sets GOGC so the next target is at least live + Floor;
-// once the live heap is large (live ≥ Floor at GOGC=100) it changes
-// nothing, so memory at scale is as before. A GOGC or GOMEMLIMIT in the
+// MiB live but leaves ~130 KiB of short-lived garbage per request (go-sdk
+// decodes each POST four times with a decoder that allocates a 32 KiB
+// buffer each time), so at the default it collected every few dozen
+// calls. After each cycle Start's tuner sets GOGC so the next target is at
+// least floor above the heap in use; it never sets less than Go's default,
+// so a large heap behaves as before. A GOGC or GOMEMLIMIT in the
 // environment is the user's choice and is left alone.
+//
+// Kept small on purpose: every agent links it (runtime/metrics' live-heap
+// figure would add ~45 KB; ReadMemStats once per cycle is enough).
 package gcfloor
 
 import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
-	"sync"
 )
 
 // maxPercent bounds GOGC for a nearly empty heap.
@@ -28,83 +28,34 @@ const maxPercent = 10_000
 const basePercent = 100
 
 // Percent is the GOGC that puts the next collection at least floor bytes
-// above a live heap of live bytes: never below Go's default, never above
+// above a heap of inUse bytes: never below Go's default, never above
 // maxPercent.
-func Percent(live, floor uint64) int {
-	if live == 0 {
+func Percent(inUse, floor uint64) int {
+	if inUse == 0 {
 		return maxPercent
 	}
-	p := floor * 100 / live
-	return int(min(max(p, basePercent), maxPercent))
+	return int(min(max(floor*100/inUse, basePercent), maxPercent))
 }
 
-// Tuner adjusts GOGC after every collection while it runs.
-type Tuner struct {
-	floor uint64
-	prev  int // GOGC before Start, restored by Stop
-	set   int // GOGC the tuner set last
-
-	mu      sync.Mutex
-	stopped bool
-	sample  []metrics.Sample
-}
-
-// Start runs a tuner with the given floor, or returns nil when the
-// environment sets GOGC or GOMEMLIMIT (the user's settings win).
-func Start(floor uint64) *Tuner {
+// Start tunes GOGC after every collection from now on, for the life of
+// the process; it does nothing when the environment sets GOGC or
+// GOMEMLIMIT (the user's settings win). It reports whether it started.
+func Start(floor uint64) bool {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return nil
-	}
-	t := &Tuner{floor: floor, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
-	t.prev = debug.SetGCPercent(basePercent)
-	debug.SetGCPercent(t.prev)
-	t.adjust()
-	t.arm()
-	return t
-}
-
-// Stop restores the GOGC in force before Start; safe on nil and twice.
-func (t *Tuner) Stop() {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.stopped {
-		t.stopped = true
-		debug.SetGCPercent(t.prev)
-	}
-}
-
-// arm leaves an object for the next collection to free: its cleanup runs
-// after that cycle, adjusts GOGC and arms again.
-func (t *Tuner) arm() {
-	s := new(sentinel)
-	runtime.AddCleanup(s, func(t *Tuner) {
-		if t.adjust() {
-			t.arm()
-		}
-	}, t)
-}
-
-// sentinel is allocated only to be collected; it has a field so that its
-// allocation is not the shared zero-size one.
-type sentinel struct{ _ byte }
-
-// adjust sets GOGC from the live heap the last cycle marked; false once
-// stopped.
-func (t *Tuner) adjust() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.stopped {
 		return false
 	}
-	metrics.Read(t.sample)
-	if t.sample[0].Value.Kind() == metrics.KindUint64 {
-		if p := Percent(t.sample[0].Value.Uint64(), t.floor); p != t.set {
-			debug.SetGCPercent(p)
-			t.set = p
-		}
-	}
+	tune(&sentinel{floor: floor})
 	return true
+}
+
+// sentinel is allocated only to be collected: its finalizer runs after
+// the cycle that freed it, sets GOGC and arms a new one. (A finalizer
+// rather than runtime.AddCleanup: every agent links SetFinalizer already.)
+type sentinel struct{ floor uint64 }
+
+func tune(s *sentinel) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m) // just after a cycle: the live heap and little else
+	debug.SetGCPercent(Percent(m.HeapAlloc, s.floor))
+	runtime.SetFinalizer(&sentinel{floor: s.floor}, tune)
 }

@@ -182,7 +182,7 @@ func (c *cli) serve(args []string) int {
 		// Each HTTP request leaves ~130 KiB of garbage (go-sdk's decoding)
 		// over a small live heap: collect every httpGCFloor, not every few
 		// dozen requests (internal/gcfloor).
-		defer gcfloor.Start(httpGCFloor).Stop()
+		gcfloor.Start(httpGCFloor)
 		// A plain line scripts can wait for (the port, when 0 was asked).
 		a := ln.Addr()
 		fmt.Fprintf(c.stderr, "serving agent %s on http://%s/mcp\nstatus page on http://%s/ui/\n", sess.Agent(), a, a)
