@@ -100,6 +100,15 @@ func httpRows(r httpResults) []row {
 	return rows
 }
 
+// httpFailed are the two HTTP rows when httpbench could not run.
+func httpFailed(err error) []row {
+	why := "not measured: httpbench failed (" + strings.SplitN(err.Error(), "\n", 2)[0] + ")"
+	return []row{
+		{"streamable HTTP, 50 concurrent sessions, proxied `echo`", "p99 vs the best peer", why, "≤ best peer", "–"},
+		{"same, 1 and 10 sessions", "throughput vs npm mcp-proxy (HTTP)", why, "≥ 2× at every N", "–"},
+	}
+}
+
 func ms(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) + " ms"
 }

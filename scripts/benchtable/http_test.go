@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,19 @@ func TestHTTPRowsWithoutPeers(t *testing.T) {
 	}
 	if _, err := parseHTTP([]byte("httpbench: no node\n")); err == nil {
 		t.Error("no error for output without results")
+	}
+}
+
+// When httpbench fails, both rows say so (its first line) instead of
+// holding or not.
+func TestHTTPFailed(t *testing.T) {
+	rows := httpFailed(errors.New("go run ./scripts/httpbench: exit status 1\nmore"))
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(rows))
+	}
+	for _, r := range rows {
+		if r.holds != "–" || !strings.Contains(r.now, "httpbench failed (go run ./scripts/httpbench: exit status 1)") {
+			t.Errorf("row %+v", r)
+		}
 	}
 }
