@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/toolgen-dev/toolgen/internal/gcfloor"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
@@ -178,6 +179,10 @@ func (c *cli) serve(args []string) int {
 			// opened on, the one the page last switched to.
 		}, serve.Options{Logger: so.Logger, Beside: c.page(w, sess, followers), Auth: authn, Store: shared,
 			Stateless: *storeFlags.stateless || shared != nil})
+		// Each HTTP request leaves ~130 KiB of garbage (go-sdk's decoding)
+		// over a small live heap: collect every httpGCFloor, not every few
+		// dozen requests (internal/gcfloor).
+		gcfloor.Start(httpGCFloor)
 		// A plain line scripts can wait for (the port, when 0 was asked).
 		a := ln.Addr()
 		fmt.Fprintf(c.stderr, "serving agent %s on http://%s/mcp\nstatus page on http://%s/ui/\n", sess.Agent(), a, a)
@@ -200,6 +205,10 @@ func (c *cli) serve(args []string) int {
 	}
 	return exitOK
 }
+
+// httpGCFloor is how much garbage serve --http lets pile up between
+// collections while its live heap is small (at most this much more memory).
+const httpGCFloor = 32 << 20
 
 type nopCloser struct{ io.Writer }
 

@@ -3,10 +3,11 @@
 // run: the in-process call against the clock reads it cannot avoid,
 // tool_find on both query sets (synthetic and the shared toolret
 // requests) over a plain and an enriched 10k catalog, and the served path
-// (scripts/servedbench) against a bare relay. `make bench` runs it; the
+// (scripts/servedbench) against a bare relay, and HTTP at 1, 10 and 50
+// sessions against the npm peers (scripts/httpbench). `make bench` runs it; the
 // machine's load moves absolute figures, so read the ratios.
 //
-//	go run ./scripts/benchtable [-count 3] [-rounds 3] [-calls 200]
+//	go run ./scripts/benchtable [-count 3] [-rounds 3] [-calls 200] [-http-rounds 3] [-http-calls 300]
 package main
 
 import (
@@ -27,8 +28,10 @@ func main() {
 	count := flag.Int("count", 3, "runs of each in-process benchmark (medians are shown)")
 	rounds := flag.Int("rounds", 3, "servedbench's alternating rounds")
 	calls := flag.Int("calls", 200, "servedbench's calls per side per round")
+	httpRounds := flag.Int("http-rounds", 3, "httpbench's alternating rounds")
+	httpCalls := flag.Int("http-calls", 300, "httpbench's calls per side per round, shared out among the sessions")
 	flag.Parse()
-	if err := run(*count, *rounds, *calls); err != nil {
+	if err := run(*count, *rounds, *calls, *httpRounds, *httpCalls); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
 	}
@@ -37,7 +40,7 @@ func main() {
 // row is one line of the table.
 type row struct{ path, measure, now, goal, holds string }
 
-func run(count, rounds, calls int) error {
+func run(count, rounds, calls, httpRounds, httpCalls int) error {
 	var rows []row
 
 	// In-process call: Session.Call beside the two clock reads it makes.
@@ -86,10 +89,21 @@ func run(count, rounds, calls int) error {
 		rows = append(rows, row{"same, a 2026-07-28 host (issue 22)", "latency, agent CPU ÷ a 2025-11-25 host's",
 			fmt.Sprintf("%.2f, %.2f×", sv.rev, sv.revCPU), "≤ 1 (no slower)", holds(sv.rev <= 1)})
 	}
-	rows = append(rows,
-		row{"streamable HTTP, 50 sessions, proxied `echo`", "p99 vs the best peer", "not measured: no peer (mcp-proxy, mcp-hub) in testdata/npm's lockfile", "≤ best peer", "–"},
-		row{"same, 1 and 10 sessions", "throughput vs npm mcp-proxy", "not measured: no peer in the lockfile", "≥ 2×", "–"},
-	)
+	// HTTP under concurrency against the npm peers (scripts/httpbench).
+	// It needs three more npm programs than the rows above: when it fails,
+	// its rows say so and the table is still printed.
+	out, err = command("go", "run", "./scripts/httpbench", "-sessions", "1,10,50", "-rounds", strconv.Itoa(httpRounds), "-calls", strconv.Itoa(httpCalls))
+	os.Stdout.Write(out)
+	var hr httpResults
+	if err == nil {
+		hr, err = parseHTTP(out)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		rows = append(rows, httpFailed(err)...)
+	} else {
+		rows = append(rows, httpRows(hr)...)
+	}
 
 	fmt.Println()
 	fmt.Println("| path | measure | this run | goal | holds |")
