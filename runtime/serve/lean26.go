@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -26,13 +27,16 @@ import (
 // by it that the path was taken).
 var leanStatelessCalls atomic.Int64
 
-// leanStateless reports whether a tools/call with meta is one this path
-// reads exactly as go-sdk would, on a session go-sdk started for a host
+// leanSession reports whether ss is a session go-sdk started for a host
 // of the stateless revision.
-func leanStateless(ss *mcp.ServerSession, meta mcp.Meta) bool {
-	if p := ss.InitializeParams(); p == nil || p.ProtocolVersion != StatelessRevision {
-		return false
-	}
+func leanSession(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion == StatelessRevision
+}
+
+// leanMeta reports whether this path reads a tools/call's _meta exactly
+// as go-sdk would, for a host of the stateless revision.
+func leanMeta(meta mcp.Meta) bool {
 	if v, _ := meta[mcp.MetaKeyProtocolVersion].(string); v != StatelessRevision {
 		return false
 	}
@@ -52,6 +56,41 @@ func leanStateless(ss *mcp.ServerSession, meta mcp.Meta) bool {
 	b, err := json.Marshal(caps)
 	var c mcp.ClientCapabilities
 	return err == nil && json.Unmarshal(b, &c) == nil
+}
+
+// metaCache keeps the last _meta object a host sent on this connection,
+// decoded, and leanMeta's verdict on it. A host of the stateless revision
+// sends the same revision, capabilities and client info with every
+// request; decoding them again, and checking the capabilities by a second
+// encode and decode, was a fifth of the agent's time per call. Each call
+// gets a map of its own; the values inside (the capabilities object, the
+// client info) are shared by the calls and only read.
+type metaCache struct {
+	raw  []byte
+	meta mcp.Meta
+	lean bool
+}
+
+// maxCachedMeta bounds the _meta kept: larger ones are decoded each time.
+const maxCachedMeta = 4 << 10
+
+// decode reads a _meta object as json.Unmarshal does (ok false where it
+// fails), and whether this path reads it as go-sdk would (leanMeta).
+func (c *metaCache) decode(v []byte) (meta mcp.Meta, lean, ok bool) {
+	if len(v) == 0 || v[0] != '{' {
+		return nil, false, false
+	}
+	if c.meta != nil && bytes.Equal(v, c.raw) {
+		return maps.Clone(c.meta), c.lean, true
+	}
+	if json.Unmarshal(v, &meta) != nil {
+		return nil, false, false
+	}
+	lean = leanMeta(meta)
+	if len(v) <= maxCachedMeta {
+		c.raw, c.meta, c.lean = append(c.raw[:0], v...), maps.Clone(meta), lean
+	}
+	return meta, lean, true
 }
 
 // stateless runs a 2026-07-28 tools/call and writes its response.
