@@ -187,7 +187,7 @@ func (sr *sharedRounds) watch(rs *rounds, r *round) {
 		}
 		t := time.NewTimer(wait)
 		select {
-		case <-r.ended:
+		case <-r.ctx.Done():
 			t.Stop()
 			return
 		case <-t.C:
