@@ -172,10 +172,15 @@ func (lc *leanCalls) request(params []byte) *mcp.CallToolRequest {
 	if !ok {
 		return nil
 	}
-	if _, v := p.Meta[mcp.MetaKeyProtocolVersion]; v && !(readable && leanSession(ss)) {
+	_, stateless := p.Meta[mcp.MetaKeyProtocolVersion]
+	if stateless && !(readable && leanSession(ss)) {
 		return nil // a request of the per-request protocol (SEP-2575) not read here: go-sdk's
 	}
-	return &mcp.CallToolRequest{Session: ss, Params: p}
+	req := &mcp.CallToolRequest{Session: ss, Params: p}
+	if !stateless && lc.s.mayTake(req) {
+		return nil // an extension (tasks) may take it: go-sdk's path offers it (takecall.go)
+	}
+	return req
 }
 
 // start runs the call on its own goroutine.
