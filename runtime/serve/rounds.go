@@ -78,7 +78,7 @@ type rounds struct {
 	work chan func()  // to an idle worker
 	idle atomic.Int32 // workers waiting for a call
 
-	shared *sharedRounds // nil: rounds live in this process only (rounds_shared.go)
+	shared roundSharer // nil: rounds live in this process only (rounds_shared.go)
 }
 
 // close cancels every call, running or parked, and waits for them to end.
@@ -133,7 +133,7 @@ type question struct {
 	answer chan json.RawMessage
 }
 
-func newRounds(keys StateKeys, shared *sharedRounds) *rounds {
+func newRounds(keys StateKeys, shared roundSharer) *rounds {
 	if keys == nil {
 		keys = defaultStateKeys
 	}
@@ -177,8 +177,10 @@ func (s *Server) callInRounds(ctx context.Context, req mcp.Request, state string
 			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: the call it names is over or expired; call again"}
 		}
-		if err := s.rounds.shared.claim(ctx, id, n); err != nil {
-			return nil, err
+		if s.rounds.shared != nil {
+			if err := s.rounds.shared.claim(ctx, id, n); err != nil {
+				return nil, err
+			}
 		}
 		if err := r.answer(responses); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
@@ -317,7 +319,9 @@ func (rs *rounds) waitNotifying(ctx context.Context, r *round, notify context.Co
 				return nil, err
 			}
 			state = strings.Replace(state, "~", ".", 1)
-			rs.shared.watchOnce(rs, r) // the next answers may reach another replica
+			if rs.shared != nil {
+				rs.shared.watchOnce(rs, r) // the next answers may reach another replica
+			}
 			return inputRequired(asks, state), nil
 		}
 		select {

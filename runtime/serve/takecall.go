@@ -49,6 +49,20 @@ type CallFilter interface {
 
 // takeCall offers a tools/call to the extensions that take calls.
 func (s *Server) takeCall(ctx context.Context, req *mcp.CallToolRequest) (mcp.Result, bool, error) {
+	return s.offer(ctx, req, true)
+}
+
+// mayTake reports whether an extension might take req over (takeCall):
+// the lean path of older hosts leaves such a call to go-sdk's path, which
+// offers it (lean26.go offers its calls itself).
+func (s *Server) mayTake(req *mcp.CallToolRequest) bool {
+	_, may, _ := s.offer(nil, req, false)
+	return may
+}
+
+// offer offers req to the extensions that take calls, building the Call
+// only for one that may take it; !take: only says whether one may.
+func (s *Server) offer(ctx context.Context, req *mcp.CallToolRequest, take bool) (mcp.Result, bool, error) {
 	var call *Call
 	var tool *runtime.ToolInfo
 	looked := false
@@ -58,10 +72,16 @@ func (s *Server) takeCall(ctx context.Context, req *mcp.CallToolRequest) (mcp.Re
 			continue
 		}
 		if !looked {
-			tool, looked = s.listed(req.Params.Name), true
+			s.syncIfDirty()
+			s.mu.Lock()
+			tool, looked = s.list.lookup(req.Params.Name), true
+			s.mu.Unlock()
 		}
 		if f, ok := e.(CallFilter); ok && !f.MayTake(req, tool) {
 			continue
+		}
+		if !take {
+			return nil, true, nil
 		}
 		if call == nil {
 			call = s.offered(req, tool)
@@ -71,34 +91,6 @@ func (s *Server) takeCall(ctx context.Context, req *mcp.CallToolRequest) (mcp.Re
 		}
 	}
 	return nil, false, nil
-}
-
-// mayTake reports whether an extension might take req over (takeCall):
-// the lean path of older hosts leaves such a call to go-sdk's path, which
-// offers it (lean26.go offers its calls itself).
-func (s *Server) mayTake(req *mcp.CallToolRequest) bool {
-	var tool *runtime.ToolInfo
-	looked := false
-	for _, e := range s.exts {
-		if _, ok := e.(CallTaker); !ok {
-			continue
-		}
-		if !looked {
-			tool, looked = s.listed(req.Params.Name), true
-		}
-		if f, ok := e.(CallFilter); !ok || f.MayTake(req, tool) {
-			return true
-		}
-	}
-	return false
-}
-
-// listed is the tool tools/list shows by name, or nil.
-func (s *Server) listed(name string) *runtime.ToolInfo {
-	s.syncIfDirty()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.list.lookup(name)
 }
 
 // offered is req as a Call of tool: a run that outlives req.
