@@ -225,6 +225,7 @@ func (rs *rounds) worker(fn func()) {
 	defer rs.wg.Done()
 	for {
 		fn()
+		fn = nil // the call's memory goes with it, not with the idle worker
 		if rs.idle.Add(1) > maxIdleRunners {
 			rs.idle.Add(-1)
 			return
