@@ -40,6 +40,7 @@ type leanCalls struct {
 	ctx    context.Context // the connection's; ended by close
 	cancel context.CancelCauseFunc
 	ss     atomic.Pointer[mcp.ServerSession] // set once connected
+	metas  metaCache                         // of the reading goroutine (take)
 
 	mu   sync.Mutex
 	ours map[idKey]context.CancelFunc // tools/call in flight here
@@ -148,7 +149,7 @@ func (lc *leanCalls) request(params []byte) *mcp.CallToolRequest {
 	if ss == nil || ss.InitializeParams() == nil || len(params) == 0 || params[0] != '{' {
 		return nil // not initialized yet: go-sdk refuses it
 	}
-	ok := true
+	ok, readable := true, false
 	p := &mcp.CallToolParamsRaw{}
 	jsonrpcline.Members(params, func(k, v []byte) {
 		switch {
@@ -160,9 +161,9 @@ func (lc *leanCalls) request(params []byte) *mcp.CallToolRequest {
 		case jsonrpcline.KeyIs(k, "arguments"):
 			p.Arguments = bytes.Clone(v)
 		case jsonrpcline.KeyIs(k, "_meta"):
-			p.Meta = nil
+			p.Meta, readable = nil, false
 			if !jsonrpcline.IsNull(v) {
-				ok = v[0] == '{' && json.Unmarshal(v, &p.Meta) == nil
+				p.Meta, readable, ok = lc.metas.decode(v) // lean26.go
 			}
 		default:
 			ok = false // inputResponses, requestState, …: go-sdk's
@@ -171,10 +172,15 @@ func (lc *leanCalls) request(params []byte) *mcp.CallToolRequest {
 	if !ok {
 		return nil
 	}
-	if _, v := p.Meta[mcp.MetaKeyProtocolVersion]; v && !leanStateless(ss, p.Meta) {
+	_, stateless := p.Meta[mcp.MetaKeyProtocolVersion]
+	if stateless && !(readable && leanSession(ss)) {
 		return nil // a request of the per-request protocol (SEP-2575) not read here: go-sdk's
 	}
-	return &mcp.CallToolRequest{Session: ss, Params: p}
+	req := &mcp.CallToolRequest{Session: ss, Params: p}
+	if !stateless && lc.s.mayTake(req) {
+		return nil // an extension (tasks) may take it: go-sdk's path offers it (takecall.go)
+	}
+	return req
 }
 
 // start runs the call on its own goroutine.

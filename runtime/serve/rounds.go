@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -62,18 +63,27 @@ const roundIdle = 10 * time.Minute
 // so that they reach the host in one input-required result.
 const askSettle = 20 * time.Millisecond
 
-// rounds are the calls parked for their hosts' answers.
+// rounds are the calls of stateless-revision hosts, and those of them
+// parked for their hosts' answers. A call costs no more than a goroutine
+// until it asks something: only then is it named, timed and findable by
+// its request state (park).
 type rounds struct {
 	keys StateKeys
+	ctx  context.Context // every call's parent; ended by close
+	stop context.CancelFunc
 	mu   sync.Mutex
-	byID map[string]*round
-	wg   sync.WaitGroup // the calls
+	byID map[string]*round // the parked calls
+	wg   sync.WaitGroup    // the workers that run calls, the shared rounds' watches
 
-	shared *sharedRounds // nil: rounds live in this process only (rounds_shared.go)
+	work chan func()  // to an idle worker
+	idle atomic.Int32 // workers waiting for a call
+
+	shared roundSharer // nil: rounds live in this process only (rounds_shared.go)
 }
 
-// close cancels every parked call and waits for them to end.
+// close cancels every call, running or parked, and waits for them to end.
 func (rs *rounds) close() {
+	rs.stop()
 	rs.mu.Lock()
 	all := make([]*round, 0, len(rs.byID))
 	for _, r := range rs.byID {
@@ -86,25 +96,25 @@ func (rs *rounds) close() {
 	rs.wg.Wait()
 }
 
-// round is one parked call.
+// round is one call of a stateless-revision host, parked once it asks.
 type round struct {
-	id     string
 	cancel context.CancelFunc
 	done   chan roundDone // the call's result, once
 	asked  chan struct{}  // a question was added (1 pending signal)
+	holder *parkedCalls   // the server whose session the call runs on
 
-	ctx    context.Context // the call's own, ended by end
-	ended  chan struct{}   // closed by end
-	endOne sync.Once
-	watch  sync.Once // starts the shared store's watch (rounds_shared.go)
+	ctx   context.Context // the call's own, ended by end (Done: the call is over)
+	watch sync.Once       // starts the shared store's watch (rounds_shared.go)
 
 	mu      sync.Mutex
+	id      string          // set when parked
+	timer   *time.Timer     // ends the call roundIdle after its host was last shown a round; set when parked
+	over    bool            // ended: never parked again
 	current context.Context // the host's request waiting on the call, if any: notifications go with it
 	next    int
-	shown   int                  // rounds shown to the host
-	pending map[string]*question // asked, not yet answered
-	sent    map[string]bool      // of pending, those the host was shown
-	timer   *time.Timer
+	shown   int                   // rounds shown to the host
+	pending map[string]*question  // asked, not yet answered (made by the first ask)
+	sent    map[string]bool       // of pending, those the host was shown
 	caps    *mcp.InitializeParams // what the host declared in the request that started the call
 	early   mcp.InputResponseMap  // answers the host gave ahead, with its first request
 	missing []string              // capabilities required questions need that the host did not declare
@@ -123,11 +133,12 @@ type question struct {
 	answer chan json.RawMessage
 }
 
-func newRounds(keys StateKeys, shared *sharedRounds) *rounds {
+func newRounds(keys StateKeys, shared roundSharer) *rounds {
 	if keys == nil {
 		keys = defaultStateKeys
 	}
-	return &rounds{keys: keys, shared: shared, byID: map[string]*round{}}
+	ctx, stop := context.WithCancel(context.Background())
+	return &rounds{keys: keys, shared: shared, ctx: ctx, stop: stop, byID: map[string]*round{}, work: make(chan func())}
 }
 
 // statelessHost reports whether the host of req speaks the stateless
@@ -154,8 +165,7 @@ func (s *Server) callInRounds(ctx context.Context, req mcp.Request, state string
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 			caps = ss.InitializeParams()
 		}
-		r = s.rounds.start(run, responses, caps)
-		s.parked.add(r)
+		r = s.rounds.start(run, responses, caps, &s.parked)
 	} else {
 		id, n, err := s.rounds.verify(state)
 		if err != nil {
@@ -167,8 +177,10 @@ func (s *Server) callInRounds(ctx context.Context, req mcp.Request, state string
 			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: the call it names is over or expired; call again"}
 		}
-		if err := s.rounds.shared.claim(ctx, id, n); err != nil {
-			return nil, err
+		if s.rounds.shared != nil {
+			if err := s.rounds.shared.claim(ctx, id, n); err != nil {
+				return nil, err
+			}
 		}
 		if err := r.answer(responses); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
@@ -178,33 +190,94 @@ func (s *Server) callInRounds(ctx context.Context, req mcp.Request, state string
 }
 
 // start runs the call detached from the request that started it: it
-// outlives that request while it waits for the host's answers.
-func (rs *rounds) start(run func(ctx context.Context) (mcp.Result, error), early mcp.InputResponseMap, caps *mcp.InitializeParams) *round {
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &round{id: rand.Text(), ctx: ctx, cancel: cancel, ended: make(chan struct{}), done: make(chan roundDone, 1), asked: make(chan struct{}, 1),
-		pending: map[string]*question{}, sent: map[string]bool{}, early: early, caps: caps}
+// outlives that request while it waits for the host's answers. Until it
+// parks, its session's server holds it (holder) and nothing else knows
+// of it.
+func (rs *rounds) start(run func(ctx context.Context) (mcp.Result, error), early mcp.InputResponseMap, caps *mcp.InitializeParams, holder *parkedCalls) *round {
+	ctx, cancel := context.WithCancel(rs.ctx)
+	r := &round{ctx: ctx, cancel: cancel, done: make(chan roundDone, 1), asked: make(chan struct{}, 1),
+		early: early, caps: caps, holder: holder}
+	holder.add(r)
+	ctx = mcpconn.WithCaller(ctx, &roundCaller{r: r}) // withCaller fills in host
+	rs.run(func() {
+		res, err := run(ctx)
+		r.done <- roundDone{res, err}
+	})
+	return r
+}
+
+// maxIdleRunners bounds the workers kept waiting for calls.
+const maxIdleRunners = 4
+
+// run runs a call on an idle worker, or a new one. A worker keeps the
+// stack its calls grew, which a goroutine per call would grow (copy) again
+// on every call (as leanCalls.run).
+func (rs *rounds) run(fn func()) {
+	select {
+	case rs.work <- fn:
+	default:
+		rs.wg.Add(1)
+		go rs.worker(fn)
+	}
+}
+
+func (rs *rounds) worker(fn func()) {
+	defer rs.wg.Done()
+	for {
+		fn()
+		fn = nil // the call's memory goes with it, not with the idle worker
+		if rs.idle.Add(1) > maxIdleRunners {
+			rs.idle.Add(-1)
+			return
+		}
+		select {
+		case fn = <-rs.work:
+			rs.idle.Add(-1)
+		case <-rs.ctx.Done():
+			rs.idle.Add(-1)
+			return
+		}
+	}
+}
+
+// park makes r a parked call, when its host is first shown a round: named
+// (its request state's id), findable by that name, ended after roundIdle
+// without the host's next round. Each later round restarts the clock.
+// false: r has ended.
+func (rs *rounds) park(r *round) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.over:
+		return false
+	case r.id != "":
+		r.timer.Reset(roundIdle)
+		return true
+	}
+	r.id = rand.Text()
+	r.timer = time.AfterFunc(roundIdle, func() { rs.end(r) })
 	rs.mu.Lock()
 	rs.byID[r.id] = r
 	rs.mu.Unlock()
-	r.timer = time.AfterFunc(roundIdle, func() { rs.end(r) })
-	ctx = mcpconn.WithCaller(ctx, &roundCaller{r: r}) // withCaller fills in host
-	rs.wg.Add(1)
-	go func() {
-		defer rs.wg.Done()
-		res, err := run(ctx)
-		r.done <- roundDone{res, err}
-	}()
-	return r
+	return true
 }
 
 // end forgets r and cancels its call.
 func (rs *rounds) end(r *round) {
-	rs.mu.Lock()
-	delete(rs.byID, r.id)
-	rs.mu.Unlock()
-	r.timer.Stop()
+	r.mu.Lock()
+	r.over = true
+	id, timer := r.id, r.timer
+	r.mu.Unlock()
+	if id != "" {
+		rs.mu.Lock()
+		delete(rs.byID, id)
+		rs.mu.Unlock()
+		timer.Stop()
+	}
 	r.cancel()
-	r.endOne.Do(func() { close(r.ended) })
+	if r.holder != nil {
+		r.holder.remove(r)
+	}
 }
 
 func (rs *rounds) get(id string) *round {
@@ -237,21 +310,19 @@ func (rs *rounds) waitNotifying(ctx context.Context, r *round, notify context.Co
 			rs.end(r)
 			return nil, missingCapability(need)
 		}
-		if asks := r.unsent(); len(asks) > 0 {
+		if asks := r.unsent(); len(asks) > 0 && rs.park(r) {
 			r.mu.Lock()
 			r.shown++
-			n := r.shown
+			n, id := r.shown, r.id
 			r.mu.Unlock()
-			state, err := rs.sign(r.id + "~" + strconv.Itoa(n)) // a new state each round
+			state, err := rs.sign(id + "~" + strconv.Itoa(n)) // a new state each round
 			if err != nil {
 				return nil, err
 			}
 			state = strings.Replace(state, "~", ".", 1)
-			if err != nil {
-				return nil, err
+			if rs.shared != nil {
+				rs.shared.watchOnce(rs, r) // the next answers may reach another replica
 			}
-			r.timer.Reset(roundIdle)
-			rs.shared.watchOnce(rs, r) // the next answers may reach another replica
 			return inputRequired(asks, state), nil
 		}
 		select {
@@ -295,6 +366,9 @@ func (r *round) ask(ctx context.Context, q mcp.InputRequest, prefix string) (jso
 		return json.Marshal(a)
 	}
 	qu := &question{req: q, answer: make(chan json.RawMessage, 1)}
+	if r.pending == nil {
+		r.pending, r.sent = map[string]*question{}, map[string]bool{}
+	}
 	r.pending[key] = qu
 	r.mu.Unlock()
 	select {

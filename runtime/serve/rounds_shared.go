@@ -44,17 +44,41 @@ const (
 	pollMax         = 100 * time.Millisecond
 )
 
+// roundSharer passes rounds through a store the replicas share.
+type roundSharer interface {
+	// retry answers the host's retry of round n of call id, parked on
+	// another replica.
+	retry(ctx context.Context, id, n string, responses mcp.InputResponseMap) (mcp.Result, error)
+	// claim takes round n of call id, parked here, for the retry that
+	// reached this replica.
+	claim(ctx context.Context, id, n string) error
+	// watchOnce starts the owner's side for r, when it first parks.
+	watchOnce(rs *rounds, r *round)
+}
+
+// sharedRoundsOn is the request state keys and the roundSharer of a
+// store (keys: those Options gave, if any), or nil when nothing linked
+// them in: only a store other replicas reach needs them, so
+// runtime/store/redis sets it (EnableSharedRounds) and an agent without
+// one does not carry their code. The embedded memory store is one
+// process's: rounds stay in the process.
+var sharedRoundsOn func(st store.Store, keys StateKeys) (StateKeys, roundSharer)
+
+// EnableSharedRounds passes input-required rounds through the store a
+// server is given (Options.Store), so that a host's retry may reach any
+// replica.
+func EnableSharedRounds() {
+	sharedRoundsOn = func(st store.Store, keys StateKeys) (StateKeys, roundSharer) {
+		if keys == nil {
+			keys = StoreStateKeys(st)
+		}
+		return keys, &sharedRounds{st: st}
+	}
+}
+
 // sharedRounds passes rounds through a store shared by the replicas.
 type sharedRounds struct {
 	st store.Store
-}
-
-// newSharedRounds is nil without a store: rounds stay in the process.
-func newSharedRounds(st store.Store) *sharedRounds {
-	if st == nil {
-		return nil
-	}
-	return &sharedRounds{st: st}
 }
 
 func roundKey(id, what, n string) string {
@@ -68,11 +92,8 @@ func roundKey(id, what, n string) string {
 var localClaim = []byte(`"local"`)
 
 // claim takes round n of a call parked here for the retry that reached
-// this replica; nil without a store.
+// this replica.
 func (sr *sharedRounds) claim(ctx context.Context, id, n string) error {
-	if sr == nil {
-		return nil
-	}
 	ok, err := sr.st.SetNew(ctx, roundKey(id, "answers", n), localClaim, roundIdle)
 	if err != nil {
 		return err
@@ -146,9 +167,6 @@ func ownerGone() error {
 // watchOnce starts the owner's side for r once, when r first asks its host:
 // the lease, and the watch for answers that reach other replicas.
 func (sr *sharedRounds) watchOnce(rs *rounds, r *round) {
-	if sr == nil {
-		return
-	}
 	r.watch.Do(func() {
 		rs.wg.Add(1)
 		go func() {
@@ -187,7 +205,7 @@ func (sr *sharedRounds) watch(rs *rounds, r *round) {
 		}
 		t := time.NewTimer(wait)
 		select {
-		case <-r.ended:
+		case <-r.ctx.Done():
 			t.Stop()
 			return
 		case <-t.C:

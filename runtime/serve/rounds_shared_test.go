@@ -14,6 +14,31 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
+// Every test here may give its servers a store replicas share, as an
+// agent that links runtime/store/redis does.
+func init() { EnableSharedRounds() }
+
+// Rounds pass through a store only when something linked them in
+// (runtime/store/redis): without, a server given a store keeps its rounds
+// in the process and signs its states with the process's key.
+func TestSharedRoundsOnlyWhenLinked(t *testing.T) {
+	st := store.NewMemory()
+	defer st.Close()
+	if rs := newRoundsFor(Options{Store: st}); rs.shared == nil || rs.keys == defaultStateKeys {
+		t.Errorf("linked: shared %v, process key %v; want the store's rounds and key", rs.shared != nil, rs.keys == defaultStateKeys)
+	}
+	own := &processKey{}
+	if rs := newRoundsFor(Options{Store: st, StateKeys: own}); rs.keys != own {
+		t.Error("linked: the StateKeys Options gave were replaced")
+	}
+	on := sharedRoundsOn
+	sharedRoundsOn = nil
+	defer func() { sharedRoundsOn = on }()
+	if rs := newRoundsFor(Options{Store: st}); rs.shared != nil || rs.keys != defaultStateKeys {
+		t.Errorf("not linked: shared %v, process key %v; want neither the store's rounds nor its key", rs.shared != nil, rs.keys == defaultStateKeys)
+	}
+}
+
 // postRound posts one tools/call of "ask" from a 2026-07-28 host that can
 // sample and elicit; extra adds params (a state and answers).
 func postRound(t *testing.T, url, extra string) map[string]any {

@@ -87,11 +87,11 @@ type Options struct {
 
 // newRoundsFor is the table of parked calls for opts.
 func newRoundsFor(opts Options) *rounds {
-	keys := opts.StateKeys
-	if keys == nil && opts.Store != nil {
-		keys = StoreStateKeys(opts.Store)
+	keys, shared := opts.StateKeys, roundSharer(nil)
+	if opts.Store != nil && sharedRoundsOn != nil { // rounds_shared.go
+		keys, shared = sharedRoundsOn(opts.Store, keys)
 	}
-	return newRounds(keys, newSharedRounds(opts.Store))
+	return newRounds(keys, shared)
 }
 
 // Server is one session served over MCP. Create it with New and release it

@@ -61,9 +61,10 @@ func (c *Clients) openRequest(r *http.Request) (*Server, error) {
 	return srv, nil
 }
 
-// parkedCalls are the calls a server started that are parked for their
-// host's next round. A request's session must outlive the request until
-// they end: the call runs on it, and the retry may come to any replica.
+// parkedCalls are the calls a server started for a stateless-revision
+// host that have not ended, running or parked for their host's next round.
+// A request's session must outlive the request until they end: the call
+// runs on it, and the retry may come to any replica.
 type parkedCalls struct {
 	mu   sync.Mutex
 	live map[*round]bool
@@ -77,19 +78,22 @@ func (p *parkedCalls) add(r *round) {
 	}
 	p.live[r] = true
 	p.mu.Unlock()
-	go func() {
-		<-r.ended
-		p.mu.Lock()
+}
+
+// remove is told by rounds.end that r ended (once or more).
+func (p *parkedCalls) remove(r *round) {
+	p.mu.Lock()
+	var then func()
+	if p.live[r] {
 		delete(p.live, r)
-		var then func()
 		if len(p.live) == 0 {
 			then, p.then = p.then, nil
 		}
-		p.mu.Unlock()
-		if then != nil {
-			then()
-		}
-	}()
+	}
+	p.mu.Unlock()
+	if then != nil {
+		then()
+	}
 }
 
 // whenIdle runs f now if no call is parked, else when the last one ends.

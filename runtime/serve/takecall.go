@@ -36,16 +36,55 @@ type Call struct {
 	Hold func(cancel context.CancelFunc) (done func())
 }
 
+// CallFilter is a CallTaker that can tell from the request and the called
+// tool alone which calls it leaves to the server, before a Call is built
+// for it: most calls are not taken, and a Call is a tool lookup and a
+// closure per call.
+type CallFilter interface {
+	// MayTake is false when TakeCall would leave this call of tool (nil:
+	// a name the session does not list) to the server whatever else
+	// holds; true when it might take it.
+	MayTake(req *mcp.CallToolRequest, tool *runtime.ToolInfo) bool
+}
+
 // takeCall offers a tools/call to the extensions that take calls.
 func (s *Server) takeCall(ctx context.Context, req *mcp.CallToolRequest) (mcp.Result, bool, error) {
+	return s.offer(ctx, req, true)
+}
+
+// mayTake reports whether an extension might take req over (takeCall):
+// the lean path of older hosts leaves such a call to go-sdk's path, which
+// offers it (lean26.go offers its calls itself).
+func (s *Server) mayTake(req *mcp.CallToolRequest) bool {
+	_, may, _ := s.offer(nil, req, false)
+	return may
+}
+
+// offer offers req to the extensions that take calls, building the Call
+// only for one that may take it; !take: only says whether one may.
+func (s *Server) offer(ctx context.Context, req *mcp.CallToolRequest, take bool) (mcp.Result, bool, error) {
 	var call *Call
+	var tool *runtime.ToolInfo
+	looked := false
 	for _, e := range s.exts {
 		t, ok := e.(CallTaker)
 		if !ok {
 			continue
 		}
+		if !looked {
+			s.syncIfDirty()
+			s.mu.Lock()
+			tool, looked = s.list.lookup(req.Params.Name), true
+			s.mu.Unlock()
+		}
+		if f, ok := e.(CallFilter); ok && !f.MayTake(req, tool) {
+			continue
+		}
+		if !take {
+			return nil, true, nil
+		}
 		if call == nil {
-			call = s.offered(req)
+			call = s.offered(req, tool)
 		}
 		if res, taken, err := t.TakeCall(ctx, s.sess, call); taken {
 			return res, true, err
@@ -54,13 +93,9 @@ func (s *Server) takeCall(ctx context.Context, req *mcp.CallToolRequest) (mcp.Re
 	return nil, false, nil
 }
 
-// offered is req as a Call: its tool, and a run that outlives req.
-func (s *Server) offered(req *mcp.CallToolRequest) *Call {
-	s.syncIfDirty()
-	s.mu.Lock()
-	listed := s.list.lookup(req.Params.Name)
-	s.mu.Unlock()
-	call := &Call{Request: req, Hold: s.hold, Tool: listed}
+// offered is req as a Call of tool: a run that outlives req.
+func (s *Server) offered(req *mcp.CallToolRequest, tool *runtime.ToolInfo) *Call {
+	call := &Call{Request: req, Hold: s.hold, Tool: tool}
 	name, args := req.Params.Name, req.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")

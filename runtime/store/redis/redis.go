@@ -26,6 +26,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/toolgen-dev/toolgen/runtime/internal/fleet"
+	"github.com/toolgen-dev/toolgen/runtime/serve"
 	"github.com/toolgen-dev/toolgen/runtime/store"
 )
 
@@ -34,7 +35,8 @@ import (
 const EnvCA = "TOOLGEN_STORE_CA"
 
 func init() {
-	fleet.Enable() // replicas sharing this store show each other on their status pages
+	fleet.Enable()             // replicas sharing this store show each other on their status pages
+	serve.EnableSharedRounds() // and answer each other's input-required rounds
 	store.Register("redis", Open)
 	store.Register("rediss", Open)
 	// go-redis prints its connection errors to stderr; each operation

@@ -1,0 +1,55 @@
+package serve
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A host's repeated _meta is decoded once per connection; each call still
+// gets a map of its own, and the verdict on what go-sdk would refuse
+// follows every change.
+func TestMetaCacheDecodesLikeUnmarshal(t *testing.T) {
+	const good = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"h","version":"1"}}`
+	var c metaCache
+	for i, tc := range []struct {
+		meta       string
+		lean, ok   bool
+		wantLength int
+	}{
+		{good, true, true, 3},
+		{good, true, true, 3}, // from the cache
+		{strings.Replace(good, `{"sampling":{}}`, `{"sampling":"yes"}`, 1), false, true, 3}, // go-sdk refuses those capabilities
+		{strings.Replace(good, `{"sampling":{}}`, `{"sampling":"yes"}`, 1), false, true, 3},
+		{good[:len(good)-1] + `,"io.modelcontextprotocol/logLevel":"debug"}`, false, true, 4},
+		{good, true, true, 3},
+		{strings.Replace(good, `"2026-07-28"`, `"2025-11-25"`, 1), false, true, 3},
+		{strings.Replace(good, `{"name":"h","version":"1"}`, `"h"`, 1), false, true, 3},
+		{`{}`, false, true, 0},
+		{`{"progressToken":1}`, false, true, 1},
+		{`[1]`, false, false, 0},
+	} {
+		meta, lean, ok := c.decode([]byte(tc.meta))
+		if lean != tc.lean || ok != tc.ok || len(meta) != tc.wantLength {
+			t.Errorf("%d: decode(%s) = %d members, lean %v, ok %v; want %d, %v, %v", i, tc.meta, len(meta), lean, ok, tc.wantLength, tc.lean, tc.ok)
+		}
+		if ok {
+			var want mcp.Meta
+			if err := jsonUnmarshalMeta(tc.meta, &want); err != nil || !reflect.DeepEqual(meta, want) {
+				t.Errorf("%d: decode(%s) = %v, json.Unmarshal: %v", i, tc.meta, meta, want)
+			}
+			meta["mine"] = true // a call's own map: the next one does not see it
+		}
+	}
+	// The cached form costs a map copy, not a decode.
+	line := []byte(good)
+	c.decode(line)
+	if n := testing.AllocsPerRun(100, func() { c.decode(line) }); n > 3 {
+		t.Errorf("a repeated _meta allocates %v times, want at most 3 (the map copy; a decode is ~25)", n)
+	}
+}
+
+func jsonUnmarshalMeta(s string, m *mcp.Meta) error { return json.Unmarshal([]byte(s), m) }
