@@ -1,0 +1,53 @@
+package search
+
+import (
+	"hash/maphash"
+	"sync"
+)
+
+// termTable finds a term's id in a tier by hash instead of by binary search
+// over the packed vocabulary: a query looks up each of its words and their
+// stems, some thirty lookups for a long request, each of which cost about
+// fifteen string comparisons. It is made on the tier's first query, since
+// precompiled tables carry only the sorted vocabulary, and costs four bytes
+// a slot, two slots a term or fewer.
+type termTable struct {
+	once  sync.Once
+	seed  maphash.Seed
+	slots []int32 // term id + 1; 0 is an empty slot
+	mask  uint32
+}
+
+func (tt *termTable) build(t *Tables) {
+	n := count32(t.TermIndex) - 1
+	size := 8
+	for size < 2*n {
+		size *= 2
+	}
+	tt.seed = maphash.MakeSeed()
+	tt.slots = make([]int32, size)
+	tt.mask = uint32(size - 1)
+	for id := range n {
+		i := uint32(maphash.String(tt.seed, packed(t.Terms, t.TermIndex, id))) & tt.mask
+		for tt.slots[i] != 0 {
+			i = (i + 1) & tt.mask
+		}
+		tt.slots[i] = int32(id + 1)
+	}
+}
+
+// term finds a term id in the tier's vocabulary.
+func (tr *tier) term(term []byte) (int32, bool) {
+	tt := &tr.terms
+	tt.once.Do(func() { tt.build(tr.t) })
+	t := tr.t
+	for i := uint32(maphash.Bytes(tt.seed, term)) & tt.mask; ; i = (i + 1) & tt.mask {
+		id := tt.slots[i]
+		if id == 0 {
+			return 0, false
+		}
+		if packed(t.Terms, t.TermIndex, int(id-1)) == string(term) {
+			return id - 1, true
+		}
+	}
+}
