@@ -171,9 +171,13 @@ func (x *Index) Search(query string, limit int) []Hit {
 // SearchFunc is Search over the tools for which keep reports true (all when
 // keep is nil), such as the tools an agent may load.
 func (x *Index) SearchFunc(query string, limit int, keep func(name string) bool) []Hit {
+	return x.search(query, limit, filter{keep: keep})
+}
+
+func (x *Index) search(query string, limit int, f filter) []Hit {
 	st := x.state()
 	x.lookUp(st, query)
-	hits := x.search(st, strings.TrimSpace(query), limit, keep)
+	hits := x.rank(st, strings.TrimSpace(query), limit, f)
 	x.scratch.Put(st)
 	return hits
 }
@@ -269,9 +273,9 @@ func (x *Index) above(a, b cand) bool {
 	return x.name(int(a.doc)) < x.name(int(b.doc))
 }
 
-// search ranks the docs matching st's terms; exact is the trimmed query,
-// which ranks first when it is a tool's name.
-func (x *Index) search(st *searchState, exact string, limit int, keep func(string) bool) []Hit {
+// rank ranks the docs matching st's terms that f lets through; exact is
+// the trimmed query, which ranks first when it is a tool's name.
+func (x *Index) rank(st *searchState, exact string, limit int, f filter) []Hit {
 	nt := len(x.tiers)
 
 	// Accumulate term weights. Terms are visited in query order and docs in
@@ -313,7 +317,7 @@ func (x *Index) search(st *searchState, exact string, limit int, keep func(strin
 	}
 
 	exactDoc, hasExact := x.find(exact)
-	if hasExact && keep != nil && !keep(exact) {
+	if hasExact && !f.has(x, exactDoc) {
 		hasExact = false
 	}
 	k := limit
@@ -329,11 +333,11 @@ func (x *Index) search(st *searchState, exact string, limit int, keep func(strin
 	// the worst of a full heap stays out: most docs stop at that test.
 	top := st.top[:0]
 	if k > 0 && dense {
-		top = x.scan(st, top, k, exactDoc, hasExact, keep)
+		top = x.scan(st, top, k, exactDoc, hasExact, f)
 	} else if k > 0 {
 		for _, d := range st.touched {
 			if s := st.scores[d]; !(len(top) == k && s < top[0].score) {
-				top = x.offer(top, k, d, s, st.named[d], exactDoc, hasExact, keep)
+				top = x.offer(top, k, d, s, st.named[d], exactDoc, hasExact, f)
 			}
 		}
 	}
@@ -387,7 +391,7 @@ func (x *Index) search(st *searchState, exact string, limit int, keep func(strin
 // negative, so their bits order them as the floats do; eight docs at a
 // time are tested against the heap's worst with one branch, since most
 // docs of a long query score below it.
-func (x *Index) scan(st *searchState, top []cand, k int, exactDoc int, hasExact bool, keep func(string) bool) []cand {
+func (x *Index) scan(st *searchState, top []cand, k int, exactDoc int, hasExact bool, f filter) []cand {
 	scores := st.scores
 	least := uint32(1) // the bits of the lowest score worth offering
 	d := 0
@@ -401,7 +405,7 @@ func (x *Index) scan(st *searchState, top []cand, k int, exactDoc int, hasExact 
 		}
 		for i, s := range b {
 			if math.Float32bits(s) >= least {
-				top = x.offer(top, k, int32(d+i), s, st.named[d+i], exactDoc, hasExact, keep)
+				top = x.offer(top, k, int32(d+i), s, st.named[d+i], exactDoc, hasExact, f)
 				if len(top) == k {
 					least = max(math.Float32bits(top[0].score), 1)
 				}
@@ -410,7 +414,7 @@ func (x *Index) scan(st *searchState, top []cand, k int, exactDoc int, hasExact 
 	}
 	for ; d < len(scores); d++ {
 		if s := scores[d]; math.Float32bits(s) >= least {
-			top = x.offer(top, k, int32(d), s, st.named[d], exactDoc, hasExact, keep)
+			top = x.offer(top, k, int32(d), s, st.named[d], exactDoc, hasExact, f)
 			if len(top) == k {
 				least = max(math.Float32bits(top[0].score), 1)
 			}
@@ -428,7 +432,7 @@ func b2u(b bool) uint32 {
 
 // offer puts doc d with score s and named matched name words into the
 // heap top of at most k candidates if it ranks there.
-func (x *Index) offer(top []cand, k int, d int32, s float32, named uint16, exactDoc int, hasExact bool, keep func(string) bool) []cand {
+func (x *Index) offer(top []cand, k int, d int32, s float32, named uint16, exactDoc int, hasExact bool, f filter) []cand {
 	c := cand{doc: d, score: s * x.specificity(int(d), named)}
 	if len(top) == k && (c.score < top[0].score || !x.above(c, top[0])) {
 		return top // most offers end here: the name factor took them under
@@ -436,7 +440,7 @@ func (x *Index) offer(top []cand, k int, d int32, s float32, named uint16, exact
 	if (hasExact && int(d) == exactDoc) || x.isDead(int(d)) {
 		return top
 	}
-	if keep != nil && !keep(x.name(int(d))) {
+	if !f.has(x, int(d)) {
 		return top
 	}
 	if len(top) < k {
