@@ -297,6 +297,12 @@ func (x *Index) rank(st *searchState, exact string, limit int, f filter) []Hit {
 			docs, weights, named := t.PostingDocs[4*lo:4*hi], t.PostingWeights[4*lo:4*hi], t.PostingNameWords[lo:hi]
 			weights = weights[:len(docs)]
 			scores, nm := st.scores[tr.first:tr.first+tr.n], st.named[tr.first:tr.first+tr.n]
+			if dense && !tr.named(id) {
+				for j := 0; j < len(named); j++ {
+					scores[u32(docs, j)] += idf * f32(weights, j)
+				}
+				continue
+			}
 			if dense {
 				for j := 0; j < len(named); j++ {
 					d := u32(docs, j)

@@ -2,6 +2,7 @@ package search
 
 import (
 	"hash/maphash"
+	"strings"
 	"sync"
 )
 
@@ -16,6 +17,11 @@ type termTable struct {
 	seed  maphash.Seed
 	slots []int32 // term id + 1; 0 is an empty slot
 	mask  uint32
+
+	// unnamed marks the terms no document has in its name (a bit per term
+	// id): their postings add nothing to the name-word counts, and most
+	// words of a long request are such terms.
+	unnamed []uint64
 }
 
 func (tt *termTable) build(t *Tables) {
@@ -34,6 +40,20 @@ func (tt *termTable) build(t *Tables) {
 		}
 		tt.slots[i] = int32(id + 1)
 	}
+	tt.unnamed = make([]uint64, (n+63)/64)
+	for id := range n {
+		lo, hi := u32(t.PostingIndex, id), u32(t.PostingIndex, id+1)
+		if strings.Trim(t.PostingNameWords[lo:hi], "\x00") == "" {
+			tt.unnamed[id/64] |= 1 << (id % 64)
+		}
+	}
+}
+
+// named reports whether some document has term id in its name.
+func (tr *tier) named(id int32) bool {
+	tt := &tr.terms
+	tt.once.Do(func() { tt.build(tr.t) })
+	return tt.unnamed[id/64]&(1<<(id%64)) == 0
 }
 
 // term finds a term id in the tier's vocabulary.
