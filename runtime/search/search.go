@@ -67,11 +67,11 @@ type Index struct {
 
 // tier is one set of tables; its doc i has id first+i in the index.
 type tier struct {
-	t     *Tables
-	first int
-	n     int
-	docs  []Doc // the documents of a tier added with With, for merging
-	terms termTable
+	t        *Tables
+	first    int
+	n        int
+	docs     []Doc // the documents of a tier added with With, for merging
+	nameless nameless
 }
 
 // FromTables wraps precompiled tables; it does no work proportional to the
@@ -394,32 +394,12 @@ func (x *Index) rank(st *searchState, exact string, limit int, f filter) []Hit {
 }
 
 // scan offers every doc with a score, in doc order. Scores are never
-// negative, so their bits order them as the floats do; eight docs at a
-// time are tested against the heap's worst with one branch, since most
-// docs of a long query score below it.
+// negative, so their bits order them as the floats do: one unsigned
+// comparison refuses both a zero score and one under the heap's worst.
 func (x *Index) scan(st *searchState, top []cand, k int, exactDoc int, hasExact bool, f filter) []cand {
-	scores := st.scores
 	least := uint32(1) // the bits of the lowest score worth offering
-	d := 0
-	for ; d+8 <= len(scores); d += 8 {
-		b := scores[d : d+8 : d+8]
-		if b2u(math.Float32bits(b[0]) >= least)|b2u(math.Float32bits(b[1]) >= least)|
-			b2u(math.Float32bits(b[2]) >= least)|b2u(math.Float32bits(b[3]) >= least)|
-			b2u(math.Float32bits(b[4]) >= least)|b2u(math.Float32bits(b[5]) >= least)|
-			b2u(math.Float32bits(b[6]) >= least)|b2u(math.Float32bits(b[7]) >= least) == 0 {
-			continue
-		}
-		for i, s := range b {
-			if math.Float32bits(s) >= least {
-				top = x.offer(top, k, int32(d+i), s, st.named[d+i], exactDoc, hasExact, f)
-				if len(top) == k {
-					least = max(math.Float32bits(top[0].score), 1)
-				}
-			}
-		}
-	}
-	for ; d < len(scores); d++ {
-		if s := scores[d]; math.Float32bits(s) >= least {
+	for d, s := range st.scores {
+		if math.Float32bits(s) >= least {
 			top = x.offer(top, k, int32(d), s, st.named[d], exactDoc, hasExact, f)
 			if len(top) == k {
 				least = max(math.Float32bits(top[0].score), 1)
@@ -427,13 +407,6 @@ func (x *Index) scan(st *searchState, top []cand, k int, exactDoc int, hasExact 
 		}
 	}
 	return top
-}
-
-func b2u(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // offer puts doc d with score s and named matched name words into the
