@@ -19,7 +19,6 @@ import (
 type agentViews struct {
 	res    sync.Map // resKey → *resolution
 	tables sync.Map // tableKey → *toolTable
-	finds  sync.Map // findKey → *search.Allowed (tools.go)
 }
 
 type resKey struct {

@@ -424,29 +424,31 @@ type overviewMemo struct {
 	ov    finder.Overview
 }
 
-// findKey is a tool_find filter's key: the resolution of the tools an
-// agent may load and the finder it selects from (run-time enrichment
-// replaces a snapshot's finder).
-type findKey struct {
-	res *resolution
-	f   *finder.Finder
+// findMemo is a tool_find filter and the finder it selects from (run-time
+// enrichment replaces a snapshot's finder).
+type findMemo struct {
+	f       *finder.Finder
+	allowed *search.Allowed
 }
 
 // findFilter is the pool tools sf lets the agent load, as tool_find's
 // filter over snap's index: outside a step a set made once per finder and
-// shared by every session of the agent; inside one, asked per candidate.
+// kept on the resolution every session of the agent shares; inside one,
+// asked per candidate.
 func (sf *surface) findFilter(snap *poolSnapshot) *search.Allowed {
+	if sf.res != nil {
+		if m := sf.res.find.Load(); m != nil && m.f == snap.finder {
+			return m.allowed
+		}
+	}
 	set, byName := sf.loadable, snap.byName // not sf: a shared filter must not hold a session's surface
 	loadable := func(name string) bool { return set[name] && byName[name] != nil }
 	if sf.res == nil {
 		return search.AllowFunc(loadable)
 	}
-	k := findKey{sf.res, snap.finder}
-	if a, ok := snap.agents.finds.Load(k); ok {
-		return a.(*search.Allowed)
-	}
-	a, _ := snap.agents.finds.LoadOrStore(k, snap.finder.Allow(loadable))
-	return a.(*search.Allowed)
+	m := &findMemo{f: snap.finder, allowed: snap.finder.Allow(loadable)}
+	sf.res.find.Store(m)
+	return m.allowed
 }
 
 // overview is finder.MakeOverview over the pool tools sf lets the agent
