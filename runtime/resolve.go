@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
@@ -31,6 +32,8 @@ type resolution struct {
 	subagents []string        // sub-agents whose agent__<name> tool is kept
 	warnings  []warning
 	tr        *trace // nil unless explaining
+
+	find atomic.Pointer[findMemo] // tool_find's filter over allowed (tools.go)
 }
 
 type warning struct {

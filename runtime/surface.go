@@ -23,6 +23,9 @@ type surface struct {
 	// resolution, inside a step only the step's bundles.
 	loadable map[string]bool // pool tools it may call or load
 	meta     metaScopes      // servers the meta tools reach
+	// res is the resolution loadable belongs to outside a step, which
+	// every session of the agent shares: so does tool_find's filter (tools.go).
+	res *resolution
 
 	overviewMemo atomic.Pointer[overviewMemo] // tool_find's fallback, made on first use (tools.go)
 }
@@ -116,9 +119,9 @@ func (st *agentState) activeLocked(name string) bool {
 func (st *agentState) rebuildSurfaceLocked() bool {
 	p := st.s.pool
 	snap := p.snap.Load()
-	sf := &surface{own: map[string]*entry{}, loadable: st.res.allowed, meta: st.res.meta, aliases: st.agent.Aliases}
+	sf := &surface{own: map[string]*entry{}, loadable: st.res.allowed, meta: st.res.meta, aliases: st.agent.Aliases, res: st.res}
 	if st.step != nil {
-		sf.loadable, sf.meta = st.step.direct, st.step.meta
+		sf.loadable, sf.meta, sf.res = st.step.direct, st.step.meta, nil
 	}
 	add := func(e *entry, visible bool) {
 		if sf.entry(e.info.Name) != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/internal/finder"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
 	"github.com/toolgen-dev/toolgen/runtime/internal/tools"
+	"github.com/toolgen-dev/toolgen/runtime/search"
 )
 
 // addRuntimeTools offers the agent context's runtime tools (runtimeTools),
@@ -170,9 +171,7 @@ func (c *catalog) Find(query string, limit int) ([]FindHit, string) {
 	}
 	snap := st.s.pool.snap.Load()
 	sf := st.surf.Load()
-	loadableSet := sf.loadable
-	loadable := func(name string) bool { return loadableSet[name] && snap.byName[name] != nil }
-	hits, hint := snap.finder.Find(query, limit, loadable, func(limit int) finder.Overview {
+	hits, hint := snap.finder.Find(query, limit, sf.findFilter(snap), func(limit int) finder.Overview {
 		return sf.overview(snap, limit)
 	})
 	out := make([]FindHit, len(hits))
@@ -423,6 +422,33 @@ type overviewMemo struct {
 	snap  *poolSnapshot
 	limit int
 	ov    finder.Overview
+}
+
+// findMemo is a tool_find filter and the finder it selects from (run-time
+// enrichment replaces a snapshot's finder).
+type findMemo struct {
+	f       *finder.Finder
+	allowed *search.Allowed
+}
+
+// findFilter is the pool tools sf lets the agent load, as tool_find's
+// filter over snap's index: outside a step a set made once per finder and
+// kept on the resolution every session of the agent shares; inside one,
+// asked per candidate.
+func (sf *surface) findFilter(snap *poolSnapshot) *search.Allowed {
+	if sf.res != nil {
+		if m := sf.res.find.Load(); m != nil && m.f == snap.finder {
+			return m.allowed
+		}
+	}
+	set, byName := sf.loadable, snap.byName // not sf: a shared filter must not hold a session's surface
+	loadable := func(name string) bool { return set[name] && byName[name] != nil }
+	if sf.res == nil {
+		return search.AllowFunc(loadable)
+	}
+	m := &findMemo{f: snap.finder, allowed: snap.finder.Allow(loadable)}
+	sf.res.find.Store(m)
+	return m.allowed
 }
 
 // overview is finder.MakeOverview over the pool tools sf lets the agent

@@ -85,6 +85,7 @@ func buildTables(docs []Doc, cfg config, prior corpus) Tables {
 	lens := make([][numFields]float32, n)
 	var tk tokenizer
 	var hits []docTerm // one doc's (term, field) counts, reused
+	var at []int32     // by term: its entry's index in entries, if that is of this doc
 
 	for d := range docs {
 		hits = hits[:0]
@@ -125,18 +126,27 @@ func buildTables(docs []Doc, cfg config, prior corpus) Tables {
 		for _, q := range doc.Queries {
 			tk.each(q, add(fieldQueries))
 		}
-		slices.SortFunc(hits, func(a, b docTerm) int { return int(a.term - b.term) })
-		for i := 0; i < len(hits); {
-			e := docTerm{doc: int32(d), term: hits[i].term}
-			for ; i < len(hits) && hits[i].term == e.term; i++ {
-				for f := range e.tf {
-					if e.tf[f] < math.MaxUint16 {
-						e.tf[f] += hits[i].tf[f]
-					}
-				}
-				e.name = satAdd(e.name, hits[i].name)
+		// One entry per term of the doc, in order of first occurrence:
+		// only each term's postings need an order (by doc), and merging
+		// through at is linear where sorting the hits was not.
+		first := int32(len(entries))
+		for _, h := range hits {
+			for int(h.term) >= len(at) {
+				at = append(at, -1)
 			}
-			entries = append(entries, e)
+			j := at[h.term]
+			if j < first {
+				j = int32(len(entries))
+				at[h.term] = j
+				entries = append(entries, docTerm{doc: int32(d), term: h.term})
+			}
+			e := &entries[j]
+			for f := range e.tf {
+				if e.tf[f] < math.MaxUint16 {
+					e.tf[f] += h.tf[f]
+				}
+			}
+			e.name = satAdd(e.name, h.name)
 		}
 	}
 

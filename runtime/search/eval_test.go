@@ -258,7 +258,8 @@ func TestEnrichmentVariants(t *testing.T) {
 
 // TestTopKMatchesAll: the top k of a query (which skips docs that cannot
 // enter the top k, and visits accumulators densely or through a list) are
-// the first k of all its matches, with and without a keep filter, over one
+// the first k of all its matches, with and without a keep filter (as a
+// function and as an Allowed set), over one
 // tier and over several with a replaced doc, on the enriched toolret
 // catalog and both query sets.
 func TestTopKMatchesAll(t *testing.T) {
@@ -280,6 +281,8 @@ func TestTopKMatchesAll(t *testing.T) {
 	tiered := search.Build(base).With(late[:len(late)/2]...).With(late[len(late)/2:]...)
 	tiered = tiered.With(search.Doc{Name: set.Docs[10].Name, Description: "replaced: show me my files"})
 	odd := func(name string) bool { return len(name)%2 == 1 }
+	allowed := map[*search.Index]*search.Allowed{one: one.Allow(odd), tiered: tiered.Allow(odd)}
+	other := search.Build(set.Docs[:10]).Allow(odd)
 	for name, x := range map[string]*search.Index{"one tier": one, "tiers": tiered} {
 		for _, keep := range []func(string) bool{nil, odd} {
 			for _, q := range queries {
@@ -289,6 +292,16 @@ func TestTopKMatchesAll(t *testing.T) {
 					want := all[:min(k, len(all))]
 					if !slices.Equal(got, want) {
 						t.Fatalf("%s, keep %v, %q, k %d:\n got %v\nwant %v", name, keep != nil, q, k, got, want)
+					}
+					if keep == nil {
+						continue
+					}
+					if got := x.SearchAllowed(q, k, allowed[x]); !slices.Equal(got, want) {
+						t.Fatalf("%s, allowed, %q, k %d:\n got %v\nwant %v", name, q, k, got, want)
+					}
+					// A set made by another index is used through its filter.
+					if got := x.SearchAllowed(q, k, other); !slices.Equal(got, want) {
+						t.Fatalf("%s, another index's allowed, %q, k %d:\n got %v\nwant %v", name, q, k, got, want)
 					}
 				}
 			}

@@ -14,6 +14,7 @@
 package search
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -66,10 +67,11 @@ type Index struct {
 
 // tier is one set of tables; its doc i has id first+i in the index.
 type tier struct {
-	t     *Tables
-	first int
-	n     int
-	docs  []Doc // the documents of a tier added with With, for merging
+	t        *Tables
+	first    int
+	n        int
+	docs     []Doc // the documents of a tier added with With, for merging
+	nameless nameless
 }
 
 // FromTables wraps precompiled tables; it does no work proportional to the
@@ -169,26 +171,33 @@ func (x *Index) Search(query string, limit int) []Hit {
 // SearchFunc is Search over the tools for which keep reports true (all when
 // keep is nil), such as the tools an agent may load.
 func (x *Index) SearchFunc(query string, limit int, keep func(name string) bool) []Hit {
+	return x.search(query, limit, filter{keep: keep})
+}
+
+func (x *Index) search(query string, limit int, f filter) []Hit {
 	st := x.state()
 	x.lookUp(st, query)
-	hits := x.search(st, strings.TrimSpace(query), limit, keep)
+	hits := x.rank(st, strings.TrimSpace(query), limit, f)
 	x.scratch.Put(st)
 	return hits
 }
 
 func (x *Index) state() *searchState {
 	st, _ := x.scratch.Get().(*searchState)
-	if st == nil || len(st.acc) != x.size {
-		st = &searchState{acc: make([]accum, x.size)}
+	if st == nil || len(st.scores) != x.size {
+		st = &searchState{scores: make([]float32, x.size), named: make([]uint16, x.size)}
 	}
 	return st
 }
 
 // searchState is the per-query scratch space, pooled so that a query does
-// not allocate an accumulator per document.
+// not allocate an accumulator per document. A doc's score and the count
+// of its name words the query matched are kept in two arrays rather than
+// one of pairs: picking the top k reads only the scores, half the memory.
 type searchState struct {
 	tk       tokenizer
-	acc      []accum   // per doc, zero between queries
+	scores   []float32 // per doc, zero between queries
+	named    []uint16  // per doc, zero between queries; at most 255 terms × 255 words
 	touched  []int32   // docs with a non-zero score
 	ids      []int32   // per distinct query term and tier: the term's id in the tier, -1 if absent
 	idf      []float32 // per distinct query term
@@ -247,13 +256,6 @@ func (st *searchState) seen(n, nt int) bool {
 	return false
 }
 
-// accum is one doc's running score and the number of its name words the
-// query matched; together so that a posting touches one cache line.
-type accum struct {
-	score float32
-	named uint32
-}
-
 type cand struct {
 	doc   int32
 	score float32
@@ -271,9 +273,9 @@ func (x *Index) above(a, b cand) bool {
 	return x.name(int(a.doc)) < x.name(int(b.doc))
 }
 
-// search ranks the docs matching st's terms; exact is the trimmed query,
-// which ranks first when it is a tool's name.
-func (x *Index) search(st *searchState, exact string, limit int, keep func(string) bool) []Hit {
+// rank ranks the docs matching st's terms that f lets through; exact is
+// the trimmed query, which ranks first when it is a tool's name.
+func (x *Index) rank(st *searchState, exact string, limit int, f filter) []Hit {
 	nt := len(x.tiers)
 
 	// Accumulate term weights. Terms are visited in query order and docs in
@@ -294,29 +296,34 @@ func (x *Index) search(st *searchState, exact string, limit int, keep func(strin
 			// One slice per field up front keeps the bounds checks out of the loop.
 			docs, weights, named := t.PostingDocs[4*lo:4*hi], t.PostingWeights[4*lo:4*hi], t.PostingNameWords[lo:hi]
 			weights = weights[:len(docs)]
-			acc := st.acc[tr.first : tr.first+tr.n]
+			scores, nm := st.scores[tr.first:tr.first+tr.n], st.named[tr.first:tr.first+tr.n]
+			if dense && !tr.named(id) {
+				for j := 0; j < len(named); j++ {
+					scores[u32(docs, j)] += idf * f32(weights, j)
+				}
+				continue
+			}
 			if dense {
 				for j := 0; j < len(named); j++ {
-					a := &acc[u32(docs, j)]
-					a.score += idf * f32(weights, j)
-					a.named += uint32(named[j])
+					d := u32(docs, j)
+					scores[d] += idf * f32(weights, j)
+					nm[d] += uint16(named[j])
 				}
 				continue
 			}
 			for j := 0; j < len(named); j++ {
 				d := u32(docs, j)
-				a := &acc[d]
-				if a.score == 0 {
+				if scores[d] == 0 {
 					st.touched = append(st.touched, int32(tr.first)+int32(d))
 				}
-				a.score += idf * f32(weights, j)
-				a.named += uint32(named[j])
+				scores[d] += idf * f32(weights, j)
+				nm[d] += uint16(named[j])
 			}
 		}
 	}
 
 	exactDoc, hasExact := x.find(exact)
-	if hasExact && keep != nil && !keep(exact) {
+	if hasExact && !f.has(x, exactDoc) {
 		hasExact = false
 	}
 	k := limit
@@ -332,23 +339,20 @@ func (x *Index) search(st *searchState, exact string, limit int, keep func(strin
 	// the worst of a full heap stays out: most docs stop at that test.
 	top := st.top[:0]
 	if k > 0 && dense {
-		for d := range st.acc {
-			if a := &st.acc[d]; !(len(top) == k && a.score < top[0].score || a.score == 0) {
-				top = x.offer(top, k, int32(d), a, exactDoc, hasExact, keep)
-			}
-		}
+		top = x.scan(st, top, k, exactDoc, hasExact, f)
 	} else if k > 0 {
 		for _, d := range st.touched {
-			if a := &st.acc[d]; !(len(top) == k && a.score < top[0].score) {
-				top = x.offer(top, k, d, a, exactDoc, hasExact, keep)
+			if s := st.scores[d]; !(len(top) == k && s < top[0].score) {
+				top = x.offer(top, k, d, s, st.named[d], exactDoc, hasExact, f)
 			}
 		}
 	}
 	if dense {
-		clear(st.acc)
+		clear(st.scores)
+		clear(st.named)
 	} else {
 		for _, d := range st.touched {
-			st.acc[d] = accum{}
+			st.scores[d], st.named[d] = 0, 0
 		}
 	}
 	st.top = top
@@ -389,17 +393,33 @@ func (x *Index) search(st *searchState, exact string, limit int, keep func(strin
 	return hits
 }
 
-// offer puts doc d with accumulator a into the heap top of at most k
-// candidates if it ranks there.
-func (x *Index) offer(top []cand, k int, d int32, a *accum, exactDoc int, hasExact bool, keep func(string) bool) []cand {
-	c := cand{doc: d, score: a.score * x.specificity(int(d), a.named)}
+// scan offers every doc with a score, in doc order. Scores are never
+// negative, so their bits order them as the floats do: one unsigned
+// comparison refuses both a zero score and one under the heap's worst.
+func (x *Index) scan(st *searchState, top []cand, k int, exactDoc int, hasExact bool, f filter) []cand {
+	least := uint32(1) // the bits of the lowest score worth offering
+	for d, s := range st.scores {
+		if math.Float32bits(s) >= least {
+			top = x.offer(top, k, int32(d), s, st.named[d], exactDoc, hasExact, f)
+			if len(top) == k {
+				least = max(math.Float32bits(top[0].score), 1)
+			}
+		}
+	}
+	return top
+}
+
+// offer puts doc d with score s and named matched name words into the
+// heap top of at most k candidates if it ranks there.
+func (x *Index) offer(top []cand, k int, d int32, s float32, named uint16, exactDoc int, hasExact bool, f filter) []cand {
+	c := cand{doc: d, score: s * x.specificity(int(d), named)}
+	if len(top) == k && (c.score < top[0].score || !x.above(c, top[0])) {
+		return top // most offers end here: the name factor took them under
+	}
 	if (hasExact && int(d) == exactDoc) || x.isDead(int(d)) {
 		return top
 	}
-	if len(top) == k && !x.above(c, top[0]) {
-		return top
-	}
-	if keep != nil && !keep(x.name(int(d))) {
+	if !f.has(x, int(d)) {
 		return top
 	}
 	if len(top) < k {
@@ -421,7 +441,7 @@ var namePenalty float32 = 0.2
 
 // specificity is the factor for doc d whose name words the query matched
 // named times.
-func (x *Index) specificity(d int, named uint32) float32 {
+func (x *Index) specificity(d int, named uint16) float32 {
 	words := x.tiers[0].t.NameWords
 	if d >= len(words) {
 		words, d = x.nameWords(d)
@@ -466,24 +486,6 @@ func (x *Index) siftDown(h []cand, i int) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-}
-
-// term finds a term id by binary search over the tier's sorted vocabulary.
-func (tr *tier) term(term []byte) (int32, bool) {
-	t := tr.t
-	lo, hi := 0, count32(t.TermIndex)-1
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if packed(t.Terms, t.TermIndex, m) < string(term) {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < count32(t.TermIndex)-1 && packed(t.Terms, t.TermIndex, lo) == string(term) {
-		return int32(lo), true
-	}
-	return 0, false
 }
 
 // postings is the number of docs of the tier holding term id.

@@ -46,19 +46,23 @@ type Tool struct {
 	Category string
 }
 
-// Find ranks the tools keep lets through for query. It never answers with
+// Allow is the set of indexed tools keep lets through, for Find; a caller
+// keeps it while the finder and keep stay the same.
+func (f *Finder) Allow(keep func(name string) bool) *search.Allowed { return f.idx.Allow(keep) }
+
+// Find ranks the tools of allowed (from Allow) for query. It never answers with
 // nothing while there are such tools: when no tool matches a word of the
 // query it ranks tools that match part of one (search.Index.Related), and
 // when none does either it returns an overview of the tools, spread over
 // servers and categories. Both fallbacks come with a hint for the caller;
 // overview is called only for that last one: MakeOverview over the tools
-// keep lets through, which the caller may keep while they do not change.
-func (f *Finder) Find(query string, limit int, keep func(string) bool, overview func(limit int) Overview) ([]search.Hit, string) {
-	if hits := f.idx.SearchFunc(query, limit, keep); len(hits) > 0 {
+// allowed holds, which the caller may keep while they do not change.
+func (f *Finder) Find(query string, limit int, allowed *search.Allowed, overview func(limit int) Overview) ([]search.Hit, string) {
+	if hits := f.idx.SearchAllowed(query, limit, allowed); len(hits) > 0 {
 		return hits, ""
 	}
 	if related := f.idx.Related(query); len(related) > 0 {
-		if hits := f.idx.SearchFunc(strings.Join(related, " "), limit, keep); len(hits) > 0 {
+		if hits := f.idx.SearchAllowed(strings.Join(related, " "), limit, allowed); len(hits) > 0 {
 			return hits, fmt.Sprintf("No tool matched the words of %q; these match words close to them (%s). %s", query, strings.Join(related[:min(len(related), 5)], ", "), PlainWords)
 		}
 	}
