@@ -214,12 +214,18 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) bo
 	}
 	lc.run(func() {
 		defer lc.wg.Done()
-		res, _ := lc.s.handle(ctx, req) // never an error: failures are error results
+		r, failed := lc.s.callTool(ctx, req)
 		lc.mu.Lock()
 		delete(lc.ours, key) // before the response: the host may reuse the id then
 		lc.mu.Unlock()
 		cancel()
-		lc.respond(head, res)
+		if failed != nil {
+			lc.respond(head, failed)
+		} else if line, ok := appendPlainResult(head, r); ok {
+			lc.out.Write(append(line, "}\n"...))
+		} else {
+			lc.respond(head, toCallToolResult(r))
+		}
 	})
 	return true
 }

@@ -51,8 +51,9 @@ func newProxied(tb testing.TB, protocol string) *proxied {
 	reg := &runtime.Registry{
 		Package: "servetest", Separator: "__",
 		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 30 * time.Second, MaxDepth: 2, InitConcurrency: 1},
-		Servers:  []decl.Server{{Name: "echo", Transport: "stdio", Command: bin, Trusted: true, StartupTimeout: 30 * time.Second}},
-		Agents:   []decl.Agent{{Name: "gateway", Use: []decl.Use{{Kind: decl.UseServer, Name: "echo"}}}},
+		// server-everything speaks 2025-11-25, the revision the lean client path takes
+		Servers: []decl.Server{{Name: "echo", Transport: "stdio", Command: bin, Trusted: true, StartupTimeout: 30 * time.Second, ProtocolVersion: "2025-11-25"}},
+		Agents:  []decl.Agent{{Name: "gateway", Use: []decl.Use{{Kind: decl.UseServer, Name: "echo"}}}},
 	}
 	ctx := context.Background()
 	sess, err := runtime.Open(ctx, reg, "gateway", runtime.Options{})

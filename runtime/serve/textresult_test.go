@@ -3,11 +3,15 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/runtime"
 )
 
 // sdkEncoding is the result as the lean path wrote it before: go-sdk's
@@ -156,3 +160,107 @@ type nopWriteCloser struct{}
 
 func (nopWriteCloser) Write(p []byte) (int, error) { return len(p), nil }
 func (nopWriteCloser) Close() error                { return nil }
+
+// The lean path writes a plain or error runtime.Result straight from r:
+// byte for byte what go-sdk writes for toCallToolResult(r).
+func TestPlainResultMatchesSDK(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 3))
+	prefix := []byte(`{"jsonrpc":"2.0","id":7,"result":`)
+	latencies := []time.Duration{0, 1, 999, time.Microsecond, 1234567 * time.Nanosecond, time.Hour, -time.Millisecond, 1<<63 - 1}
+	for i := range 20000 {
+		res := runtime.Result{OK: r.IntN(2) == 0, Latency: latencies[i%len(latencies)]}
+		if r.IntN(3) > 0 {
+			res.Latency = time.Duration(r.Int64N(int64(time.Minute)))
+		}
+		if res.OK || r.IntN(4) > 0 {
+			res.Result = randomText(r)
+		}
+		if !res.OK && r.IntN(4) > 0 {
+			res.Error = randomText(r)
+		}
+		if r.IntN(3) > 0 {
+			res.Kind = runtime.ToolKind(randomText(r))
+		}
+		if r.IntN(2) == 0 {
+			res.Namespace = randomText(r)
+		}
+		if r.IntN(10) == 0 { // rich, but an error the runtime failed: a plain error result
+			res.Rich = &runtime.Rich{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}}
+			res.OK = false
+		}
+		want, err := sdkEncoding(t, toCallToolResult(res))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := appendPlainResult(bytes.Clone(prefix), res)
+		if !ok {
+			t.Fatalf("declined %+v", res)
+		}
+		if got := got[len(prefix):]; !bytes.Equal(got, want) {
+			t.Fatalf("encoding differs\n got %s\nwant %s", got, want)
+		}
+	}
+	rich := runtime.Result{OK: true, Rich: &runtime.Rich{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}}}
+	if got, ok := appendPlainResult([]byte("x"), rich); ok || string(got) != "x" {
+		t.Errorf("encoded a rich result by hand: %q", got)
+	}
+}
+
+// _meta written by hand is json.Marshal's map, numbers of every magnitude
+// included.
+func TestMetaMatchesJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 4))
+	floats := []float64{0, math.Copysign(0, -1), 1e-6, 9.99e-7, 1e-7, 1e20, 1e21, 123456789.125, -1.5e-300, math.MaxFloat64, math.SmallestNonzeroFloat64, 0.1}
+	for i := range 20000 {
+		m := map[string]any{}
+		for n := r.IntN(9); n > 0; n-- {
+			switch r.IntN(3) {
+			case 0:
+				m[randomText(r)] = randomText(r)
+			case 1:
+				m[randomText(r)] = floats[r.IntN(len(floats))]
+			default:
+				f := math.Float64frombits(r.Uint64())
+				if math.IsNaN(f) || math.IsInf(f, 0) {
+					f = float64(i)
+				}
+				m[randomText(r)] = f
+			}
+		}
+		want, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendMeta(nil, m)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("appendMeta = %s, %v\n json.Marshal %s", got, err, want)
+		}
+	}
+	for _, bad := range []map[string]any{{"x": math.NaN()}, {"y": math.Inf(-1)}, {"f": func() {}}} {
+		if got, err := appendMeta([]byte("x"), bad); err == nil {
+			t.Errorf("appendMeta(%v) = %q, want an error", bad, got)
+		}
+	}
+	// other value types go through json.Marshal
+	m := map[string]any{"b": true, "n": nil, "i": 3, "s": []string{"<"}}
+	want, _ := json.Marshal(m)
+	if got, err := appendMeta(nil, m); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("appendMeta = %s, %v; want %s", got, err, want)
+	}
+}
+
+func FuzzPlainResult(f *testing.F) {
+	f.Add("hello", "", "mcp", "ns", int64(1234567), true)
+	f.Add("<a>\u2028\xff", "boom\x00", "", "", int64(-1), false)
+	f.Fuzz(func(t *testing.T, text, errText, kind, ns string, latency int64, ok bool) {
+		res := runtime.Result{OK: ok, Result: text, Error: errText, Kind: runtime.ToolKind(kind), Namespace: ns, Latency: time.Duration(latency)}
+		want, err := sdkEncoding(t, toCallToolResult(res))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := appendPlainResult(nil, res)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("encoding differs\n got %s\nwant %s", got, want)
+		}
+	})
+}
