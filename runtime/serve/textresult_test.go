@@ -264,3 +264,27 @@ func FuzzPlainResult(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRespondResult is the lean path's response to a proxied text
+// result as the runtime returns it: through the go-sdk result (the path
+// before) and written straight from the runtime.Result.
+func BenchmarkRespondResult(b *testing.B) {
+	lc := &leanCalls{out: &lockedWriter{w: nopWriteCloser{}}}
+	r := runtime.Result{OK: true, Result: "Echo: hello world, a line of the usual length <with> some \"quotes\"\n",
+		Latency: 1234567 * time.Nanosecond, Kind: "mcp", Namespace: "everything"}
+	b.Run("via=sdk-result", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			head := append(make([]byte, 0, 60), `{"jsonrpc":"2.0","id":12345,"result":`...)
+			lc.respond(head, toCallToolResult(r))
+		}
+	})
+	b.Run("via=plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			head := append(make([]byte, 0, 60), `{"jsonrpc":"2.0","id":12345,"result":`...)
+			line, _ := appendPlainResult(head, r)
+			lc.out.Write(append(line, "}\n"...))
+		}
+	})
+}
