@@ -33,11 +33,12 @@ func appendTextResult(dst []byte, res *mcp.CallToolResult) (_ []byte, ok bool) {
 	dst = append(dst, '{')
 	// Members in go-sdk's order: _meta, content, structuredContent, isError.
 	if len(res.Meta) > 0 {
-		var err error
-		dst = append(dst, `"_meta":`...)
-		if dst, err = appendMeta(dst, res.Meta); err != nil {
+		m, err := json.Marshal(map[string]any(res.Meta))
+		if err != nil {
 			return dst[:start], false
 		}
+		dst = append(dst, `"_meta":`...)
+		dst = append(dst, m...)
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"content":`...)

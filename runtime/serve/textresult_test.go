@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -203,49 +202,6 @@ func TestPlainResultMatchesSDK(t *testing.T) {
 	rich := runtime.Result{OK: true, Rich: &runtime.Rich{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}}}
 	if got, ok := appendPlainResult([]byte("x"), rich); ok || string(got) != "x" {
 		t.Errorf("encoded a rich result by hand: %q", got)
-	}
-}
-
-// _meta written by hand is json.Marshal's map, numbers of every magnitude
-// included.
-func TestMetaMatchesJSON(t *testing.T) {
-	r := rand.New(rand.NewPCG(25, 4))
-	floats := []float64{0, math.Copysign(0, -1), 1e-6, 9.99e-7, 1e-7, 1e20, 1e21, 123456789.125, -1.5e-300, math.MaxFloat64, math.SmallestNonzeroFloat64, 0.1}
-	for i := range 20000 {
-		m := map[string]any{}
-		for n := r.IntN(9); n > 0; n-- {
-			switch r.IntN(3) {
-			case 0:
-				m[randomText(r)] = randomText(r)
-			case 1:
-				m[randomText(r)] = floats[r.IntN(len(floats))]
-			default:
-				f := math.Float64frombits(r.Uint64())
-				if math.IsNaN(f) || math.IsInf(f, 0) {
-					f = float64(i)
-				}
-				m[randomText(r)] = f
-			}
-		}
-		want, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := appendMeta(nil, m)
-		if err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("appendMeta = %s, %v\n json.Marshal %s", got, err, want)
-		}
-	}
-	for _, bad := range []map[string]any{{"x": math.NaN()}, {"y": math.Inf(-1)}, {"f": func() {}}} {
-		if got, err := appendMeta([]byte("x"), bad); err == nil {
-			t.Errorf("appendMeta(%v) = %q, want an error", bad, got)
-		}
-	}
-	// other value types go through json.Marshal
-	m := map[string]any{"b": true, "n": nil, "i": 3, "s": []string{"<"}}
-	want, _ := json.Marshal(m)
-	if got, err := appendMeta(nil, m); err != nil || !bytes.Equal(got, want) {
-		t.Errorf("appendMeta = %s, %v; want %s", got, err, want)
 	}
 }
 
