@@ -33,6 +33,7 @@ type agentState struct {
 	abandoned atomic.Bool   // set by a forced teardown: results arriving later are discarded
 
 	linked atomic.Pointer[agentLinked] // the last caller context linked to ctx
+	links  agentLinks                  // merged caller contexts, which teardown cancels
 
 	surf atomic.Pointer[surface]
 
@@ -187,7 +188,8 @@ type agentLinked struct {
 	parent context.Context
 	agent  context.Context // st.ctx
 
-	merged atomic.Pointer[chan struct{}] // Done of a cancellable parent, made on first use
+	links *agentLinks               // the agent's, which its teardown cancels
+	inner atomic.Pointer[linkedCtx] // Done of a cancellable parent, made on first use (link)
 }
 
 // linkContext returns ctx linked to the agent context, reusing the last
@@ -201,7 +203,7 @@ func (st *agentState) linkContext(ctx context.Context) context.Context {
 
 // newLink is linkContext's slow path, kept apart so that the fast one inlines.
 func (st *agentState) newLink(ctx context.Context) context.Context {
-	c := &agentLinked{parent: ctx, agent: st.ctx}
+	c := &agentLinked{parent: ctx, agent: st.ctx, links: &st.links}
 	st.linked.Store(c)
 	return c
 }
@@ -216,7 +218,17 @@ func sameContext(a, b context.Context) bool {
 }
 
 func (c *agentLinked) Deadline() (time.Time, bool) { return c.parent.Deadline() }
-func (c *agentLinked) Value(key any) any           { return c.parent.Value(key) }
+
+// Value is the caller's, except that once linked the context package finds
+// the merged context's own cancelCtx here, so that contexts derived from
+// this one (a tool's timeout) hang off it directly, without a registration
+// of their own (AfterFunc).
+func (c *agentLinked) Value(key any) any {
+	if in := c.inner.Load(); in != nil {
+		return in.ctx.Value(key)
+	}
+	return c.parent.Value(key)
+}
 
 func (c *agentLinked) Err() error {
 	if err := c.parent.Err(); err != nil {
@@ -229,36 +241,26 @@ func (c *agentLinked) Done() <-chan struct{} {
 	if c.parent.Done() == nil {
 		return c.agent.Done() // the common case: nothing to merge
 	}
-	if ch := c.merged.Load(); ch != nil {
-		return *ch
+	if in := c.inner.Load(); in != nil {
+		return in.ctx.Done()
 	}
-	ch := make(chan struct{})
-	if !c.merged.CompareAndSwap(nil, &ch) {
-		return *c.merged.Load()
+	return c.link().ctx.Done()
+}
+
+// link makes the merged context on first use: a child of the caller's
+// context, which ends it synchronously, and cancelled by the agent's
+// teardown through links. context.AfterFunc on the caller's context did
+// this before: it started a goroutine each time a call's context ended,
+// and a served call's context ends after every call.
+func (c *agentLinked) link() *linkedCtx {
+	ctx, cancel := context.WithCancel(c.parent)
+	in := &linkedCtx{ctx: ctx, cancel: cancel}
+	if !c.inner.CompareAndSwap(nil, in) {
+		cancel()
+		return c.inner.Load()
 	}
-	var once sync.Once
-	var mu sync.Mutex
-	var stops []func() bool
-	fire := func() {
-		once.Do(func() { close(ch) })
-		mu.Lock()
-		defer mu.Unlock()
-		for _, stop := range stops {
-			stop() // drop the other registration: a long-lived parent keeps nothing
-		}
-	}
-	s1 := context.AfterFunc(c.parent, fire)
-	s2 := context.AfterFunc(c.agent, fire)
-	mu.Lock()
-	stops = []func() bool{s1, s2}
-	mu.Unlock()
-	select {
-	case <-ch: // fired before stops were known
-		s1()
-		s2()
-	default:
-	}
-	return ch
+	c.links.add(c.agent, in)
+	return in
 }
 
 // AfterFunc lets contexts derived from this one (a tool's own timeouts)

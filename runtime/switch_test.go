@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	goruntime "runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -483,4 +484,55 @@ func (c slowConnector) Acquire(ctx context.Context, srv *decl.Server, getenv fun
 		return nil, fmt.Errorf("server %q: %w", srv.Name, context.Cause(ctx))
 	}
 	return c.Connector.Acquire(ctx, srv, getenv)
+}
+
+// A cancellable caller context (a served call's, one per call) is linked
+// without a goroutine per call: the context package used to start one
+// (context.AfterFunc) each time such a context ended. The agent's
+// teardown still cancels what is linked and open, and the list of links
+// is swept rather than grow with every call.
+func TestAgentLinkedNoGoroutinePerCall(t *testing.T) {
+	agentCtx, endAgent := context.WithCancel(context.Background())
+	st := &agentState{ctx: agentCtx}
+	link := func() (context.Context, context.CancelFunc) {
+		parent, cancel := context.WithCancel(context.Background())
+		c := st.linkContext(parent)
+		derived, cancelDerived := context.WithTimeout(c, time.Hour) // as a tool's timeout
+		return derived, func() { cancelDerived(); cancel() }
+	}
+	_, cancel := link() // registers the teardown watch, once
+	cancel()
+	created := func() uint64 {
+		s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	const calls = 1000
+	before := created()
+	for range calls {
+		derived, cancel := link()
+		cancel()
+		<-derived.Done()
+	}
+	if n := created() - before; n > calls/10 {
+		t.Errorf("%d goroutines started for %d linked calls", n, calls)
+	}
+	st.links.mu.Lock()
+	n := len(st.links.live)
+	st.links.mu.Unlock()
+	if n > 2*minSweep {
+		t.Errorf("%d links kept after %d calls that all ended", n, calls)
+	}
+
+	open, cancelOpen := link()
+	defer cancelOpen()
+	endAgent()
+	select {
+	case <-open.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a call linked to the agent context was not cancelled by its teardown")
+	}
+	late, cancelLate := link()
+	defer cancelLate()
+	<-late.Done() // linked after the teardown: ended at once
 }

@@ -54,13 +54,22 @@ type Options struct {
 	Bad func(error)
 	// Take, when set, is offered each line before it is decoded, on the
 	// reading goroutine: a line it takes (true) is not passed on. It must
-	// not block, and the line is valid only during the call.
-	Take func(line []byte) bool
+	// not block, and the line is valid only during the call. The run it
+	// returns with a line it takes, if any, is that line's work (a call),
+	// which may block: the reading goroutine hands reading on to another
+	// goroutine and runs it itself (leader/follower), so the work starts
+	// without waking a goroutine first.
+	Take func(line []byte) (taken bool, run func())
 }
+
+// maxFollowers bounds the goroutines kept parked, each of which ran a
+// taken line's work, to take over reading when the reader next runs one.
+const maxFollowers = 4
 
 // NewConn is New with options.
 func NewConn(lines Lines, w io.WriteCloser, o Options) *Conn {
-	c := &Conn{lines: lines, w: w, bad: o.Bad, take: o.Take, incoming: make(chan message, 16), closed: make(chan struct{})}
+	c := &Conn{lines: lines, w: w, bad: o.Bad, take: o.Take, incoming: make(chan message, 16), closed: make(chan struct{}),
+		lead: make(chan struct{})}
 	go c.readLoop()
 	return c
 }
@@ -74,7 +83,7 @@ type message struct {
 type Conn struct {
 	lines    Lines
 	bad      func(error)
-	take     func([]byte) bool
+	take     func([]byte) (bool, func())
 	w        io.WriteCloser
 	incoming chan message
 	queue    []jsonrpc.Message // the rest of a batch
@@ -87,6 +96,10 @@ type Conn struct {
 	calls   map[int64]chan reply
 	ncalls  atomic.Int32
 	readErr error // why reading ended; then Call fails at once
+
+	// the reading role, handed to a parked follower (handOn)
+	lead      chan struct{}
+	followers atomic.Int32 // parked
 
 	// batches read whose responses are not all written, by request id
 	batchMu sync.Mutex
@@ -106,10 +119,57 @@ type reply struct {
 	err  error
 }
 
-// readLoop reads on its own goroutine so that Close unblocks Read.
+// readLoop reads on its own goroutine so that Close unblocks Read. When
+// Take gives it a line's work, it hands reading on (handOn), runs the work
+// and then waits to be handed reading back (follow).
 func (c *Conn) readLoop() {
+	for {
+		run := c.read()
+		if run == nil {
+			return // reading ended
+		}
+		c.handOn()
+		run()
+		if !c.follow() {
+			return
+		}
+	}
+}
+
+// handOn gives the reading role to a parked follower, or a new goroutine.
+func (c *Conn) handOn() {
+	select {
+	case c.lead <- struct{}{}:
+	default:
+		go c.readLoop()
+	}
+}
+
+// follow parks a goroutine that ran a line's work until the reading role
+// comes back to it: false when enough are parked or the connection closed.
+func (c *Conn) follow() bool {
+	if c.followers.Add(1) > maxFollowers {
+		c.followers.Add(-1)
+		return false
+	}
+	defer c.followers.Add(-1)
+	select {
+	case <-c.lead:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+// read reads and passes lines on until Take gives it one's work, which it
+// returns, or reading ends (nil).
+func (c *Conn) read() (run func()) {
 	err := io.EOF // closed
-	defer func() { c.endCalls(err) }()
+	defer func() {
+		if run == nil {
+			c.endCalls(err)
+		}
+	}()
 	for {
 		var line []byte
 		line, err = c.lines.Next()
@@ -118,8 +178,14 @@ func (c *Conn) readLoop() {
 			if c.ncalls.Load() > 0 && c.reply(line) {
 				continue
 			}
-			if c.take != nil && c.take(line) {
-				continue
+			if c.take != nil {
+				taken, work := c.take(line)
+				if work != nil {
+					return work
+				}
+				if taken {
+					continue
+				}
 			}
 			msgs, err = DecodeLine(line)
 			if err == nil && line[0] == '[' {

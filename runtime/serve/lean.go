@@ -45,14 +45,8 @@ type leanCalls struct {
 	mu   sync.Mutex
 	ours map[idKey]context.CancelFunc // tools/call in flight here
 	sdk  map[idKey]int                // requests in flight in go-sdk
-	wg   sync.WaitGroup               // calls and workers
-
-	work chan func()  // to an idle worker
-	idle atomic.Int32 // workers waiting for work
+	wg   sync.WaitGroup               // calls
 }
-
-// maxIdle bounds the workers kept waiting for calls between bursts.
-const maxIdle = 4
 
 // idKey is a request id as go-sdk tells ids apart: an integer or a string.
 type idKey struct {
@@ -63,57 +57,27 @@ type idKey struct {
 
 func newLeanCalls(ctx context.Context, s *Server, out *lockedWriter) *leanCalls {
 	ctx, cancel := context.WithCancelCause(ctx)
-	return &leanCalls{s: s, out: out, ctx: ctx, cancel: cancel, ours: map[idKey]context.CancelFunc{}, sdk: map[idKey]int{},
-		work: make(chan func())}
-}
-
-// run runs fn on an idle worker, or a new one. A worker keeps the stack
-// its calls grew: a goroutine per call would grow (copy) its stack again
-// on every call, which was a tenth of the agent's time per call.
-func (lc *leanCalls) run(fn func()) {
-	select {
-	case lc.work <- fn:
-	default:
-		lc.wg.Add(1)
-		go lc.worker(fn)
-	}
-}
-
-func (lc *leanCalls) worker(fn func()) {
-	defer lc.wg.Done()
-	for {
-		fn()
-		if lc.idle.Add(1) > maxIdle {
-			lc.idle.Add(-1)
-			return
-		}
-		select {
-		case fn = <-lc.work:
-			lc.idle.Add(-1)
-		case <-lc.ctx.Done():
-			lc.idle.Add(-1)
-			return
-		}
-	}
+	return &leanCalls{s: s, out: out, ctx: ctx, cancel: cancel, ours: map[idKey]context.CancelFunc{}, sdk: map[idKey]int{}}
 }
 
 // take is jsonrpcline's Take: a checked line (one JSON value, a
 // well-formed envelope if an object) that it answers itself, or lets go
-// to go-sdk.
-func (lc *leanCalls) take(line []byte) bool {
+// to go-sdk. A call's work it returns, for the reading goroutine to run
+// (jsonrpcline hands reading on first).
+func (lc *leanCalls) take(line []byte) (bool, func()) {
 	if line[0] != '{' {
-		return false
+		return false, nil
 	}
 	var id, method, params []byte
 	jsonrpcline.Pick(line, requestMembers, &id, &method, &params)
 	if method == nil || jsonrpcline.IsNull(method) {
-		return false // a response to the server's own request: go-sdk's
+		return false, nil // a response to the server's own request: go-sdk's
 	}
 	if jsonrpcline.IsNull(id) {
 		if string(method) == `"notifications/cancelled"` {
-			return lc.cancelled(params)
+			return lc.cancelled(params), nil
 		}
-		return false
+		return false, nil
 	}
 	key, exact := leanID(id)
 	if string(method) == `"tools/call"` && exact {
@@ -121,7 +85,7 @@ func (lc *leanCalls) take(line []byte) bool {
 			return lc.start(key, id, req)
 		}
 	}
-	return lc.toSDK(line, id)
+	return lc.toSDK(line, id), nil
 }
 
 var requestMembers = []string{"id", "method", "params"}
@@ -183,21 +147,26 @@ func (lc *leanCalls) request(params []byte) *mcp.CallToolRequest {
 	return req
 }
 
-// start runs the call on its own goroutine.
-func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) bool {
+// start notes the call and returns its work, which runs on a goroutine
+// of its own (the one that read it, once reading is handed on): it
+// neither holds up reading nor waits for a goroutine to wake. A worker
+// keeps the stack its calls grew: a goroutine per call would grow (copy)
+// its stack again on every call, which was a tenth of the agent's time
+// per call.
+func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) (bool, func()) {
 	lc.mu.Lock()
 	if _, busy := lc.ours[key]; busy {
 		lc.mu.Unlock()
 		lc.refuseDuplicate(key)
-		return true
+		return true, nil
 	}
 	if lc.sdk[key] > 0 {
 		lc.mu.Unlock()
-		return false // go-sdk refuses it
+		return false, nil // go-sdk refuses it
 	}
 	if lc.ctx.Err() != nil { // closing: go-sdk refuses new calls then
 		lc.mu.Unlock()
-		return false
+		return false, nil
 	}
 	ctx, cancel := context.WithCancel(lc.ctx)
 	lc.ours[key] = cancel
@@ -212,22 +181,26 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) bo
 	}
 	head = append(head, `,"result":`...)
 	if _, v := req.Params.Meta[mcp.MetaKeyProtocolVersion]; v {
-		lc.run(func() {
+		return true, func() {
 			defer lc.wg.Done()
 			lc.stateless(ctx, key, cancel, head, req)
-		})
-		return true
+		}
 	}
-	lc.run(func() {
+	return true, func() {
 		defer lc.wg.Done()
-		res, _ := lc.s.handle(ctx, req) // never an error: failures are error results
+		r, failed := lc.s.callTool(ctx, req)
 		lc.mu.Lock()
 		delete(lc.ours, key) // before the response: the host may reuse the id then
 		lc.mu.Unlock()
 		cancel()
-		lc.respond(head, res)
-	})
-	return true
+		if failed != nil {
+			lc.respond(head, failed)
+		} else if line, ok := appendPlainResult(head, r); ok {
+			lc.out.Write(append(line, "}\n"...))
+		} else {
+			lc.respond(head, toCallToolResult(r))
+		}
+	}
 }
 
 // respond writes the response as go-sdk would, in one write: a text

@@ -390,13 +390,22 @@ func clip(s string) string {
 
 // handle runs one tools/call. Every outcome is a CallToolResult; a panic in
 // a provider becomes an error result instead of taking the server down.
-func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	r, failed := s.callTool(ctx, req)
+	if failed != nil {
+		return failed, nil
+	}
+	return toCallToolResult(r), nil
+}
+
+// callTool runs the call handle answers; failed is the answer instead
+// when the call panicked.
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (r runtime.Result, failed *mcp.CallToolResult) {
 	name := req.Params.Name
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("serve.panic", "tool", name, "panic", fmt.Sprint(p))
-			res = errorResult(fmt.Sprintf("tool %q failed: internal error", name))
-			err = nil
+			failed = errorResult(fmt.Sprintf("tool %q failed: internal error", name))
 		}
 	}()
 	args := req.Params.Arguments
@@ -411,7 +420,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	// span continues that trace.
 	ctx = telemetry.ExtractMeta(ctx, req.Params.Meta)
 	ctx = runtime.WithCallerID(ctx, callerID(req))
-	return toCallToolResult(s.sess.Call(withCaller(ctx, req), name, args)), nil
+	return s.sess.Call(withCaller(ctx, req), name, args), nil
 }
 
 // toCallToolResult maps a runtime Result: a rich result's blocks,

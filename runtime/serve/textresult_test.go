@@ -6,8 +6,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/runtime"
 )
 
 // sdkEncoding is the result as the lean path wrote it before: go-sdk's
@@ -156,3 +159,88 @@ type nopWriteCloser struct{}
 
 func (nopWriteCloser) Write(p []byte) (int, error) { return len(p), nil }
 func (nopWriteCloser) Close() error                { return nil }
+
+// The lean path writes a plain or error runtime.Result straight from r:
+// byte for byte what go-sdk writes for toCallToolResult(r).
+func TestPlainResultMatchesSDK(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 3))
+	prefix := []byte(`{"jsonrpc":"2.0","id":7,"result":`)
+	latencies := []time.Duration{0, 1, 999, time.Microsecond, 1234567 * time.Nanosecond, time.Hour, -time.Millisecond, 1<<63 - 1}
+	for i := range 20000 {
+		res := runtime.Result{OK: r.IntN(2) == 0, Latency: latencies[i%len(latencies)]}
+		if r.IntN(3) > 0 {
+			res.Latency = time.Duration(r.Int64N(int64(time.Minute)))
+		}
+		if res.OK || r.IntN(4) > 0 {
+			res.Result = randomText(r)
+		}
+		if !res.OK && r.IntN(4) > 0 {
+			res.Error = randomText(r)
+		}
+		if r.IntN(3) > 0 {
+			res.Kind = runtime.ToolKind(randomText(r))
+		}
+		if r.IntN(2) == 0 {
+			res.Namespace = randomText(r)
+		}
+		if r.IntN(10) == 0 { // rich, but an error the runtime failed: a plain error result
+			res.Rich = &runtime.Rich{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}}
+			res.OK = false
+		}
+		want, err := sdkEncoding(t, toCallToolResult(res))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := appendPlainResult(bytes.Clone(prefix), res)
+		if !ok {
+			t.Fatalf("declined %+v", res)
+		}
+		if got := got[len(prefix):]; !bytes.Equal(got, want) {
+			t.Fatalf("encoding differs\n got %s\nwant %s", got, want)
+		}
+	}
+	rich := runtime.Result{OK: true, Rich: &runtime.Rich{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}}}
+	if got, ok := appendPlainResult([]byte("x"), rich); ok || string(got) != "x" {
+		t.Errorf("encoded a rich result by hand: %q", got)
+	}
+}
+
+func FuzzPlainResult(f *testing.F) {
+	f.Add("hello", "", "mcp", "ns", int64(1234567), true)
+	f.Add("<a>\u2028\xff", "boom\x00", "", "", int64(-1), false)
+	f.Fuzz(func(t *testing.T, text, errText, kind, ns string, latency int64, ok bool) {
+		res := runtime.Result{OK: ok, Result: text, Error: errText, Kind: runtime.ToolKind(kind), Namespace: ns, Latency: time.Duration(latency)}
+		want, err := sdkEncoding(t, toCallToolResult(res))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := appendPlainResult(nil, res)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("encoding differs\n got %s\nwant %s", got, want)
+		}
+	})
+}
+
+// BenchmarkRespondResult is the lean path's response to a proxied text
+// result as the runtime returns it: through the go-sdk result (the path
+// before) and written straight from the runtime.Result.
+func BenchmarkRespondResult(b *testing.B) {
+	lc := &leanCalls{out: &lockedWriter{w: nopWriteCloser{}}}
+	r := runtime.Result{OK: true, Result: "Echo: hello world, a line of the usual length <with> some \"quotes\"\n",
+		Latency: 1234567 * time.Nanosecond, Kind: "mcp", Namespace: "everything"}
+	b.Run("via=sdk-result", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			head := append(make([]byte, 0, 60), `{"jsonrpc":"2.0","id":12345,"result":`...)
+			lc.respond(head, toCallToolResult(r))
+		}
+	})
+	b.Run("via=plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			head := append(make([]byte, 0, 60), `{"jsonrpc":"2.0","id":12345,"result":`...)
+			line, _ := appendPlainResult(head, r)
+			lc.out.Write(append(line, "}\n"...))
+		}
+	})
+}
