@@ -115,7 +115,16 @@ func upstreamRun(server, tool string) sessionRun {
 			ctx = mcpconn.WithCaller(ctx, agentModelCaller{host: mcpconn.CallerFrom(ctx), agent: st.agent.Name, model: st.ownModel})
 		}
 		ctx, span := st.s.tel.StartUpstream(ctx, server, tool)
-		res, err := up.Call(ctx, tool, args)
+		var res UpstreamResult
+		if tc := taskCallFrom(ctx); tc != nil { // a host's task call (taskcall.go)
+			var created bool
+			if res, created, err = upstreamTask(ctx, tc, up, server, tool, args); created {
+				span.End("", false)
+				return pipeline.Output{Text: "task created on server " + server, Task: true}, nil
+			}
+		} else {
+			res, err = up.Call(ctx, tool, args)
+		}
 		if err != nil {
 			span.End(err.Error(), false)
 			return pipeline.Output{}, err

@@ -238,3 +238,7 @@ func unmark(params json.RawMessage) (mark string, out json.RawMessage, ok bool) 
 func withTasks() map[string]any {
 	return map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}
 }
+
+// DecodeResult reads a tools/call result as the server sent it (a task's
+// result collected later, or an answer at once to a task call).
+func DecodeResult(raw json.RawMessage) (Result, error) { return decodeResult(raw) }

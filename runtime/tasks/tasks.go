@@ -192,6 +192,9 @@ func (e *extension) Install(sess serve.Session, srv *mcp.Server) {
 		}
 		if r.Route != nil {
 			raw, err := forward(ctx, upstreamOf(sess), r, MethodGet, &TaskParams{TaskID: p.TaskID})
+			if err == nil {
+				raw, err = e.collect(ctx, sess, r, raw)
+			}
 			if err != nil {
 				return nil, upstreamError(r, err)
 			}

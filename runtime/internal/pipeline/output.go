@@ -18,6 +18,9 @@ import (
 type Output struct {
 	Text string
 	Rich *mcpconn.Result
+	// Task: an upstream server took the call as a task; its result goes
+	// through the output steps when the host collects it.
+	Task bool
 }
 
 // TextOutput is an answer of plain text.
