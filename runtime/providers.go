@@ -116,11 +116,11 @@ func upstreamRun(server, tool string) sessionRun {
 		}
 		ctx, span := st.s.tel.StartUpstream(ctx, server, tool)
 		var res UpstreamResult
-		if tc := taskCallFrom(ctx); tc != nil { // a host's task call (taskcall.go)
+		if taskCalls != nil { // linked by runtime/tasks: a host's task call may go as a task (taskcall.go)
 			var created bool
-			if res, created, err = upstreamTask(ctx, tc, up, server, tool, args); created {
+			if res, created, err = taskCalls(ctx, up, server, tool, args); created {
 				span.End("", false)
-				return pipeline.Output{Text: "task created on server " + server, Task: true}, nil
+				return pipeline.TaskCreated, nil
 			}
 		} else {
 			res, err = up.Call(ctx, tool, args)

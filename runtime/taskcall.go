@@ -68,13 +68,24 @@ func (u *mcpUpstream) SendTask(ctx context.Context, method string, params json.R
 	return u.c.SendTask(ctx, method, params)
 }
 
+// taskCalls is the provider's step of a task call; nil until
+// runtime/tasks links it (LinkTaskCalls): a binary without the Tasks
+// extension carries none of it, and its calls are plain calls.
+var taskCalls func(ctx context.Context, up Upstream, server, tool string, args json.RawMessage) (UpstreamResult, bool, error)
+
+// LinkTaskCalls has sessions send task calls of upstream tools to the
+// servers that take tasks; runtime/tasks calls it from its init.
+func LinkTaskCalls() { taskCalls = upstreamTask }
+
 // upstreamTask is the provider's step of a task call: the call goes to
-// the server as a task when it takes tasks (created true, tc filled), as
-// a plain call otherwise. A server that answered at once gives its
-// result, which goes on through the pipeline like any other.
-func upstreamTask(ctx context.Context, tc *TaskCall, up Upstream, server, tool string, args json.RawMessage) (res UpstreamResult, created bool, err error) {
+// the server as a task when ctx marks it a task call and the server
+// takes tasks (created true, the mark filled), as a plain call otherwise.
+// A server that answered at once gives its result, which goes on through
+// the pipeline like any other.
+func upstreamTask(ctx context.Context, up Upstream, server, tool string, args json.RawMessage) (res UpstreamResult, created bool, err error) {
+	tc := taskCallFrom(ctx)
 	ts, ok := up.(taskServer)
-	if !ok || !ts.ServesTasks() {
+	if tc == nil || !ok || !ts.ServesTasks() {
 		res, err = up.Call(ctx, tool, args)
 		return res, false, err
 	}

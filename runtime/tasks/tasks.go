@@ -58,7 +58,10 @@ const (
 	DefaultPoll = time.Second
 )
 
-func init() { serve.RegisterExtension(&extension{boards: map[store.Store]*Board{}}) }
+func init() {
+	serve.RegisterExtension(&extension{boards: map[store.Store]*Board{}})
+	runtime.LinkTaskCalls() // upstream servers' tasks pass through (upstream.go)
+}
 
 type extension struct {
 	mu     sync.Mutex
