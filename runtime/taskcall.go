@@ -111,8 +111,9 @@ func upstreamTask(ctx context.Context, up Upstream, server, tool string, args js
 }
 
 // TakesTasks reports whether tool, as the session lists it, is an
-// upstream server's whose connection takes task calls now (connecting
-// to the server if it is not yet).
+// upstream server's whose block passes tasks through (tasks = true) and
+// whose connection takes task calls now (connecting to the server if it
+// is not yet).
 func (s *Session) TakesTasks(ctx context.Context, tool string) bool {
 	st := s.st.Load()
 	if st == nil || !st.enter() {
@@ -121,6 +122,9 @@ func (s *Session) TakesTasks(ctx context.Context, tool string) bool {
 	defer st.exit()
 	e := st.surf.Load().entry(tool)
 	if e == nil || e.info.Kind != decl.KindMCP || e.server == "" {
+		return false
+	}
+	if srv := s.pool.servers[e.server]; srv == nil || !srv.Tasks {
 		return false
 	}
 	up, err := st.upstream(ctx, e.server)
@@ -139,8 +143,8 @@ func (s *Session) SendTask(ctx context.Context, server, method string, params js
 		return nil, errors.New("the session is closed")
 	}
 	defer st.exit()
-	if s.pool.servers[server] == nil {
-		return nil, fmt.Errorf("no server %q in this agent's spec", server)
+	if srv := s.pool.servers[server]; srv == nil || !srv.Tasks {
+		return nil, fmt.Errorf("server %q passes no tasks through in this agent's spec", server)
 	}
 	up, err := st.upstream(ctx, server)
 	if err != nil {
