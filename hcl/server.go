@@ -255,9 +255,9 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 	readAttr(in, "forward_instructions", evalBool, &s.ForwardInstructions)
 	readAttr(in, "on_drift", oneOf("on_drift", driftModes), &s.OnDrift)
 	readAttr(in, "tasks", evalBool, &s.Tasks)
-	if a := attrs["tasks"]; a != nil && s.Tasks && (s.Transport == ir.TransportHTTP || s.Transport == ir.TransportSSE) {
-		errAt(a.Expr.Range(), "Tasks not passed through over "+s.Transport,
-			fmt.Sprintf("Server %q: tasks pass through from stdio, tcp and ws servers only: go-sdk's HTTP client transports hide the raw tools/call answer that carries the task.", s.Name))
+	if a := attrs["tasks"]; a != nil && s.Tasks && s.Transport == ir.TransportSSE {
+		errAt(a.Expr.Range(), "Tasks not passed through over sse",
+			fmt.Sprintf("Server %q: the Tasks extension needs MCP 2026-07-28, which the deprecated HTTP+SSE transport does not carry; use transport \"http\" (streamable HTTP), stdio, tcp or ws.", s.Name))
 	}
 	var first *hcl.Block
 	for _, hb := range content.Blocks {

@@ -1,11 +1,13 @@
 package mcpconn
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +55,50 @@ func TestUpstreamTasks(t *testing.T) {
 	defer m.Close()
 	c := acquire(t, m, Config{Name: "up", Command: bin, Args: []string{"serve"}, Dir: t.TempDir(), Logger: newRecorder().logger()})
 	defer c.Release()
+	upstreamTasks(t, c)
+}
+
+// The same over streamable HTTP: the agent's serve --http, a 2026-07-28
+// server without sessions, answers task calls with JSON or SSE bodies.
+func TestUpstreamTasksOverHTTP(t *testing.T) {
+	bin := taskAgent(t)
+	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0")
+	cmd.Dir = t.TempDir()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`serving agent .* on (http://\S+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case urls <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(time.Minute):
+		t.Fatal("serve --http did not start")
+	}
+	m := NewManager(nil)
+	defer m.Close()
+	c := acquire(t, m, Config{Name: "up", Transport: TransportHTTP, URL: url, Logger: newRecorder().logger()})
+	defer c.Release()
+	upstreamTasks(t, c)
+}
+
+func upstreamTasks(t *testing.T, c *Conn) {
 	if !c.ServesTasks() {
 		t.Fatalf("ServesTasks false on %s; capabilities %+v", c.ProtocolVersion(), c.Capabilities())
 	}

@@ -1,6 +1,6 @@
 server "remote" {
   url   = "https://mcp.example.com/mcp"
-  tasks = true # ERROR: Tasks not passed through over http
+  tasks = true
 }
 
 server "events" {
