@@ -46,6 +46,21 @@ func (r *rawResult) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// taskCalls readies a client and its transport for task calls; nil
+// until runtime/tasks links it (LinkTasks): an agent that passes no
+// tasks through carries none of this, and its servers take no task
+// calls (ServesTasks false).
+var taskCalls func(c *mcp.Client, t mcp.Transport) (mcp.Transport, *taskAnswers)
+
+// LinkTasks lets connections made from now on take task calls;
+// runtime/tasks calls it from its init.
+func LinkTasks() {
+	taskCalls = func(c *mcp.Client, t mcp.Transport) (mcp.Transport, *taskAnswers) {
+		registerTaskMethods(c)
+		return watchTasks(t)
+	}
+}
+
 // registerTaskMethods lets a client send the extension's methods.
 func registerTaskMethods(c *mcp.Client) {
 	for _, m := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {

@@ -15,6 +15,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
+// The package's connections take task calls, as in an agent that links
+// runtime/tasks.
+func init() { LinkTasks() }
+
 // taskAgent builds examples/conformance, an agent binary that serves the
 // Tasks extension (slow_compute runs as a task for a host that asks).
 func taskAgent(t *testing.T) string {

@@ -31,6 +31,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/serve"
@@ -61,6 +62,7 @@ const (
 func init() {
 	serve.RegisterExtension(&extension{boards: map[store.Store]*Board{}})
 	runtime.LinkTaskCalls() // upstream servers' tasks pass through (upstream.go)
+	mcpconn.LinkTasks()
 }
 
 type extension struct {
