@@ -2,7 +2,8 @@ package main_test
 
 // Upstream servers' tasks through a built agent: the conformance agent
 // (slow_compute takes tasks) is the upstream of a proxy agent generated
-// from a spec whose server block sets tasks = true. A 2026-07-28 host
+// from a spec whose server blocks set tasks = true, once over stdio (up)
+// and once over streamable HTTP (web). A 2026-07-28 host
 // drives the proxy's binary over stdio and over serve --http: a task call
 // of the upstream's tool goes through the proxy's pipeline (argument
 // check, deny_tools, tool.call event) and becomes the upstream's task,
@@ -48,10 +49,16 @@ server "up" {
   deny_tools = ["failing_job"]
 }
 
+server "web" {
+  url        = env("UP_URL")
+  tasks      = true
+  deny_tools = ["failing_job"]
+}
+
 agent "gateway" {
-  description = "Passes the upstream's tasks through."
+  description = "Passes the upstreams' tasks through."
   tools {
-    use = [server.up]
+    use = [server.up, server.web]
   }
 }
 `
@@ -168,9 +175,9 @@ type response struct {
 }
 
 // stdioHost runs the proxy's serve over stdio.
-func stdioHost(t *testing.T, proxy string) (host, *logs) {
+func stdioHost(t *testing.T, proxy string, env ...string) (host, *logs) {
 	cmd := exec.Command(proxy, "serve")
-	cmd.Dir, cmd.Env = t.TempDir(), append(os.Environ(), "TOOLGEN_LOG=debug")
+	cmd.Dir, cmd.Env = t.TempDir(), append(append(os.Environ(), "TOOLGEN_LOG=debug"), env...)
 	stderr := &logs{}
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
@@ -221,10 +228,12 @@ func stdioHost(t *testing.T, proxy string) (host, *logs) {
 	}, stderr
 }
 
-// httpHost runs the proxy's serve --http.
-func httpHost(t *testing.T, proxy string) (host, *logs) {
-	cmd := exec.Command(proxy, "serve", "--http", "127.0.0.1:0")
-	cmd.Dir, cmd.Env = t.TempDir(), append(os.Environ(), "TOOLGEN_LOG=debug")
+// serveHTTP runs bin's serve --http with env added and returns its MCP
+// endpoint and stderr.
+func serveHTTP(t *testing.T, bin string, env ...string) (string, *logs) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = t.TempDir(), append(append(os.Environ(), "TOOLGEN_LOG=debug"), env...)
 	stderr := &logs{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -233,7 +242,12 @@ func httpHost(t *testing.T, proxy string) (host, *logs) {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	served := regexp.MustCompile(`serving agent .* on (http://\S+)`)
 	stderr.waitFor(t, served)
-	url := served.FindStringSubmatch(stderr.String())[1]
+	return served.FindStringSubmatch(stderr.String())[1], stderr
+}
+
+// httpHost runs the proxy's serve --http.
+func httpHost(t *testing.T, proxy string, env ...string) (host, *logs) {
+	url, stderr := serveHTTP(t, proxy, env...)
 	var next atomic.Int64
 	return func(t *testing.T, method, name string, params map[string]any, tasks bool) reply {
 		t.Helper()
@@ -318,75 +332,92 @@ func TestUpstreamTasksThroughProxy(t *testing.T) {
 	proxy := buildProxy(t)
 	for _, tr := range []struct {
 		name  string
-		start func(*testing.T, string) (host, *logs)
+		start func(*testing.T, string, ...string) (host, *logs)
 	}{{"stdio", stdioHost}, {"http", httpHost}} {
 		t.Run(tr.name, func(t *testing.T) {
-			do, stderr := tr.start(t, proxy)
-			call := func(tool string, args map[string]any, tasks bool) reply {
-				return do(t, "tools/call", tool, map[string]any{"name": tool, "arguments": args}, tasks)
-			}
-			get := func(id string) task {
-				return decodeTask(t, "tasks/get", do(t, "tasks/get", id, map[string]any{"taskId": id}, true))
-			}
-
-			// create: the upstream's task, under the proxy's id
-			long := decodeTask(t, "create", call("up__slow_compute", map[string]any{"seconds": 600, "label": "long"}, true))
-			if long.ResultType != "task" || long.TaskID == "" || long.Status != "working" {
-				t.Fatalf("created: %+v", long)
-			}
-			// the call went through the proxy's pipeline: its tool.call event names the route
-			stderr.waitFor(t, regexp.MustCompile(`msg=tool\.call tool=up__slow_compute server=up .*status=ok`))
-			if got := get(long.TaskID); got.Status != "working" || got.TaskID != long.TaskID {
-				t.Fatalf("polled: %+v", got)
-			}
-
-			// cancel: the upstream's own run of the task ends cancelled
-			if r := do(t, "tasks/cancel", long.TaskID, map[string]any{"taskId": long.TaskID}, true); r.rpcErr != nil {
-				t.Fatalf("cancel: %s", r.rpcErr)
-			}
-			if got := get(long.TaskID); got.Status != "cancelled" {
-				t.Fatalf("after cancel: %+v", got)
-			}
-			stderr.waitFor(t, regexp.MustCompile(`server\.stderr.*line=".*tool\.call tool=slow_compute .*task cancelled by the host`))
-
-			// collect: the upstream's result, through the proxy's size cap
-			// as a plain call's result would be
-			label := "short-" + strings.Repeat("x", 60)
-			short := decodeTask(t, "create", call("up__slow_compute", map[string]any{"seconds": 0.1, "label": label}, true))
-			if short.ResultType != "task" {
-				t.Fatalf("created: %+v", short)
-			}
-			deadline := time.Now().Add(hang)
-			got := get(short.TaskID)
-			for got.Status == "working" && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
-				got = get(short.TaskID)
-			}
-			if got.Status != "completed" || got.Result == nil || len(got.Result.Content) != 1 {
-				t.Fatalf("collected: %+v", got)
-			}
-			collected := got.Result.Content[0].Text
-			plain, isErr := callText(t, "plain call", call("up__slow_compute", map[string]any{"seconds": 0.1, "label": label}, false))
-			if isErr || collected != plain || !strings.HasPrefix(collected, "computed short-xxx") || !strings.Contains(collected, "[output truncated") {
-				t.Fatalf("collected %q; a plain call through the proxy answers %q (error %v)", collected, plain, isErr)
-			}
-			if again := get(short.TaskID); again.Result == nil || again.Result.Content[0].Text != collected {
-				t.Errorf("collected again: %+v", again)
-			}
-
-			// refused by the proxy's pipeline, never sent upstream
-			text, isErr := callText(t, "bad arguments", call("up__slow_compute", map[string]any{"seconds": "soon", "label": "bad"}, true))
-			if !isErr || !strings.Contains(text, "up__slow_compute") {
-				t.Errorf("bad arguments: %q (error %v); want the proxy's argument check", text, isErr)
-			}
-			text, isErr = callText(t, "denied tool", call("up__failing_job", map[string]any{}, true))
-			if !isErr || !strings.Contains(text, "up__failing_job") {
-				t.Errorf("denied tool: %q (error %v); want the proxy's refusal", text, isErr)
-			}
-			stderr.waitFor(t, regexp.MustCompile(`tool\.blocked tool=up__failing_job`))
-			if logs := stderr.String(); strings.Contains(logs, "tool=failing_job") {
-				t.Errorf("a refused call reached the upstream:\n%s", logs)
+			upURL, upLogs := serveHTTP(t, bin) // web's upstream, its own for this host
+			do, stderr := tr.start(t, proxy, "UP_URL="+upURL)
+			for _, up := range []struct {
+				server string
+				logs   *logs  // where the upstream's own log lines are
+				line   string // how they appear there
+			}{{"up", stderr, `server\.stderr.*line=".*`}, {"web", upLogs, ""}} {
+				t.Run(up.server, func(t *testing.T) {
+					passThrough(t, do, stderr, up.server, up.logs, up.line)
+				})
 			}
 		})
+	}
+}
+
+// passThrough drives a task call of server's slow_compute through the
+// proxy: created, polled, cancelled (seen in upLogs, the upstream's log
+// lines prefixed by line), collected, and calls the proxy refuses.
+func passThrough(t *testing.T, do host, stderr *logs, server string, upLogs *logs, line string) {
+	slow, denied := server+"__slow_compute", server+"__failing_job"
+	call := func(tool string, args map[string]any, tasks bool) reply {
+		return do(t, "tools/call", tool, map[string]any{"name": tool, "arguments": args}, tasks)
+	}
+	get := func(id string) task {
+		return decodeTask(t, "tasks/get", do(t, "tasks/get", id, map[string]any{"taskId": id}, true))
+	}
+
+	// create: the upstream's task, under the proxy's id
+	long := decodeTask(t, "create", call(slow, map[string]any{"seconds": 600, "label": "long"}, true))
+	if long.ResultType != "task" || long.TaskID == "" || long.Status != "working" {
+		t.Fatalf("created: %+v", long)
+	}
+	// the call went through the proxy's pipeline: its tool.call event names the route
+	stderr.waitFor(t, regexp.MustCompile(`msg=tool\.call tool=`+slow+` server=`+server+` .*status=ok`))
+	if got := get(long.TaskID); got.Status != "working" || got.TaskID != long.TaskID {
+		t.Fatalf("polled: %+v", got)
+	}
+
+	// cancel: the upstream's own run of the task ends cancelled
+	if r := do(t, "tasks/cancel", long.TaskID, map[string]any{"taskId": long.TaskID}, true); r.rpcErr != nil {
+		t.Fatalf("cancel: %s", r.rpcErr)
+	}
+	if got := get(long.TaskID); got.Status != "cancelled" {
+		t.Fatalf("after cancel: %+v", got)
+	}
+	upLogs.waitFor(t, regexp.MustCompile(line+`tool\.call tool=slow_compute .*task cancelled by the host`))
+
+	// collect: the upstream's result, through the proxy's size cap
+	// as a plain call's result would be
+	label := "short-" + strings.Repeat("x", 60)
+	short := decodeTask(t, "create", call(slow, map[string]any{"seconds": 0.1, "label": label}, true))
+	if short.ResultType != "task" {
+		t.Fatalf("created: %+v", short)
+	}
+	deadline := time.Now().Add(hang)
+	got := get(short.TaskID)
+	for got.Status == "working" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		got = get(short.TaskID)
+	}
+	if got.Status != "completed" || got.Result == nil || len(got.Result.Content) != 1 {
+		t.Fatalf("collected: %+v", got)
+	}
+	collected := got.Result.Content[0].Text
+	plain, isErr := callText(t, "plain call", call(slow, map[string]any{"seconds": 0.1, "label": label}, false))
+	if isErr || collected != plain || !strings.HasPrefix(collected, "computed short-xxx") || !strings.Contains(collected, "[output truncated") {
+		t.Fatalf("collected %q; a plain call through the proxy answers %q (error %v)", collected, plain, isErr)
+	}
+	if again := get(short.TaskID); again.Result == nil || again.Result.Content[0].Text != collected {
+		t.Errorf("collected again: %+v", again)
+	}
+
+	// refused by the proxy's pipeline, never sent upstream
+	text, isErr := callText(t, "bad arguments", call(slow, map[string]any{"seconds": "soon", "label": "bad"}, true))
+	if !isErr || !strings.Contains(text, slow) {
+		t.Errorf("bad arguments: %q (error %v); want the proxy's argument check", text, isErr)
+	}
+	text, isErr = callText(t, "denied tool", call(denied, map[string]any{}, true))
+	if !isErr || !strings.Contains(text, denied) {
+		t.Errorf("denied tool: %q (error %v); want the proxy's refusal", text, isErr)
+	}
+	stderr.waitFor(t, regexp.MustCompile(`tool\.blocked tool=`+denied))
+	if logs := upLogs.String(); strings.Contains(logs, "tool=failing_job") {
+		t.Errorf("a refused call reached the upstream:\n%s", logs)
 	}
 }
