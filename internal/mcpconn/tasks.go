@@ -268,5 +268,11 @@ func withTasks() map[string]any {
 }
 
 // DecodeResult reads a tools/call result as the server sent it (a task's
-// result collected later, or an answer at once to a task call).
-func DecodeResult(raw json.RawMessage) (Result, error) { return decodeResult(raw) }
+// result collected later, or an answer at once to a task call); raw that
+// is not JSON is an error (decodeResult expects valid JSON).
+func DecodeResult(raw json.RawMessage) (Result, error) {
+	if !json.Valid(raw) {
+		return Result{}, errors.New("a tool result that is not JSON")
+	}
+	return decodeResult(raw)
+}
