@@ -2,9 +2,11 @@ package mcpconn
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -175,4 +177,39 @@ func TestUnmark(t *testing.T) {
 			t.Errorf("unmark(%s) ok", bad)
 		}
 	}
+}
+
+// Whatever a server's HTTP answer holds, answerReader passes it on byte
+// for byte and keeps only a marked call's result.
+func FuzzAnswerReader(f *testing.F) {
+	f.Add([]byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"resultType\":\"task\",\"taskId\":\"t\"}}\n\n"), true, 5)
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`), false, 3)
+	f.Add([]byte("data: {\"id\":7,\"result\"\r\ndata:\n\n"), true, 1)
+	f.Fuzz(func(t *testing.T, body []byte, sse bool, chunk int) {
+		if chunk <= 0 || chunk > 64 {
+			chunk = 7
+		}
+		a := &taskAnswers{}
+		req, err := jsonrpc.DecodeMessage([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.mark(req.(*jsonrpc.Request).ID, "m")
+		r := &answerReader{ReadCloser: io.NopCloser(bytes.NewReader(body)), ans: a, sse: sse}
+		var out bytes.Buffer
+		buf := make([]byte, chunk)
+		for {
+			n, err := r.Read(buf)
+			out.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		if !bytes.Equal(out.Bytes(), body) {
+			t.Fatalf("passed on %q; got %q", out.Bytes(), body)
+		}
+		if got := a.take("m"); got != nil && !json.Valid(got) {
+			t.Fatalf("kept %q", got)
+		}
+	})
 }
