@@ -43,6 +43,7 @@ var optional = []string{
 	"github.com/toolgen-dev/toolgen/runtime/websocket",    // a server with transport = "ws"
 	"github.com/coder/websocket",                          // the WebSocket library behind it
 	"go.yaml.in/yaml/",                                    // SKILL.md frontmatter: specs with skills
+	"github.com/toolgen-dev/toolgen/runtime/tasks",        // task tools, sub-agents, servers with tasks = true
 }
 
 func heavyIn(list []string) []string { return prefixed(list, heavy) }

@@ -98,6 +98,7 @@ type ServerJSON struct {
 	DenySkills      []string          `json:"deny_skills,omitempty" jsonschema_description:"Skill names or globs never exposed."`
 
 	ForwardInstructions bool   `json:"forward_instructions,omitempty" jsonschema_description:"Pass the server's initialize instructions on to the host; default false."`
+	Tasks               bool   `json:"tasks,omitempty" jsonschema_description:"A host's task call of the server's tools becomes the server's task (Tasks extension), polled, answered and cancelled through the agent; not over sse; default false."`
 	OnDrift             string `json:"on_drift,omitempty" jsonschema:"enum=warn,enum=pin,enum=refuse" jsonschema_description:"A tool that differs from toolgen.lock.json: warn (serve it, log lock.drift), pin (serve the locked tool, check arguments against the locked schema) or refuse (hide it until re-locked); default pin when untrusted, warn when trusted."`
 }
 

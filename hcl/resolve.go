@@ -270,7 +270,7 @@ func (r *resolver) resolveServers(defaults ir.Defaults) []*ir.Server {
 			AllowTools: sortedStrs(s.AllowTools), DenyTools: sortedStrs(s.DenyTools),
 			Timeout: s.Timeout, Cache: s.Cache, StartupTimeout: s.StartupTimeout,
 			Sampling: s.Sampling, Elicitation: s.Elicitation,
-			ProtocolVersion: s.ProtocolVersion, ForwardInstructions: s.ForwardInstructions, OnDrift: s.OnDrift, HealthCheck: s.HealthCheck, Auth: s.Auth, Range: s.DeclRange,
+			ProtocolVersion: s.ProtocolVersion, ForwardInstructions: s.ForwardInstructions, Tasks: s.Tasks, OnDrift: s.OnDrift, HealthCheck: s.HealthCheck, Auth: s.Auth, Range: s.DeclRange,
 			AllowPrompts: sortedStrs(s.AllowPrompts), DenyPrompts: sortedStrs(s.DenyPrompts),
 			AllowResources: sortedStrs(s.AllowResources), DenyResources: sortedStrs(s.DenyResources),
 			AllowSkills: sortedStrs(s.AllowSkills), DenySkills: sortedStrs(s.DenySkills),

@@ -52,6 +52,11 @@ type serverBlock struct {
 	// lists may hide.
 	ForwardInstructions bool
 
+	// Tasks: a host's task call of the server's tools becomes the
+	// server's task (Tasks extension), polled and cancelled through the
+	// agent; default false.
+	Tasks bool
+
 	OnDrift string // warn | pin | refuse; "": decl.Server.DriftMode's default
 }
 
@@ -74,7 +79,7 @@ var (
 			{Name: "sampling"}, {Name: "elicitation"},
 			{Name: "allow_prompts"}, {Name: "deny_prompts"}, {Name: "allow_resources"}, {Name: "deny_resources"},
 			{Name: "allow_skills"}, {Name: "deny_skills"},
-			{Name: "forward_instructions"}, {Name: "on_drift"},
+			{Name: "forward_instructions"}, {Name: "on_drift"}, {Name: "tasks"},
 		},
 		Blocks: []hcl.BlockHeaderSchema{{Type: "health_check"}, {Type: "auth"}},
 	}
@@ -249,6 +254,11 @@ func decodeServer(block *hcl.Block, ctx *hcl.EvalContext) (*serverBlock, hcl.Dia
 	diags = append(diags, s.serverRequests.decode(attrs, ctx)...)
 	readAttr(in, "forward_instructions", evalBool, &s.ForwardInstructions)
 	readAttr(in, "on_drift", oneOf("on_drift", driftModes), &s.OnDrift)
+	readAttr(in, "tasks", evalBool, &s.Tasks)
+	if a := attrs["tasks"]; a != nil && s.Tasks && s.Transport == ir.TransportSSE {
+		errAt(a.Expr.Range(), "Tasks not passed through over sse",
+			fmt.Sprintf("Server %q: the Tasks extension needs MCP 2026-07-28, which the deprecated HTTP+SSE transport does not carry; use transport \"http\" (streamable HTTP), stdio, tcp or ws.", s.Name))
+	}
 	var first *hcl.Block
 	for _, hb := range content.Blocks {
 		if hb.Type == "auth" {

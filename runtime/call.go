@@ -93,6 +93,9 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 			slog.String("agent", st.agent.Name), slog.Int("chars_in", len(args)))
 	}
 	out, err := st.invokeOutput(ctx, e, args)
+	if out.Task() { // its result is checked when collected (taskcall.go)
+		return st.finish(ctx, e, span, len(args), start, out, err)
+	}
 	switch {
 	case e.richGo:
 		out, err = pipeline.DecodeRich(out, err)
@@ -258,7 +261,7 @@ func (st *agentState) invokeOutput(ctx context.Context, e *entry, args json.RawM
 	if err != nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
-	if err == nil && e.cacheTTL > 0 {
+	if err == nil && e.cacheTTL > 0 && !out.Task() {
 		st.cache.Put(key, out, e.cacheTTL)
 	}
 	return out, err

@@ -115,7 +115,16 @@ func upstreamRun(server, tool string) sessionRun {
 			ctx = mcpconn.WithCaller(ctx, agentModelCaller{host: mcpconn.CallerFrom(ctx), agent: st.agent.Name, model: st.ownModel})
 		}
 		ctx, span := st.s.tel.StartUpstream(ctx, server, tool)
-		res, err := up.Call(ctx, tool, args)
+		var res UpstreamResult
+		if taskCalls != nil { // linked by runtime/tasks: a host's task call may go as a task (taskcall.go)
+			var created bool
+			if res, created, err = taskCalls(ctx, up, server, tool, args); created {
+				span.End("", false)
+				return pipeline.TaskCreated, nil
+			}
+		} else {
+			res, err = up.Call(ctx, tool, args)
+		}
 		if err != nil {
 			span.End(err.Error(), false)
 			return pipeline.Output{}, err

@@ -10,7 +10,7 @@ import (
 
 const (
 	telemetryPkg  = "github.com/toolgen-dev/toolgen/runtime/telemetry"
-	tasksPkg      = "github.com/toolgen-dev/toolgen/runtime/tasks" // MCP tasks: sub-agents, spawn_agents, task tools
+	tasksPkg      = "github.com/toolgen-dev/toolgen/runtime/tasks" // MCP tasks: sub-agents, spawn_agents, task tools, servers' tasks
 	oauthPkg      = "github.com/toolgen-dev/toolgen/runtime/oauth"
 	redisStorePkg = "github.com/toolgen-dev/toolgen/runtime/store/redis"
 	websocketPkg  = "github.com/toolgen-dev/toolgen/runtime/websocket"
@@ -50,6 +50,9 @@ func Links(spec *ir.Spec) []Link {
 	for _, s := range spec.Servers {
 		if s.Auth != nil {
 			why[oauthPkg] = append(why[oauthPkg], fmt.Sprintf("server %s (auth block)", s.Name))
+		}
+		if s.Tasks {
+			why[tasksPkg] = append(why[tasksPkg], fmt.Sprintf("server %s (tasks = true)", s.Name))
 		}
 		if s.Transport == ir.TransportWS {
 			why[websocketPkg] = append(why[websocketPkg], fmt.Sprintf("server %s (transport = %q)", s.Name, s.Transport))

@@ -149,6 +149,7 @@ func serverValue(s *ir.Server) decl.Server {
 		SkillsLocked:    s.LockedSkills != nil,
 	}
 	out.ForwardInstructions = s.ForwardInstructions
+	out.Tasks = s.Tasks
 	out.OnDrift = s.OnDrift
 	if h := s.HealthCheck; h != nil {
 		out.HealthInterval, out.HealthTimeout = h.Interval, h.Timeout

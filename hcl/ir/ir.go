@@ -172,6 +172,10 @@ type Server struct {
 	// host (and a loop's system prompt); default false.
 	ForwardInstructions bool
 
+	// Tasks: a host's task call of the server's tools becomes the
+	// server's task, passed through (tasks = true); default false.
+	Tasks bool `json:",omitempty"`
+
 	// OnDrift: what agents see of a tool that differs from the lock file
 	// (warn, pin, refuse); "" leaves the runtime's default (pin when
 	// untrusted, warn when trusted: decl.Server.DriftMode).

@@ -256,8 +256,10 @@ func (s *server) connect(n int) (*attempt, error) {
 	opts := s.clientOptions()
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, opts)
 	registerSkillMethods(client)
-	registerTaskMethods(client)
-	tr, tasks := watchTasks(l.transport)
+	tr, tasks := l.transport, (*taskAnswers)(nil)
+	if taskCalls != nil { // linked by runtime/tasks (tasks.go)
+		tr, tasks = taskCalls(client, l.transport)
+	}
 	cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: s.cfg.protocolVersion()})
 	var tools []Tool
 	if err == nil {

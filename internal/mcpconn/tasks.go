@@ -46,6 +46,21 @@ func (r *rawResult) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// taskCalls readies a client and its transport for task calls; nil
+// until runtime/tasks links it (LinkTasks): an agent that passes no
+// tasks through carries none of this, and its servers take no task
+// calls (ServesTasks false).
+var taskCalls func(c *mcp.Client, t mcp.Transport) (mcp.Transport, *taskAnswers)
+
+// LinkTasks lets connections made from now on take task calls;
+// runtime/tasks calls it from its init.
+func LinkTasks() {
+	taskCalls = func(c *mcp.Client, t mcp.Transport) (mcp.Transport, *taskAnswers) {
+		registerTaskMethods(c)
+		return watchTasks(t)
+	}
+}
+
 // registerTaskMethods lets a client send the extension's methods.
 func registerTaskMethods(c *mcp.Client) {
 	for _, m := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
@@ -156,11 +171,14 @@ func (a *taskAnswers) take(mark string) json.RawMessage {
 
 // watchTasks puts a taskConn over t's connections where that hides
 // nothing from go-sdk: its own HTTP transports' connections have methods
-// it asks for unexported (session state), which a wrapper cannot pass on,
-// so servers reached over them take no task calls yet.
+// it asks for unexported (session state), which a wrapper cannot pass on.
+// Streamable HTTP is watched at its HTTP client instead (tasks_http.go);
+// HTTP+SSE servers (no 2026-07-28 there) take no task calls.
 func watchTasks(t mcp.Transport) (mcp.Transport, *taskAnswers) {
-	switch t.(type) {
-	case *mcp.StreamableClientTransport, *mcp.SSEClientTransport:
+	switch t := t.(type) {
+	case *mcp.StreamableClientTransport:
+		return watchHTTPTasks(t)
+	case *mcp.SSEClientTransport:
 		return t, nil
 	}
 	a := &taskAnswers{}
@@ -188,15 +206,30 @@ type taskConn struct {
 	ans *taskAnswers
 }
 
+// mark notes the request id of a task call.
+func (a *taskAnswers) mark(id jsonrpc.ID, mark string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.marks == nil {
+		a.marks, a.got = map[jsonrpc.ID]string{}, map[string]json.RawMessage{}
+	}
+	a.marks[id] = mark
+}
+
+// got1 keeps the answer of a task call by its request id.
+func (a *taskAnswers) got1(id jsonrpc.ID, result json.RawMessage) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if mark, ok := a.marks[id]; ok {
+		delete(a.marks, id)
+		a.got[mark] = result
+	}
+}
+
 func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/call" && bytes.Contains(req.Params, []byte(taskMark)) {
 		if mark, params, ok := unmark(req.Params); ok {
-			c.ans.mu.Lock()
-			if c.ans.marks == nil {
-				c.ans.marks, c.ans.got = map[jsonrpc.ID]string{}, map[string]json.RawMessage{}
-			}
-			c.ans.marks[req.ID] = mark
-			c.ans.mu.Unlock()
+			c.ans.mark(req.ID, mark)
 			out := *req
 			out.Params = params
 			msg = &out
@@ -208,12 +241,7 @@ func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil {
-		c.ans.mu.Lock()
-		if mark, ok := c.ans.marks[resp.ID]; ok {
-			delete(c.ans.marks, resp.ID)
-			c.ans.got[mark] = resp.Result
-		}
-		c.ans.mu.Unlock()
+		c.ans.got1(resp.ID, resp.Result)
 	}
 	return msg, err
 }
@@ -237,4 +265,14 @@ func unmark(params json.RawMessage) (mark string, out json.RawMessage, ok bool) 
 // withTasks is a request's client capabilities that declare the extension.
 func withTasks() map[string]any {
 	return map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}
+}
+
+// DecodeResult reads a tools/call result as the server sent it (a task's
+// result collected later, or an answer at once to a task call); raw that
+// is not JSON is an error (decodeResult expects valid JSON).
+func DecodeResult(raw json.RawMessage) (Result, error) {
+	if !json.Valid(raw) {
+		return Result{}, errors.New("a tool result that is not JSON")
+	}
+	return decodeResult(raw)
 }

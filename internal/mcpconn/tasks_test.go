@@ -1,17 +1,25 @@
 package mcpconn
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
+
+// The package's connections take task calls, as in an agent that links
+// runtime/tasks.
+func init() { LinkTasks() }
 
 // taskAgent builds examples/conformance, an agent binary that serves the
 // Tasks extension (slow_compute runs as a task for a host that asks).
@@ -53,6 +61,50 @@ func TestUpstreamTasks(t *testing.T) {
 	defer m.Close()
 	c := acquire(t, m, Config{Name: "up", Command: bin, Args: []string{"serve"}, Dir: t.TempDir(), Logger: newRecorder().logger()})
 	defer c.Release()
+	upstreamTasks(t, c)
+}
+
+// The same over streamable HTTP: the agent's serve --http, a 2026-07-28
+// server without sessions, answers task calls with JSON or SSE bodies.
+func TestUpstreamTasksOverHTTP(t *testing.T) {
+	bin := taskAgent(t)
+	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0")
+	cmd.Dir = t.TempDir()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`serving agent .* on (http://\S+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case urls <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(time.Minute):
+		t.Fatal("serve --http did not start")
+	}
+	m := NewManager(nil)
+	defer m.Close()
+	c := acquire(t, m, Config{Name: "up", Transport: TransportHTTP, URL: url, Logger: newRecorder().logger()})
+	defer c.Release()
+	upstreamTasks(t, c)
+}
+
+func upstreamTasks(t *testing.T, c *Conn) {
 	if !c.ServesTasks() {
 		t.Fatalf("ServesTasks false on %s; capabilities %+v", c.ProtocolVersion(), c.Capabilities())
 	}
@@ -125,4 +177,39 @@ func TestUnmark(t *testing.T) {
 			t.Errorf("unmark(%s) ok", bad)
 		}
 	}
+}
+
+// Whatever a server's HTTP answer holds, answerReader passes it on byte
+// for byte and keeps only a marked call's result.
+func FuzzAnswerReader(f *testing.F) {
+	f.Add([]byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"resultType\":\"task\",\"taskId\":\"t\"}}\n\n"), true, 5)
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`), false, 3)
+	f.Add([]byte("data: {\"id\":7,\"result\"\r\ndata:\n\n"), true, 1)
+	f.Fuzz(func(t *testing.T, body []byte, sse bool, chunk int) {
+		if chunk <= 0 || chunk > 64 {
+			chunk = 7
+		}
+		a := &taskAnswers{}
+		req, err := jsonrpc.DecodeMessage([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.mark(req.(*jsonrpc.Request).ID, "m")
+		r := &answerReader{ReadCloser: io.NopCloser(bytes.NewReader(body)), ans: a, sse: sse}
+		var out bytes.Buffer
+		buf := make([]byte, chunk)
+		for {
+			n, err := r.Read(buf)
+			out.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		if !bytes.Equal(out.Bytes(), body) {
+			t.Fatalf("passed on %q; got %q", out.Bytes(), body)
+		}
+		if got := a.take("m"); got != nil && !json.Valid(got) {
+			t.Fatalf("kept %q", got)
+		}
+	})
 }

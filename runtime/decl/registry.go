@@ -115,6 +115,9 @@ type Server struct {
 	// ForwardInstructions passes the server's initialize instructions on
 	// to the host; without it they are not shown to anyone.
 	ForwardInstructions bool
+	// Tasks passes the server's tasks through: a host's task call of its
+	// tools becomes a task on the server (runtime/tasks, linked for it).
+	Tasks bool
 	// OnDrift is what agents see of a tool that differs from the lock
 	// file: DriftWarn, DriftPin or DriftRefuse; "" is the default (DriftMode).
 	OnDrift string

@@ -73,6 +73,7 @@ func resultKey(id string) string  { return prefix + id + "/result" }
 func cancelKey(id string) string  { return prefix + id + "/cancel" }
 func answersKey(id string) string { return prefix + id + "/answers" }
 func leaseKey(id string) string   { return prefix + id + "/lease" }
+func collectKey(id string) string { return prefix + id + "/collected" }
 
 const prefix = "task/"
 
@@ -342,3 +343,13 @@ const (
 	codeMissingCapability = -32021
 	codeHeaderMismatch    = -32020
 )
+
+// firstCollect reports whether this is the first collection of a routed
+// task's result, on any replica: its output is counted once.
+func (b *Board) firstCollect(ctx context.Context, r *Record) (bool, error) {
+	ttl := time.Until(r.expires())
+	if ttl <= 0 {
+		ttl = time.Minute
+	}
+	return b.st.SetNew(ctx, collectKey(r.ID), []byte("1"), ttl)
+}

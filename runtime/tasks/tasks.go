@@ -31,6 +31,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/serve"
@@ -58,7 +59,11 @@ const (
 	DefaultPoll = time.Second
 )
 
-func init() { serve.RegisterExtension(&extension{boards: map[store.Store]*Board{}}) }
+func init() {
+	serve.RegisterExtension(&extension{boards: map[store.Store]*Board{}})
+	runtime.LinkTaskCalls() // upstream servers' tasks pass through (upstream.go)
+	mcpconn.LinkTasks()
+}
 
 type extension struct {
 	mu     sync.Mutex
@@ -192,6 +197,9 @@ func (e *extension) Install(sess serve.Session, srv *mcp.Server) {
 		}
 		if r.Route != nil {
 			raw, err := forward(ctx, upstreamOf(sess), r, MethodGet, &TaskParams{TaskID: p.TaskID})
+			if err == nil {
+				raw, err = e.collect(ctx, sess, r, raw)
+			}
 			if err != nil {
 				return nil, upstreamError(r, err)
 			}

@@ -11,39 +11,47 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/serve"
 )
 
-// Upstream reaches the upstream MCP servers whose tasks pass through: a
-// host's task call of a server's tool becomes a task on that server, and
-// the host's tasks/get, tasks/update and tasks/cancel of it go there.
+// UpstreamSession is a serve.Session whose upstream servers' tasks pass
+// through (runtime.Session is one): a host's task call of a server's
+// tool becomes a task on that server, and the host's tasks/get,
+// tasks/update and tasks/cancel of it go there.
+//
+// The call itself goes through the session's call pipeline, marked with
+// runtime.WithTaskCall: the same checks as a plain call, then the server
+// gets it as a task. The result's half of the pipeline runs when the
+// host collects it (TaskResult).
 //
 // The agent's own id of such a task routes it: the board keeps the
 // server and the server's id under it (Record.Route), so any replica
 // that reaches the same server answers for it.
-type Upstream interface {
-	// CallAsTask sends a tools/call of an upstream tool (as the session
-	// lists it) with the Tasks extension declared. It returns the
-	// server's CreateTaskResult as it came and the server it went to;
-	// ok false when the tool's server does not take tasks (the call then
-	// runs as before). A server that answered the call at once (a
-	// complete result) returns that in created with ok false.
-	CallAsTask(ctx context.Context, tool string, args json.RawMessage) (created json.RawMessage, server string, ok bool, err error)
-	// Send sends tasks/get, tasks/update or tasks/cancel to server and
-	// returns its result as it came.
-	Send(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error)
+type UpstreamSession interface {
+	// TakesTasks reports whether tool (as the session lists it) is an
+	// upstream server's that takes task calls.
+	TakesTasks(ctx context.Context, tool string) bool
+	// SendTask sends tasks/get, tasks/update or tasks/cancel to server
+	// and returns its result as it came.
+	SendTask(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error)
+	// TaskResult is what the host collects of a completed task of tool:
+	// the server's result (raw) through the output steps of a plain
+	// call; charge is true for the task's first collection.
+	TaskResult(ctx context.Context, tool string, raw json.RawMessage, charge bool) runtime.Result
 }
 
-// UpstreamSession is a serve.Session whose upstream servers' tasks pass
-// through.
-type UpstreamSession interface{ TaskUpstream() Upstream }
+var _ UpstreamSession = (*runtime.Session)(nil)
 
 // Route is where a passed-through task runs: the upstream server and the
 // task's id there.
 type Route struct {
 	Server string `json:"server"`
 	ID     string `json:"id"`
+	// Tool is the tool called, as the agent lists it: its result is
+	// checked like that tool's when collected.
+	Tool string `json:"tool,omitempty"`
 }
 
 // MaxUpstreamTTL bounds how long the board keeps the route of an
@@ -58,10 +66,11 @@ type created struct {
 	PollIntervalMs int64  `json:"pollIntervalMs"`
 }
 
-// Adopt records an upstream server's new task (its CreateTaskResult,
-// raw) under an id of the agent's own, the caller's alone, and returns
-// the result for the host: the server's, with the agent's id in taskId.
-func (b *Board) Adopt(ctx context.Context, caller, server string, raw json.RawMessage) (*Record, json.RawMessage, error) {
+// Adopt records an upstream server's new task of tool (its
+// CreateTaskResult, raw) under an id of the agent's own, the caller's
+// alone, and returns the result for the host: the server's, with the
+// agent's id in taskId.
+func (b *Board) Adopt(ctx context.Context, caller, server, tool string, raw json.RawMessage) (*Record, json.RawMessage, error) {
 	var c created
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return nil, nil, fmt.Errorf("server %s: unreadable task: %w", server, err)
@@ -78,7 +87,7 @@ func (b *Board) Adopt(ctx context.Context, caller, server string, raw json.RawMe
 	}
 	now := b.now().UTC().Truncate(time.Millisecond)
 	r := &Record{ID: rand.Text(), Status: Working, Created: now, Updated: now, TTL: ttl.Milliseconds(), Poll: c.PollIntervalMs,
-		Caller: caller, Route: &Route{Server: server, ID: c.TaskID}}
+		Caller: caller, Route: &Route{Server: server, ID: c.TaskID, Tool: tool}}
 	v, _ := json.Marshal(r)
 	ok, err := b.st.SetNew(ctx, recordKey(r.ID), v, ttl)
 	if err != nil {
@@ -101,7 +110,7 @@ var errNoUpstream = errors.New("this agent reaches no upstream server for the ta
 // forward sends a host's tasks/* request of a routed task to its server:
 // params as the host sent them, with the server's task id, and the
 // server's result with the agent's id back in it.
-func forward(ctx context.Context, u Upstream, r *Record, method string, params any) (json.RawMessage, error) {
+func forward(ctx context.Context, u UpstreamSession, r *Record, method string, params any) (json.RawMessage, error) {
 	if u == nil {
 		return nil, errNoUpstream
 	}
@@ -112,7 +121,7 @@ func forward(ctx context.Context, u Upstream, r *Record, method string, params a
 	if p, err = withTaskID(p, r.Route.ID); err != nil {
 		return nil, err
 	}
-	res, err := u.Send(ctx, r.Route.Server, method, p)
+	res, err := u.SendTask(ctx, r.Route.Server, method, p)
 	if err != nil {
 		return nil, err
 	}
@@ -137,40 +146,65 @@ func withTaskID(raw json.RawMessage, id string) (json.RawMessage, error) {
 }
 
 // upstreamOf is the session's way to its upstream servers' tasks, if any.
-func upstreamOf(sess any) Upstream {
-	if s, ok := sess.(UpstreamSession); ok {
-		return s.TaskUpstream()
-	}
-	return nil
+func upstreamOf(sess any) UpstreamSession {
+	u, _ := sess.(UpstreamSession)
+	return u
 }
 
-// passThrough sends a host's task call of an upstream server's tool to
-// that server as a task, when the host declared the extension and the
-// server takes tasks; the host gets the server's task under the agent's
-// id. A server that answered at once gives the host its answer as it came.
+// passThrough sends a host's task call of an upstream server's tool,
+// when the host declared the extension and the server takes tasks,
+// through the session's call pipeline to that server as a task; the host
+// gets the server's task under the agent's id. A call the pipeline
+// refused, or that the server answered at once, gets the plain answer.
+//
+// The task's creation is asked of the server within the host's request;
+// what the server asks while the task runs reaches the host as the
+// task's input requests (tasks/get), its answers go back by tasks/update.
 func (e *extension) passThrough(ctx context.Context, sess serve.Session, call *serve.Call) (mcp.Result, bool, error) {
 	u := upstreamOf(sess)
-	if u == nil || call.Tool == nil || call.Tool.Kind != decl.KindMCP || !declared(call.Request) {
+	if u == nil || call.Tool == nil || call.Tool.Kind != decl.KindMCP || !declared(call.Request) || !u.TakesTasks(ctx, call.Tool.Name) {
 		return nil, false, nil
 	}
-	args := call.Request.Params.Arguments
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
+	tc := &runtime.TaskCall{}
+	res, err := call.Run(runtime.WithTaskCall(ctx, tc), nil)
+	if err != nil || tc.Created == nil {
+		return res, true, err
 	}
-	raw, server, ok, err := u.CallAsTask(ctx, call.Tool.Name, args)
-	switch {
-	case err != nil:
-		return nil, true, &jsonrpc.Error{Code: codeInternal, Message: fmt.Sprintf("tool %q: %v", call.Tool.Name, err)}
-	case !ok && raw != nil:
-		return &passed{raw: raw}, true, nil
-	case !ok:
-		return nil, false, nil
-	}
-	_, out, err := e.board(sess).Adopt(ctx, callerOf(context.WithValue(ctx, requestKey{}, mcp.Request(call.Request))), server, raw)
+	_, out, err := e.board(sess).Adopt(ctx, callerOf(context.WithValue(ctx, requestKey{}, mcp.Request(call.Request))), tc.Server, call.Tool.Name, tc.Created)
 	if err != nil {
 		return nil, true, storeError("", err)
 	}
 	return &passed{raw: out}, true, nil
+}
+
+// collect is tasks/get's answer for a routed task (raw, the server's):
+// a completed task's inlined result as the session's output steps leave
+// it (runtime.Session.TaskResult), the context budget charged at the
+// first collection only, on any replica. Everything else stays as it came.
+func (e *extension) collect(ctx context.Context, sess serve.Session, r *Record, raw json.RawMessage) (json.RawMessage, error) {
+	u := upstreamOf(sess)
+	if u == nil || r.Route.Tool == "" {
+		return raw, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("server %s: unreadable task: %w", r.Route.Server, err)
+	}
+	var status Status
+	_ = json.Unmarshal(m["status"], &status)
+	if status != Completed || len(m["result"]) == 0 || string(m["result"]) == "null" {
+		return raw, nil
+	}
+	first, err := e.board(sess).firstCollect(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	res, err := json.Marshal(serve.ToolResult(u.TaskResult(ctx, r.Route.Tool, m["result"], first)))
+	if err != nil {
+		return nil, err
+	}
+	m["result"] = res
+	return json.Marshal(m)
 }
 
 // upstreamError is the protocol error for a routed task whose server did

@@ -94,17 +94,62 @@ func (u *upstreamAgent) Send(ctx context.Context, server, method string, params 
 	return json.Marshal(res)
 }
 
-// proxySession is an agent session whose upstream server is u.
-type proxySession struct{ u Upstream }
+// proxySession is an agent session whose upstream server is u: it takes
+// task calls of up__slow and up__quick.
+type proxySession struct {
+	u       *upstreamAgent
+	charged *[]bool // TaskResult's charge, per collection
+}
 
 func (proxySession) Agent() string             { return "proxy" }
 func (proxySession) Tools() []runtime.ToolInfo { return nil }
 func (proxySession) Call(context.Context, string, json.RawMessage) runtime.Result {
 	return runtime.Result{}
 }
-func (proxySession) Instructions() []string   { return nil }
-func (proxySession) Subscribe(func()) func()  { return func() {} }
-func (s proxySession) TaskUpstream() Upstream { return s.u }
+func (proxySession) Instructions() []string  { return nil }
+func (proxySession) Subscribe(func()) func() { return func() {} }
+func (proxySession) TakesTasks(_ context.Context, tool string) bool {
+	return tool == "up__slow" || tool == "up__quick"
+}
+func (s proxySession) SendTask(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error) {
+	return s.u.Send(ctx, server, method, params)
+}
+
+// TaskResult marks what it collected, as a session's output steps would
+// change it.
+func (s proxySession) TaskResult(_ context.Context, tool string, raw json.RawMessage, charge bool) runtime.Result {
+	if s.charged != nil {
+		*s.charged = append(*s.charged, charge)
+	}
+	r, err := mcpconn.DecodeResult(raw)
+	if err != nil {
+		return runtime.Result{Error: err.Error()}
+	}
+	r.Content = append(r.Content, &mcp.TextContent{Text: "checked as " + tool})
+	return runtime.Result{OK: true, Rich: &r, Kind: decl.KindMCP, Namespace: "up"}
+}
+
+// run is a session's run of a task call: through its pipeline (here
+// nothing) to the upstream, which fills the task call's mark.
+func (s proxySession) run(tool string) func(context.Context, mcpconn.Caller) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, _ mcpconn.Caller) (*mcp.CallToolResult, error) {
+		tc := runtime.TaskCallOf(ctx)
+		if tc == nil {
+			return nil, errors.New("ran without the task call's mark")
+		}
+		raw, server, ok, err := s.u.CallAsTask(ctx, tool, json.RawMessage(`{"n":7}`))
+		switch {
+		case err != nil:
+			return nil, err
+		case ok:
+			tc.Created, tc.Server = raw, server
+			return &mcp.CallToolResult{}, nil
+		}
+		var res mcp.CallToolResult
+		err = json.Unmarshal(raw, &res)
+		return &res, err
+	}
+}
 
 var withTasks = mcp.Meta{mcp.MetaKeyClientCapabilities: map[string]any{"extensions": map[string]any{ExtensionID: map[string]any{}}}}
 
@@ -151,13 +196,10 @@ func (r *rawResult) str(k string) string {
 	return s
 }
 
-func hostCall(e *extension, sess serve.Session, tool string, meta mcp.Meta) (mcp.Result, bool, error) {
+func hostCall(e *extension, sess proxySession, tool string, meta mcp.Meta) (mcp.Result, bool, error) {
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Meta: meta, Name: tool, Arguments: json.RawMessage(`{"n":7}`)}}
 	call := &serve.Call{Request: req, Tool: &runtime.ToolInfo{Name: tool, Kind: decl.KindMCP, Namespace: "up"},
-		Hold: func(context.CancelFunc) func() { return func() {} },
-		Run: func(context.Context, mcpconn.Caller) (*mcp.CallToolResult, error) {
-			return nil, errors.New("ran in the agent: the call did not pass through")
-		}}
+		Hold: func(context.CancelFunc) func() { return func() {} }, Run: sess.run(tool)}
 	return e.TakeCall(context.Background(), sess, call)
 }
 
@@ -178,7 +220,8 @@ func decode(t *testing.T, res mcp.Result) map[string]json.RawMessage {
 // answers come back unchanged but for the id.
 func TestUpstreamTaskPassesThrough(t *testing.T) {
 	up := newUpstreamAgent()
-	sess := proxySession{u: up}
+	var charged []bool
+	sess := proxySession{u: up, charged: &charged}
 	e := &extension{boards: map[store.Store]*Board{}}
 	cs := host(t, e, sess)
 	ctx := context.Background()
@@ -196,7 +239,7 @@ func TestUpstreamTaskPassesThrough(t *testing.T) {
 	}
 	rec, err := e.board(sess).Get(ctx, id, "")
 	mustDo(t, err)
-	if rec.Route == nil || rec.Route.Server != "up" || rec.Route.ID == id {
+	if rec.Route == nil || rec.Route.Server != "up" || rec.Route.ID == id || rec.Route.Tool != "up__slow" {
 		t.Fatalf("route %+v: want server up and the upstream's own id", rec.Route)
 	}
 	upID := rec.Route.ID
@@ -234,8 +277,18 @@ func TestUpstreamTaskPassesThrough(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if got.str("status") != string(Completed) || !strings.Contains(string(got.m["result"]), `slow done: {\"n\":7}`) {
-		t.Fatalf("collected: %s", mustJSON(got.m))
+	if got.str("status") != string(Completed) || !strings.Contains(string(got.m["result"]), `slow done: {\"n\":7}`) ||
+		!strings.Contains(string(got.m["result"]), "checked as up__slow") || got.str("taskId") != id {
+		t.Fatalf("collected (through the session's output steps): %s", mustJSON(got.m))
+	}
+	// collected again: the same result, counted once
+	again, err := mcp.CallCustomMethod[*TaskParams, *rawResult](ctx, cs, MethodGet, &TaskParams{TaskID: id})
+	mustDo(t, err)
+	if string(again.m["result"]) != string(got.m["result"]) {
+		t.Errorf("second collection: %s; first %s", again.m["result"], got.m["result"])
+	}
+	if len(charged) != 2 || !charged[0] || charged[1] {
+		t.Errorf("budget charges per collection %v; want [true false]", charged)
 	}
 
 	// the upstream saw its own ids only
@@ -264,10 +317,10 @@ func TestUpstreamNoTask(t *testing.T) {
 	if !taken || err != nil {
 		t.Fatalf("quick: taken %v, %v", taken, err)
 	}
-	if m := decode(t, res); string(m["resultType"]) != `"complete"` || !strings.Contains(string(m["content"]), "at once") {
-		t.Errorf("quick result not passed unchanged: %s", mustJSON(m))
+	if m := decode(t, res); !strings.Contains(string(m["content"]), "at once") || m["taskId"] != nil {
+		t.Errorf("quick result not passed as a plain answer: %s", mustJSON(m))
 	}
-	if len(up.seen) != 2 { // up__plain and up__quick; not the host without the extension
+	if len(up.seen) != 1 { // up__quick; not the host without the extension, not a server without tasks
 		t.Errorf("upstream got %q", up.seen)
 	}
 }
@@ -279,7 +332,7 @@ func TestAdoptRoutesFromAnyReplica(t *testing.T) {
 		ctx := context.Background()
 		one, two := NewBoard(a, time.Millisecond), NewBoard(b, time.Millisecond)
 		raw := json.RawMessage(`{"resultType":"task","taskId":"up-1","status":"working","ttlMs":60000,"pollIntervalMs":250,"x":{"kept":true}}`)
-		r, out, err := one.Adopt(ctx, "ann", "srv", raw)
+		r, out, err := one.Adopt(ctx, "ann", "srv", "srv__job", raw)
 		mustDo(t, err)
 		var m map[string]json.RawMessage
 		mustDo(t, json.Unmarshal(out, &m))
@@ -289,7 +342,7 @@ func TestAdoptRoutesFromAnyReplica(t *testing.T) {
 		time.Sleep(5 * time.Millisecond) // past the lease: a routed task must not read as failed
 		got, err := two.Get(ctx, r.ID, "ann")
 		mustDo(t, err)
-		if got.Route == nil || *got.Route != (Route{Server: "srv", ID: "up-1"}) || got.Status != Working || got.TTL != 60000 {
+		if got.Route == nil || *got.Route != (Route{Server: "srv", ID: "up-1", Tool: "srv__job"}) || got.Status != Working || got.TTL != 60000 {
 			t.Fatalf("through the other replica: %+v route %+v", got, got.Route)
 		}
 		if _, err := two.Get(ctx, r.ID, "bob"); !errors.Is(err, ErrUnknown) {
@@ -302,7 +355,7 @@ func TestAdoptRoutesFromAnyReplica(t *testing.T) {
 func TestAdoptRefusesNoTask(t *testing.T) {
 	b := NewBoard(store.NewMemory(), 0)
 	for _, raw := range []string{`{"resultType":"complete","content":[]}`, `{"resultType":"task"}`, `[1]`, `nul`} {
-		if _, _, err := b.Adopt(context.Background(), "", "srv", json.RawMessage(raw)); err == nil || !strings.Contains(err.Error(), "srv") {
+		if _, _, err := b.Adopt(context.Background(), "", "srv", "srv__job", json.RawMessage(raw)); err == nil || !strings.Contains(err.Error(), "srv") {
 			t.Errorf("Adopt(%s): %v; want an error naming the server", raw, err)
 		}
 	}

@@ -20,6 +20,15 @@ type Output struct {
 	Rich *mcpconn.Result
 }
 
+// TaskCreated is the answer of a call an upstream server took as a task:
+// its result goes through the output steps when the host collects it.
+var TaskCreated = Output{Text: "task created", Rich: &taskCreated}
+
+var taskCreated mcpconn.Result
+
+// Task reports whether o is TaskCreated.
+func (o Output) Task() bool { return o.Rich == &taskCreated }
+
 // TextOutput is an answer of plain text.
 func TextOutput(text string) Output { return Output{Text: text} }
 

@@ -56,6 +56,7 @@ server "local" {
   startup_timeout      = "5s"
   protocol_version     = "2025-06-18"
   forward_instructions = true
+  tasks                = true
   sampling             = "model"
   elicitation          = "deny"
   on_drift             = "refuse"
