@@ -104,7 +104,7 @@ func (st *agentState) activeLocked(name string) bool {
 	if st.agent.Discovery {
 		return st.loaded[name]
 	}
-	return st.res.allowed[name]
+	return st.res().allowed[name]
 }
 
 // rebuildSurfaceLocked recomputes the surface; it reports whether the
@@ -116,7 +116,8 @@ func (st *agentState) activeLocked(name string) bool {
 func (st *agentState) rebuildSurfaceLocked() bool {
 	p := st.s.pool
 	snap := p.snap.Load()
-	sf := &surface{own: map[string]*entry{}, loadable: st.res.allowed, meta: st.res.meta, aliases: st.agent.Aliases}
+	res := st.res()
+	sf := &surface{own: map[string]*entry{}, loadable: res.allowed, meta: res.meta, aliases: st.agent.Aliases}
 	if st.step != nil {
 		sf.loadable, sf.meta = st.step.direct, st.step.meta
 	}
@@ -130,13 +131,13 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 		}
 	}
 	if st.step == nil && !st.agent.Discovery && st.serversUp() {
-		sf.shared = p.table(snap, st.res, st.s.opts.Workdir) // every allowed tool is active
+		sf.shared = p.table(snap, res, st.s.opts.Workdir) // every allowed tool is active
 	} else {
 		var names []string
 		if st.step != nil {
 			names = sortedKeys(st.step.direct)
 		} else {
-			for n := range st.res.allowed {
+			for n := range res.allowed {
 				if st.activeLocked(n) {
 					names = append(names, n)
 				}
