@@ -10,21 +10,18 @@ import "maps"
 // context. Servers named in tools.use, bundles and tool names follow the
 // servers' lists: the tool a server adds joins, the one it drops leaves.
 func following(next, built *resolution) *resolution {
-	var late []string
+	r := next // shared with every context that resolves the same, unless a glob's new match is cut
 	for n := range next.globOnly {
-		if !built.use[n] {
-			late = append(late, n)
+		if built.use[n] {
+			continue
 		}
-	}
-	if len(late) == 0 {
-		return next // shared with every context that resolves the same
-	}
-	r := *next
-	r.use, r.allowed, r.globOnly = maps.Clone(next.use), maps.Clone(next.allowed), maps.Clone(next.globOnly)
-	for _, n := range late {
+		if r == next {
+			c := *next
+			c.use, c.allowed = maps.Clone(next.use), maps.Clone(next.allowed)
+			r = &c
+		}
 		delete(r.use, n)
 		delete(r.allowed, n)
-		delete(r.globOnly, n)
 	}
-	return &r
+	return r
 }

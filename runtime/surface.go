@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"slices"
-	"strings"
+	"sort"
 	"sync/atomic"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
@@ -59,7 +59,7 @@ func (sf *surface) tools() []ToolInfo {
 		return list
 	}
 	list = underAliases(sf.aliases, list)
-	slices.SortFunc(list, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	sortByName(list)
 	return list
 }
 
@@ -156,7 +156,7 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 			sf.own[al.Name] = e
 		}
 	}
-	slices.SortFunc(sf.ownList, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	sortByName(sf.ownList)
 	old := st.surf.Load()
 	st.surf.Store(sf)
 	return old == nil || !old.sameList(sf)
@@ -238,8 +238,16 @@ func (st *agentState) stepTools() []ToolInfo {
 		}
 	}
 	out = underAliases(st.agent.Aliases, out)
-	slices.SortFunc(out, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	sortByName(out)
 	return out
+}
+
+// sortByName sorts tools by name. sort.Slice rather than slices.SortFunc:
+// a generic sort of a struct this size is ~20 KB of code in every agent
+// binary, and these lists are short (own tools, a step's) or sorted once
+// per surface change, never per call.
+func sortByName(list []ToolInfo) {
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 }
 
 // serverUp reports whether a server's tools can be offered: not a server

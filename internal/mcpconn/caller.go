@@ -224,10 +224,6 @@ func (d declaration) lacks(want declaration) bool {
 	return want.sampling && !d.sampling || want.elicitation && !d.elicitation
 }
 
-func (d declaration) String() string {
-	return fmt.Sprintf("sampling=%t elicitation=%t", d.sampling, d.elicitation)
-}
-
 func (s *server) onProgress(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 	p := req.Params
 	if c := s.calls.byToken(p.ProgressToken); c != nil {

@@ -35,12 +35,12 @@ func TestHostsDeclareTogether(t *testing.T) {
 	if r, err := c.Call(ctx, "summarize", []byte(`{}`)); err != nil || r.IsError {
 		t.Fatalf("summarize for the sampling host: %q, %v", r.Text(), err)
 	}
-	if got := declared(c.s.clientOptions()).String(); got != "sampling=true elicitation=false" {
-		t.Errorf("with both hosts the connection declares %s", got)
+	if got := declared(c.s.clientOptions()); got != (declaration{sampling: true}) {
+		t.Errorf("with both hosts the connection declares %+v", got)
 	}
 	m.ForgetHost("sampler")
-	if got := declared(c.s.clientOptions()).String(); got != "sampling=false elicitation=false" {
-		t.Errorf("after the sampling host left, a connection would declare %s", got)
+	if got := declared(c.s.clientOptions()); got != (declaration{}) {
+		t.Errorf("after the sampling host left, a connection would declare %+v", got)
 	}
 	// A host declaring less than the live connection does keeps it: with
 	// stateless hosts coming and going, replacing it for each would take
