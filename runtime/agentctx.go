@@ -16,11 +16,14 @@ import (
 
 // agentState is one built agent context.
 type agentState struct {
-	s      *Session
-	agent  *decl.Agent
-	res    *resolution
-	log    *slog.Logger
-	memory Memory
+	s     *Session
+	agent *decl.Agent
+	// resolved is the agent's use set over the pool's current snapshot:
+	// resolved again when a server's tool list changes (toolsChanged).
+	resolved atomic.Pointer[resolution]
+	built    *resolution // the first, whose glob matches hold for the context (following); under mu
+	log      *slog.Logger
+	memory   Memory
 
 	ctx    context.Context // lives until teardown; cancels queue waiters and linked calls
 	cancel context.CancelFunc
@@ -54,6 +57,9 @@ type agentState struct {
 }
 
 const closedBit = 1 << 62
+
+// res is the agent's resolution now.
+func (st *agentState) res() *resolution { return st.resolved.Load() }
 
 func (st *agentState) enter() bool {
 	if st.inflight.Add(1)&closedBit != 0 {
@@ -96,10 +102,16 @@ func (s *Session) build(ctx context.Context, name string) (*agentState, error) {
 	}
 	st.ctx, st.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	st.connect(ctx, s.pool.serversFor(s.pool.snap.Load(), a))
-	st.res = s.pool.resolution(s.pool.snap.Load(), a, s.opts.Depth, s.opts.depthLimit)
-	st.emitWarnings(st.res.warnings)
+	snap := s.pool.snap.Load()
+	res := s.pool.resolution(snap, a, s.opts.Depth, s.opts.depthLimit)
+	st.emitWarnings(res.warnings)
 	st.reportCollisions() // those of the lock file and declared tools, which no server start reports
 	st.mu.Lock()
+	st.built = res
+	if now := s.pool.snap.Load(); now != snap { // a list changed meanwhile (toolsChanged left it to us)
+		res = following(s.pool.resolution(now, a, s.opts.Depth, s.opts.depthLimit), st.built)
+	}
+	st.resolved.Store(res)
 	st.rebuildSurfaceLocked()
 	st.mu.Unlock()
 	if st.log.Enabled(ctx, slog.LevelInfo) {

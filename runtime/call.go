@@ -394,7 +394,7 @@ func (st *agentState) whyBlocked(name string) (msg, reason string) {
 	snap := st.s.pool.snap.Load()
 	agent := st.agent.Name
 	sf := st.surf.Load()
-	loadable := sf.loadable[name] || sf.loadable[st.res.aliases[name]]
+	loadable := sf.loadable[name] || sf.loadable[st.res().aliases[name]]
 	switch to, renamed := snap.renamed[name]; {
 	case renamed:
 		msg = fmt.Sprintf("tool %q not found: it was renamed to %s", name, to)
@@ -404,7 +404,7 @@ func (st *agentState) whyBlocked(name string) (msg, reason string) {
 		reason = "not_loaded"
 	case st.unavailable(name, &msg):
 		reason = "server_unavailable"
-	case snap.byName[name] != nil || decl.IsReservedToolName(name) || st.res.aliases[name] != "":
+	case snap.byName[name] != nil || decl.IsReservedToolName(name) || st.res().aliases[name] != "":
 		msg = fmt.Sprintf("tool %q not allowed for agent %q", name, agent)
 		reason = "not_allowed"
 	default:

@@ -56,8 +56,8 @@ func Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 // HostCapabilities tells the session's MCP connections what the serving
 // host declared (serve calls it on the host's initialize): they declare
 // sampling and elicitation only as far as the host can answer, and those
-// that declared otherwise are replaced. The channel says whether any was
-// (then Rebuild picks up the tools servers list only to such clients).
+// that declared less are replaced. The channel says whether any was
+// (then Refresh picks up the tools servers list only to such clients).
 // Sessions on one Host share connections, which declare what any of their
 // hosts declared; Close forgets this session's.
 func (s *Session) HostCapabilities(caps *mcp.ClientCapabilities) <-chan bool {

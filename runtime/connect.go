@@ -209,8 +209,12 @@ func (st *agentState) reportCollisions() {
 }
 
 // toolsChanged follows an upstream tools/list_changed: the pool is
-// rebuilt, and this agent's surface drops vanished tools and picks up new
-// descriptions. The use set itself (globs included) stays as resolved.
+// rebuilt, and the agent's use set is resolved again over it, so that a
+// tool the server added joins the surface and one it removed leaves it.
+// The new set goes through the same rules as the first: tools.allowed,
+// untrusted servers meta only, the lock's on_drift (the pool holds back
+// what it does not admit); tools.use globs keep their first matches
+// (following).
 func (st *agentState) toolsChanged(name string, up Upstream) {
 	if st.ctx.Err() != nil {
 		return
@@ -221,13 +225,18 @@ func (st *agentState) toolsChanged(name string, up Upstream) {
 		st.mu.Unlock()
 		return
 	}
+	building := st.built == nil // then the build resolves over the new lists itself
+	if !building {
+		next := st.s.pool.resolution(st.s.pool.snap.Load(), st.agent, st.s.opts.Depth, st.s.opts.depthLimit)
+		st.resolved.Store(following(next, st.built))
+	}
 	cameUp := false
 	if c := st.ups[name]; c != nil && c.down {
 		if dr, ok := up.(downReporter); !ok || dr.Err() == nil {
 			c.down, cameUp = false, true
 		}
 	}
-	changed := st.rebuildSurfaceLocked()
+	changed := !building && st.rebuildSurfaceLocked()
 	st.mu.Unlock()
 	if cameUp {
 		event.Emit(st.log, slog.LevelInfo, EventServerStart, slog.String("agent", st.agent.Name),
@@ -235,6 +244,34 @@ func (st *agentState) toolsChanged(name string, up Upstream) {
 	}
 	if changed {
 		st.s.notify()
+	}
+}
+
+// Refresh takes the tool lists the agent's servers have now, as their
+// tools/list_changed would, without starting the agent over: loaded
+// tools, memory and calls in flight stay. serve calls it when a host's
+// capabilities replaced connections (servers list some tools only to
+// clients that declare sampling or elicitation), before a list waiting
+// for them is answered.
+func (s *Session) Refresh() {
+	st := s.st.Load()
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	ups := make(map[string]Upstream, len(st.ups))
+	for name, c := range st.ups {
+		select {
+		case <-c.ready: // up is set, or err
+			if c.up != nil {
+				ups[name] = c.up
+			}
+		default: // still connecting: its tools come when it is up
+		}
+	}
+	st.mu.Unlock()
+	for name, up := range ups {
+		st.toolsChanged(name, up)
 	}
 }
 

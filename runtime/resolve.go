@@ -24,6 +24,7 @@ type resolution struct {
 	depth     int
 	maxDepth  int
 	use       map[string]bool // pool tools put in use
+	globOnly  map[string]bool // of use, those only a tools.use glob put there (resolved.go)
 	allowed   map[string]bool // use ∩ tools.allowed: callable (or loadable with discovery)
 	aliases   map[string]string
 	meta      metaScopes
@@ -160,7 +161,7 @@ func (p *Pool) agentMaxDepth(a *decl.Agent) int {
 func (p *Pool) resolveAgent(snap *poolSnapshot, a *decl.Agent, depth, limit int, tr *trace) *resolution {
 	r := &resolution{
 		agent: a, depth: depth, maxDepth: p.agentMaxDepth(a),
-		use: map[string]bool{}, allowed: map[string]bool{}, aliases: map[string]string{},
+		use: map[string]bool{}, globOnly: map[string]bool{}, allowed: map[string]bool{}, aliases: map[string]string{},
 		optIn: map[string]bool{}, meta: metaScopes{}, tr: tr,
 	}
 	if limit > 0 && limit < r.maxDepth {
@@ -223,7 +224,11 @@ func (p *Pool) resolveAgent(snap *poolSnapshot, a *decl.Agent, depth, limit int,
 					untrusted++
 					continue
 				}
+				had := r.use[t.Name]
 				r.add(t, "%s glob %q", where, u.Name)
+				if !had {
+					r.globOnly[t.Name] = true
+				}
 				n++
 			}
 			if n == 0 {
@@ -271,6 +276,7 @@ func (r *resolution) useTool(snap *poolSnapshot, name, why string) {
 
 func (r *resolution) add(t *PoolTool, format string, args ...any) {
 	r.use[t.Name] = true
+	delete(r.globOnly, t.Name)
 	r.tr.note(t.Name, format, args...)
 }
 

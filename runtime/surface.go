@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"slices"
-	"strings"
+	"sort"
 	"sync/atomic"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
@@ -62,7 +62,7 @@ func (sf *surface) tools() []ToolInfo {
 		return list
 	}
 	list = underAliases(sf.aliases, list)
-	slices.SortFunc(list, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	sortByName(list)
 	return list
 }
 
@@ -107,7 +107,7 @@ func (st *agentState) activeLocked(name string) bool {
 	if st.agent.Discovery {
 		return st.loaded[name]
 	}
-	return st.res.allowed[name]
+	return st.res().allowed[name]
 }
 
 // rebuildSurfaceLocked recomputes the surface; it reports whether the
@@ -119,7 +119,8 @@ func (st *agentState) activeLocked(name string) bool {
 func (st *agentState) rebuildSurfaceLocked() bool {
 	p := st.s.pool
 	snap := p.snap.Load()
-	sf := &surface{own: map[string]*entry{}, loadable: st.res.allowed, meta: st.res.meta, aliases: st.agent.Aliases, res: st.res}
+	res := st.res()
+	sf := &surface{own: map[string]*entry{}, loadable: res.allowed, meta: res.meta, aliases: st.agent.Aliases, res: res}
 	if st.step != nil {
 		sf.loadable, sf.meta, sf.res = st.step.direct, st.step.meta, nil
 	}
@@ -133,13 +134,13 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 		}
 	}
 	if st.step == nil && !st.agent.Discovery && st.serversUp() {
-		sf.shared = p.table(snap, st.res, st.s.opts.Workdir) // every allowed tool is active
+		sf.shared = p.table(snap, res, st.s.opts.Workdir) // every allowed tool is active
 	} else {
 		var names []string
 		if st.step != nil {
 			names = sortedKeys(st.step.direct)
 		} else {
-			for n := range st.res.allowed {
+			for n := range res.allowed {
 				if st.activeLocked(n) {
 					names = append(names, n)
 				}
@@ -158,7 +159,7 @@ func (st *agentState) rebuildSurfaceLocked() bool {
 			sf.own[al.Name] = e
 		}
 	}
-	slices.SortFunc(sf.ownList, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	sortByName(sf.ownList)
 	old := st.surf.Load()
 	st.surf.Store(sf)
 	return old == nil || !old.sameList(sf)
@@ -240,8 +241,16 @@ func (st *agentState) stepTools() []ToolInfo {
 		}
 	}
 	out = underAliases(st.agent.Aliases, out)
-	slices.SortFunc(out, func(a, b ToolInfo) int { return strings.Compare(a.Name, b.Name) })
+	sortByName(out)
 	return out
+}
+
+// sortByName sorts tools by name. sort.Slice rather than slices.SortFunc:
+// a generic sort of a struct this size is ~20 KB of code in every agent
+// binary, and these lists are short (own tools, a step's) or sorted once
+// per surface change, never per call.
+func sortByName(list []ToolInfo) {
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 }
 
 // serverUp reports whether a server's tools can be offered: not a server

@@ -21,7 +21,7 @@ import (
 func (st *agentState) addRuntimeTools(meta metaScopes, add func(*entry, bool)) {
 	parts := runtimeParts{memory: st.memory, caller: (*batchCaller)(st), spawner: (*spawner)(st),
 		catalog: (*catalog)(st), servers: (*metaServers)(st), spill: st.spill}
-	runtimeTools(st.agent, st.res, st.s.pool.agents, meta, st.maxBytes, parts, add)
+	runtimeTools(st.agent, st.res(), st.s.pool.agents, meta, st.maxBytes, parts, add)
 }
 
 // runtimeParts are what the runtime tools close over. Explain lists the
@@ -128,8 +128,8 @@ func (sp *spawner) Run(ctx context.Context, name, prompt string) (string, error)
 		runner = builtinRunner{}
 	}
 	opts.Depth++
-	opts.depthLimit = st.res.maxDepth // the parent's bound holds all the way down
-	opts.Memory = nil                 // the child has its own memory
+	opts.depthLimit = st.res().maxDepth // the parent's bound holds all the way down
+	opts.Memory = nil                   // the child has its own memory
 	// on the parent's Host: its pools, queues and connections
 	child, err := st.s.host.Open(ctx, st.s.reg, name, opts)
 	if err != nil {
@@ -196,7 +196,7 @@ func (st *agentState) describable(name string) (ToolInfo, *PoolTool, bool) {
 	if e := sf.entry(name); e != nil {
 		return e.info, snap.byName[e.info.Name], true
 	}
-	if t := st.res.aliases[name]; t != "" {
+	if t := st.res().aliases[name]; t != "" {
 		name = t
 	}
 	if sf.loadable[name] {
@@ -246,7 +246,7 @@ func (c *catalog) Load(names []string) (tools.Loaded, error) {
 	var l tools.Loaded
 	for _, n := range names {
 		name := n
-		if t := st.res.aliases[n]; t != "" {
+		if t := st.res().aliases[n]; t != "" {
 			name = t
 		}
 		switch {
@@ -318,7 +318,7 @@ func (st *agentState) metaPermits(server, tool string) (inScope, ok bool) {
 	if ok && tool != "" && st.agent.Allowed != nil {
 		name := decl.ExposedName(server, st.s.reg.Sep(), tool)
 		st.mu.Lock()
-		ok = st.res.allowedBy(name, nil)
+		ok = st.res().allowedBy(name, nil)
 		st.mu.Unlock()
 	}
 	return true, ok

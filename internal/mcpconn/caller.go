@@ -206,10 +206,22 @@ func (s *server) clientOptions() *mcp.ClientOptions {
 	return opts
 }
 
+// declaration is what a session declared it can answer.
+type declaration struct{ sampling, elicitation bool }
+
 // declared is what a session connected with these options declared, to
 // see when the host's capabilities call for another connection.
-func declared(o *mcp.ClientOptions) string {
-	return fmt.Sprintf("sampling=%t elicitation=%t", o.Capabilities.Sampling != nil, o.Capabilities.Elicitation != nil)
+func declared(o *mcp.ClientOptions) declaration {
+	return declaration{o.Capabilities.Sampling != nil, o.Capabilities.Elicitation != nil}
+}
+
+// lacks reports whether a session that declared d cannot pass on what
+// want declares. Declaring more than the hosts can answer costs nothing (a
+// request no host can answer is refused), while replacing a connection
+// costs its tools for a moment and, with hosts coming and going (stateless
+// requests), would replace it again and again.
+func (d declaration) lacks(want declaration) bool {
+	return want.sampling && !d.sampling || want.elicitation && !d.elicitation
 }
 
 func (s *server) onProgress(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {

@@ -12,7 +12,8 @@ import (
 // their own capabilities: a host without sampling that comes after one
 // with it does not take sampling away from the shared connection, and
 // the call of the host that has it is still answered. Once every host
-// that declared sampling is gone, new connections no longer declare it.
+// that declared sampling is gone, new connections no longer declare it,
+// and the live one is not replaced for that.
 func TestHostsDeclareTogether(t *testing.T) {
 	m := NewManager(nil)
 	defer m.Close()
@@ -34,11 +35,31 @@ func TestHostsDeclareTogether(t *testing.T) {
 	if r, err := c.Call(ctx, "summarize", []byte(`{}`)); err != nil || r.IsError {
 		t.Fatalf("summarize for the sampling host: %q, %v", r.Text(), err)
 	}
-	if got := declared(c.s.clientOptions()); got != "sampling=true elicitation=false" {
-		t.Errorf("with both hosts the connection declares %s", got)
+	if got := declared(c.s.clientOptions()); got != (declaration{sampling: true}) {
+		t.Errorf("with both hosts the connection declares %+v", got)
 	}
 	m.ForgetHost("sampler")
-	if got := declared(c.s.clientOptions()); got != "sampling=false elicitation=false" {
-		t.Errorf("after the sampling host left, a connection would declare %s", got)
+	if got := declared(c.s.clientOptions()); got != (declaration{}) {
+		t.Errorf("after the sampling host left, a connection would declare %+v", got)
+	}
+	// A host declaring less than the live connection does keeps it: with
+	// stateless hosts coming and going, replacing it for each would take
+	// its tools away again and again.
+	select {
+	case replaced := <-m.DeclareHost("later", &mcp.ClientCapabilities{}):
+		if replaced {
+			t.Error("a host without sampling replaced a connection that declares more than it needs")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("DeclareHost never answered")
+	}
+	// One declaring more than it does replaces it.
+	select {
+	case replaced := <-m.DeclareHost("eliciter", &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}):
+		if !replaced {
+			t.Error("a host with elicitation did not replace a connection that declared none")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("DeclareHost never answered")
 	}
 }

@@ -40,9 +40,10 @@ func NewManager(logger *slog.Logger) *Manager {
 
 // SetHostCapabilities records what the one host serving the agent
 // declared (nil: no host); DeclareHost is for several hosts at once.
-// Connections declare sampling and elicitation only as far as the hosts
-// did; one that declared otherwise is replaced by a new connection (made
-// before the old one closes, whose calls finish first). The channel says,
+// New connections declare sampling and elicitation only as far as the
+// hosts do; a live one that declared less is replaced by a new connection
+// (made before the old one closes, whose calls finish first), one that
+// declared more is kept (declaration.lacks). The channel says,
 // once every live connection has checked, whether any was replaced (its
 // tools may have changed: servers list some tools only to clients that
 // declare what they need).

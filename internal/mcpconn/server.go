@@ -126,7 +126,7 @@ type attempt struct {
 	link     *link
 	stop     context.CancelFunc
 	tools    []Tool
-	declared string       // the capabilities it declared (caller.go)
+	declared declaration  // the capabilities it declared (caller.go)
 	inflight atomic.Int64 // calls running on it
 	lean     *leanLine    // tools/call without go-sdk (lean.go), when it can
 	tasks    *taskAnswers // raw answers of task calls (tasks.go)
@@ -400,7 +400,7 @@ func (s *server) watch(a *attempt) string {
 				return reason
 			}
 		case ask := <-s.recycle:
-			if declared(s.clientOptions()) != a.declared {
+			if a.declared.lacks(declared(s.clientOptions())) {
 				s.replacing = ask
 				return reasonRecycle
 			}

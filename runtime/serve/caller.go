@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
+	"github.com/toolgen-dev/toolgen/runtime"
 )
 
 // caller is the host behind one tools/call: what an upstream server sends
@@ -61,16 +62,19 @@ func withCaller(ctx context.Context, req *mcp.CallToolRequest) context.Context {
 }
 
 // hostAware is a Session whose MCP connections follow the host's
-// capabilities and whose surface can be resolved again (*runtime.Session).
+// capabilities and whose tools can be taken again from its servers
+// (*runtime.Session).
 type hostAware interface {
 	HostCapabilities(caps *mcp.ClientCapabilities) <-chan bool
-	Rebuild(ctx context.Context) error
+	Refresh()
 }
+
+var _ hostAware = (*runtime.Session)(nil)
 
 // hostInitialized tells the runtime's MCP client what the host declared:
 // upstream servers may ask for sampling and elicitation only as far as
-// the host can answer. Connections that declared otherwise are replaced;
-// then the session is resolved again, for the tools servers list only to
+// the host can answer. Connections that declared less are replaced; then
+// the session takes their tools again, for the tools servers list only to
 // clients that declare what they need. Until that is done, lists wait
 // (waitHost): a host that lists once must see those tools too.
 func (s *Server) hostInitialized(req mcp.Request) {
@@ -78,24 +82,34 @@ func (s *Server) hostInitialized(req mcp.Request) {
 	if !ok || p == nil {
 		return
 	}
-	s.hostDeclared(p.Capabilities)
+	s.hostDeclared(p.Capabilities, false)
 }
 
 // hostDeclared is hostInitialized for the capabilities a host declared,
 // at initialize or (2026-07-28) in a request's _meta; the same
-// declaration twice in a row changes nothing.
-func (s *Server) hostDeclared(caps *mcp.ClientCapabilities) {
+// declaration twice in a row changes nothing. Stateless hosts (together)
+// share this server under serve --http and never say they are gone, so
+// their declarations add up: one host's request without sampling must not
+// take it from the connection another host's call is using. What each
+// request may be asked is still its own declaration (roundCaller).
+func (s *Server) hostDeclared(caps *mcp.ClientCapabilities, together bool) {
 	r, ok := s.sess.(hostAware)
 	if !ok {
 		return
 	}
-	key := declaredKey(caps)
+	key := declaredBy(caps)
 	s.hostMu.Lock()
+	if together && s.hostSeen {
+		key |= s.hostKey
+	}
 	if s.hostSeen && s.hostKey == key {
 		s.hostMu.Unlock()
 		return
 	}
 	s.hostSeen, s.hostKey = true, key
+	if together {
+		caps = key.capabilities()
+	}
 	ready := make(chan struct{})
 	s.hostReady = ready
 	s.hostMu.Unlock()
@@ -109,9 +123,7 @@ func (s *Server) hostDeclared(caps *mcp.ClientCapabilities) {
 			if !again {
 				return
 			}
-			if err := r.Rebuild(context.Background()); err != nil {
-				s.logger.Warn("serve.rebuild", "agent", s.sess.Agent(), "error", err.Error())
-			}
+			r.Refresh()
 			s.markDirty()
 		case <-s.done:
 		}
@@ -126,28 +138,6 @@ func callerID(req *mcp.CallToolRequest) string {
 		return ""
 	}
 	return req.Extra.TokenInfo.UserID
-}
-
-// declaredKey is what of a host's capabilities the upstream connections
-// follow.
-func declaredKey(c *mcp.ClientCapabilities) string {
-	if c == nil {
-		return ""
-	}
-	k := ""
-	if c.Sampling != nil {
-		k += "s"
-	}
-	if c.Elicitation != nil {
-		k += "e"
-		if c.Elicitation.Form != nil {
-			k += "f"
-		}
-		if c.Elicitation.URL != nil {
-			k += "u"
-		}
-	}
-	return k
 }
 
 // hostWait bounds how long a list waits for connections replaced after

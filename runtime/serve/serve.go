@@ -129,7 +129,7 @@ type Server struct {
 
 	hostMu    sync.Mutex
 	hostSeen  bool          // a host declared its capabilities
-	hostKey   string        // what it declared (declaredKey)
+	hostKey   declared      // what it declared (stateless hosts: together)
 	hostReady chan struct{} // closed when the connections follow it
 }
 
@@ -359,14 +359,15 @@ func cacheHints(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
 
 // perRequestHost follows the capabilities a host of the stateless
 // revision declares in each request's _meta (go-sdk puts them in the
-// session's InitializeParams).
+// session's InitializeParams), added to those of the stateless hosts
+// before it (hostDeclared).
 func (s *Server) perRequestHost(req mcp.Request) {
 	ss, ok := req.GetSession().(*mcp.ServerSession)
 	if !ok {
 		return
 	}
 	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion >= StatelessRevision {
-		s.hostDeclared(p.Capabilities)
+		s.hostDeclared(p.Capabilities, true)
 	}
 }
 

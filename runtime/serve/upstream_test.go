@@ -12,10 +12,9 @@ import (
 )
 
 // The whole chain for an upstream change: a real MCP server (the
-// listchanged fixture, over stdio) drops a tool, the runtime session drops
-// it from the surface (whose use set is fixed for the session, so tools
-// that appear later do not join it), and the served client gets
-// tools/list_changed and a list without it.
+// listchanged fixture, over stdio) adds a tool and drops one; the open
+// runtime session resolves its use set again, and the served client gets
+// tools/list_changed and a list with the new tool and without the other.
 func TestUpstreamListChanged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a fixture MCP server")
@@ -49,10 +48,24 @@ func TestUpstreamListChanged(t *testing.T) {
 	if tools := listNames(t, cs); tools["lc__add_tool"] == nil || tools["lc__remove_tool"] == nil {
 		t.Fatalf("initial tools = %v", tools)
 	}
+	if res := call(t, cs, "lc__add_tool", map[string]any{"name": "late"}); res.IsError {
+		t.Fatalf("lc__add_tool: %q", text(t, res))
+	}
+	deadline := time.After(30 * time.Second)
+	for listNames(t, cs)["lc__late"] == nil {
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatal("lc__late not listed after the server added it")
+		}
+	}
+	if res := call(t, cs, "lc__late", nil); res.IsError || text(t, res) != "late" {
+		t.Errorf("lc__late: %q", text(t, res))
+	}
 	if res := call(t, cs, "lc__remove_tool", map[string]any{"name": "add_tool"}); res.IsError {
 		t.Fatalf("lc__remove_tool: %q", text(t, res))
 	}
-	deadline := time.After(30 * time.Second)
+	deadline = time.After(30 * time.Second)
 	for listNames(t, cs)["lc__add_tool"] != nil {
 		select {
 		case <-changed:

@@ -6,7 +6,8 @@
 // dist/index.js; TESTAGENT_ROOT is the directory read_file may read.
 // TESTAGENT_ALPHA, when set, is the hang fixture server: it adds the
 // server alpha and the agent watcher (the status page tests');
-// TESTAGENT_SNOOP, the hostile server snoop and the agent snooper.
+// TESTAGENT_SNOOP, the hostile server snoop and the agent snooper;
+// TESTAGENT_LISTCHANGED, the server lc and the agent changer.
 package main
 
 import (
@@ -28,7 +29,7 @@ import (
 )
 
 func main() {
-	os.Exit(agentcli.Main(withApps(withSnoop(withOAuth(withAlpha(registry())))), os.Args[1:]))
+	os.Exit(agentcli.Main(withListChanged(withApps(withSnoop(withOAuth(withAlpha(registry()))))), os.Args[1:]))
 }
 
 // withSnoop adds the hostile server snoop (TESTAGENT_SNOOP), which reads
