@@ -246,6 +246,31 @@ func TestGlobResolutionAtBuildTime(t *testing.T) {
 	}
 }
 
+// The same with discovery: tool_find of an open session does not offer
+// the tool a glob would take only now (the cut resolution gets its own
+// filter), and tool_load refuses it; the next session finds it.
+func TestGlobResolutionAtBuildTimeFind(t *testing.T) {
+	f := newFixture(decl.Agent{Name: "a", Discovery: true, Use: useTools("github__get_*")})
+	s := open(t, f.reg, "a", f.opts(&events{}))
+	mustOK(t, call(t, s, decl.ToolFind, `{"query":"blame"}`)) // tool_find's filter made before the change
+	addEchoTool(f.conn.servers["github"], "get_file_blame")
+	for deadline := time.Now().Add(10 * time.Second); poolOf(t, f.reg).snap.Load().byName["github__get_file_blame"] == nil; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the new tool never reached the pool")
+		}
+	}
+	if out := mustOK(t, call(t, s, decl.ToolFind, `{"query":"get file blame"}`)); strings.Contains(out, "get_file_blame") {
+		t.Errorf("tool_find offers a glob's new match mid-session: %s", out)
+	}
+	if r := call(t, s, decl.ToolLoad, `{"names":["github__get_file_blame"]}`); r.OK && strings.Contains(r.Result, "get_file_blame") && !strings.Contains(r.Result, "not") {
+		t.Errorf("tool_load loaded a glob's new match mid-session: %s", r.Result)
+	}
+	s2 := open(t, f.reg, "a", f.opts(&events{}))
+	if out := mustOK(t, call(t, s2, decl.ToolFind, `{"query":"get file blame"}`)); !strings.Contains(out, "github__get_file_blame") {
+		t.Errorf("next session's tool_find lacks the new tool: %s", out)
+	}
+}
+
 // A server's list changing must not rebuild what sessions made for the
 // unchanged tools (a builtin's confined roots, for one).
 func TestPoolKeepsUnchangedTools(t *testing.T) {
