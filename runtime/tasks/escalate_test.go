@@ -246,3 +246,24 @@ func TestAfterInputWithoutTasksIsPlain(t *testing.T) {
 		t.Errorf("round 3 = %v; want the plain result", third)
 	}
 }
+
+// A host of 2025-11-25 that declared the extension gets the task at once:
+// it has no input-required rounds to be asked in first.
+func TestAfterInputOlderHostGetsTaskAtOnce(t *testing.T) {
+	sess := laterSession{ended: make(chan string, 4)}
+	s := serve.New(sess, serve.Options{})
+	defer s.Close()
+	h := newRawHost(t, s)
+	fmt.Fprintf(h.w, `{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"extensions":{"%s":{}}},"clientInfo":{"name":"h","version":"1"}}}`+"\n", ExtensionID)
+	<-h.box("i")
+	fmt.Fprint(h.w, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	fmt.Fprint(h.w, `{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"later","arguments":{}}}`+"\n")
+	select {
+	case m := <-h.box("c"):
+		if r, _ := m["result"].(map[string]any); r["resultType"] != "task" || r["taskId"] == nil {
+			t.Errorf("tools/call = %v; want a task", m)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer")
+	}
+}
