@@ -132,7 +132,7 @@ type ToolJSON struct {
 	Timeout      string           `json:"timeout,omitempty" jsonschema_description:"Go duration."`
 	Title        string           `json:"title,omitempty" jsonschema_description:"A display name for hosts."`
 	AlwaysLoad   bool             `json:"always_load,omitempty" jsonschema_description:"Hosts that search tools themselves keep this one loaded (_meta anthropic/alwaysLoad)."`
-	Task         string           `json:"task,omitempty" jsonschema:"enum=optional,enum=required" jsonschema_description:"Runs as an MCP task (Tasks extension) for hosts that declare it: optional, or required (hosts without tasks get error -32021)."`
+	Task         string           `json:"task,omitempty" jsonschema:"enum=optional,enum=required,enum=after_input" jsonschema_description:"Runs as an MCP task (Tasks extension) for hosts that declare it: optional, required (hosts without tasks get error -32021), or after_input (asks in input-required rounds first and becomes a task when the Go tool calls runtime.ContinueAsTask)."`
 	Annotations  *AnnotationsJSON `json:"annotations,omitempty" jsonschema_description:"MCP tool annotations (hints for hosts)."`
 	OutputSchema any              `json:"output_schema,omitempty" jsonschema:"oneof_type=object;string" jsonschema_description:"JSON Schema of structured results, or ${file(\"schema.json\")}; a Go tool's comes from its result type."`
 }

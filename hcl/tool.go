@@ -134,6 +134,9 @@ func decodeTool(block *hcl.Block, ctx *hcl.EvalContext) (*toolBlock, hcl.Diagnos
 		diags = append(diags, d...)
 		t.REST = r
 	}
+	if t.Task == "after_input" && attrs["go"] == nil {
+		errAt(t.TaskRange, "Invalid task support", fmt.Sprintf("task of tool %q is \"after_input\", which only a Go tool (go = …) can use: it becomes a task when its code calls runtime.ContinueAsTask.", t.Name))
+	}
 
 	// A tool has exactly one implementation.
 	var kinds []string

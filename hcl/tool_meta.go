@@ -20,8 +20,9 @@ type toolMeta struct {
 	// loaded (Claude Code's _meta["anthropic/alwaysLoad"]).
 	AlwaysLoad bool
 	// Task says the tool runs as an MCP task for hosts that declare the
-	// Tasks extension: "optional" or "required" (MCP's taskSupport);
-	// "" for a plain call.
+	// Tasks extension: "optional" or "required" (MCP's taskSupport),
+	// "after_input" (input-required rounds first, then a task); "" for a
+	// plain call.
 	Task      string
 	TaskRange hcl.Range
 }
@@ -73,9 +74,9 @@ func (m *toolMeta) decode(content *hcl.BodyContent, block *hcl.Block, ctx *hcl.E
 		v, d := evalString(a.Expr, ctx)
 		diags = append(diags, d...)
 		m.Task, m.TaskRange = v, a.Expr.Range()
-		if !d.HasErrors() && v != "optional" && v != "required" {
+		if !d.HasErrors() && v != "optional" && v != "required" && v != "after_input" {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid task support",
-				Detail:  fmt.Sprintf("task of tool %q is %q; it must be \"optional\" (a task when the host supports tasks) or \"required\" (only as a task).", block.Labels[0], v),
+				Detail:  fmt.Sprintf("task of tool %q is %q; it must be \"optional\" (a task when the host supports tasks), \"required\" (only as a task) or \"after_input\" (asks in input-required rounds first, a task from runtime.ContinueAsTask on).", block.Labels[0], v),
 				Subject: a.Expr.Range().Ptr(), Context: block.DefRange.Ptr()})
 			m.Task = ""
 		}

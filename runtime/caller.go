@@ -145,3 +145,16 @@ func ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
 	}
 	return c.ListRoots(ctx)
 }
+
+// ContinueAsTask says the call goes on as a task from here: a host of the
+// stateless revision that declared the Tasks extension, calling a tool
+// declared with task = "after_input", has been asked the call's questions
+// so far in input-required rounds and now gets a task it polls; what the
+// call asks later goes through the task. For any other call it does
+// nothing and the call goes on as it is.
+func ContinueAsTask(ctx context.Context) error {
+	if c, ok := mcpconn.CallerFrom(ctx).(interface{ ContinueAsTask(context.Context) error }); ok {
+		return c.ContinueAsTask(ctx)
+	}
+	return nil
+}

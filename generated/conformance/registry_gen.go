@@ -94,6 +94,8 @@ const (
 	ToolTestToolWithLogging = "test_tool_with_logging"
 	// Reports progress while it runs (conformance scenario tools-call-with-progress).
 	ToolTestToolWithProgress = "test_tool_with_progress"
+	// Asks the user's name in an input-required round, then continues as a task (tasks-mrtr-composition).
+	ToolTestToolWithTask = "test_tool_with_task"
 )
 
 // Registry is the static description of the spec that sessions open
@@ -158,6 +160,7 @@ var _toolgenGoFuncs = map[string]decl.GoFunc{
 	"test_simple_text":                           _toolgenGoTestSimpleText,
 	"test_tool_with_logging":                     _toolgenGoTestToolWithLogging,
 	"test_tool_with_progress":                    _toolgenGoTestToolWithProgress,
+	"test_tool_with_task":                        _toolgenGoTestToolWithTask,
 }
 
 // _toolgenTools are the registry's tools, decoded from _toolgenToolData when
@@ -194,7 +197,8 @@ const _toolgenToolData = `[
 {"n":"test_sampling","d":"Asks the host's model (conformance scenario tools-call-sampling).","k":"go","i":{"type":"object","properties":{"prompt":{"type":"string"}},"required":["prompt"],"additionalProperties":false}},
 {"n":"test_simple_text","d":"Returns a fixed text response (conformance scenario tools-call-simple-text).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
 {"n":"test_tool_with_logging","d":"Sends three log messages while it runs (conformance scenario tools-call-with-logging).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
-{"n":"test_tool_with_progress","d":"Reports progress while it runs (conformance scenario tools-call-with-progress).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}}
+{"n":"test_tool_with_progress","d":"Reports progress while it runs (conformance scenario tools-call-with-progress).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false}},
+{"n":"test_tool_with_task","d":"Asks the user's name in an input-required round, then continues as a task (tasks-mrtr-composition).","k":"go","i":{"type":"object","properties":{},"additionalProperties":false},"m":{"toolgen.dev/task":"after_input"}}
 ]`
 
 var _toolgenAgents = []decl.Agent{
@@ -229,6 +233,7 @@ var _toolgenAgents = []decl.Agent{
 			{Kind: decl.UseTool, Name: "protocol_error_job"},
 			{Kind: decl.UseTool, Name: "confirm_delete"},
 			{Kind: decl.UseTool, Name: "multi_input"},
+			{Kind: decl.UseTool, Name: "test_tool_with_task"},
 			{Kind: decl.UseTool, Name: "test_missing_capability"},
 			{Kind: decl.UsePrompt, Name: "test_simple_prompt"},
 			{Kind: decl.UsePrompt, Name: "test_prompt_with_arguments"},
@@ -667,6 +672,20 @@ func _toolgenGoTestToolWithProgress(ctx context.Context, args json.RawMessage) (
 	return json.Marshal(out)
 }
 
+// _toolgenGoTestToolWithTask runs github.com/toolgen-dev/toolgen/examples/conformance/tools.GreetLater for tool "test_tool_with_task": it decodes the arguments into
+// NoArgs and encodes the result as JSON.
+func _toolgenGoTestToolWithTask(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var in tools.NoArgs
+	if err := _toolgenDecode("test_tool_with_task", args, &in); err != nil {
+		return nil, err
+	}
+	out, err := tools.GreetLater(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
 // _toolgenDecode decodes tool arguments strictly: an unknown field is an error the
 // model can correct, not a silently ignored value. Empty arguments decode
 // to the zero value.
@@ -708,4 +727,5 @@ var (
 	_ = tools.SimpleText
 	_ = tools.ToolWithLogging
 	_ = tools.ToolWithProgress
+	_ = tools.GreetLater
 )

@@ -118,6 +118,11 @@ type round struct {
 	caps    *mcp.InitializeParams // what the host declared in the request that started the call
 	early   mcp.InputResponseMap  // answers the host gave ahead, with its first request
 	missing []string              // capabilities required questions need that the host did not declare
+
+	toTask     Escalate        // nil: the call cannot continue as a task (escalate.go)
+	esc        *Escalation     // set when it did
+	escalating bool            // toTask is making the task
+	escalated  chan mcp.Result // the task's answer to the waiting request, once
 }
 
 // roundDone is how a parked call ended: a tools/call or prompts/get result,
@@ -193,14 +198,22 @@ func (s *Server) callInRounds(ctx context.Context, req mcp.Request, state string
 // outlives that request while it waits for the host's answers. Until it
 // parks, its session's server holds it (holder) and nothing else knows
 // of it.
-func (rs *rounds) start(run func(ctx context.Context) (mcp.Result, error), early mcp.InputResponseMap, caps *mcp.InitializeParams, holder *parkedCalls) *round {
+func (rs *rounds) start(run func(ctx context.Context) (mcp.Result, error), early mcp.InputResponseMap, caps *mcp.InitializeParams, holder *parkedCalls, toTask ...Escalate) *round {
 	ctx, cancel := context.WithCancel(rs.ctx)
 	r := &round{ctx: ctx, cancel: cancel, done: make(chan roundDone, 1), asked: make(chan struct{}, 1),
 		early: early, caps: caps, holder: holder}
+	if len(toTask) > 0 {
+		r.toTask, r.escalated = toTask[0], make(chan mcp.Result, 1)
+	}
 	holder.add(r)
 	ctx = mcpconn.WithCaller(ctx, &roundCaller{r: r}) // withCaller fills in host
 	rs.run(func() {
 		res, err := run(ctx)
+		if esc := r.escalation(); esc != nil { // a task now: its outcome settles the task
+			tr, _ := res.(*mcp.CallToolResult)
+			esc.Settle(tr, err)
+			return
+		}
 		r.done <- roundDone{res, err}
 	})
 	return r
@@ -332,6 +345,9 @@ func (rs *rounds) waitNotifying(ctx context.Context, r *round, notify context.Co
 				return nil, d.err
 			}
 			return completed(d.res), nil
+		case task := <-r.escalated: // nil channel unless the call may continue as a task
+			rs.handOver(r)
+			return task, nil
 		case <-r.asked:
 			// Let questions asked together arrive together.
 			t := time.NewTimer(askSettle)
@@ -506,6 +522,9 @@ func (c *roundCaller) declared() *mcp.ClientCapabilities {
 }
 
 func (c *roundCaller) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	if esc := c.r.escalation(); esc != nil {
+		return esc.Caller.CreateMessage(ctx, p)
+	}
 	if c.declared().Sampling == nil {
 		if err := c.r.require(ctx, "sampling"); err != nil {
 			return nil, err
@@ -520,6 +539,9 @@ func (c *roundCaller) CreateMessage(ctx context.Context, p *mcp.CreateMessagePar
 }
 
 func (c *roundCaller) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if esc := c.r.escalation(); esc != nil {
+		return esc.Caller.Elicit(ctx, p)
+	}
 	if c.declared().Elicitation == nil {
 		if err := c.r.require(ctx, "elicitation"); err != nil {
 			return nil, err
@@ -539,6 +561,14 @@ func (c *roundCaller) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.Eli
 
 // ListRoots asks the host for its roots (a tool that needs them).
 func (c *roundCaller) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
+	if esc := c.r.escalation(); esc != nil {
+		if lr, ok := esc.Caller.(interface {
+			ListRoots(context.Context) (*mcp.ListRootsResult, error)
+		}); ok {
+			return lr.ListRoots(ctx)
+		}
+		return nil, errors.New("roots: the task cannot ask for roots")
+	}
 	if d := c.declared(); d.RootsV2 == nil && !d.Roots.ListChanged {
 		if err := c.r.require(ctx, "roots"); err != nil {
 			return nil, err

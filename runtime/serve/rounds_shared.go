@@ -192,8 +192,11 @@ func (sr *sharedRounds) watch(rs *rounds, r *round) {
 			}
 		}
 		r.mu.Lock()
-		n := r.shown
+		n, over := r.shown, r.over
 		r.mu.Unlock()
+		if over { // handed over to a task (escalate.go), which follows the store itself
+			return
+		}
 		if n > handled {
 			v, ok, err := sr.st.Get(ctx, roundKey(r.id, "answers", strconv.Itoa(n)))
 			if err == nil && ok {

@@ -34,6 +34,11 @@ type Call struct {
 	// Hold keeps the session open after the request until done is called;
 	// when the server closes first, it calls cancel (the run must end).
 	Hold func(cancel context.CancelFunc) (done func())
+	// Rounds, for a host of the stateless revision (nil for others), runs
+	// the call in input-required rounds as the server would; when the call
+	// says it continues as a task (runtime.ContinueAsTask), toTask makes
+	// it one (escalate.go).
+	Rounds func(ctx context.Context, toTask Escalate) (mcp.Result, error)
 }
 
 // CallFilter is a CallTaker that can tell from the request and the called
@@ -96,6 +101,11 @@ func (s *Server) offer(ctx context.Context, req *mcp.CallToolRequest, take bool)
 // offered is req as a Call of tool: a run that outlives req.
 func (s *Server) offered(req *mcp.CallToolRequest, tool *runtime.ToolInfo) *Call {
 	call := &Call{Request: req, Hold: s.hold, Tool: tool}
+	if statelessHost(req) {
+		call.Rounds = func(ctx context.Context, toTask Escalate) (mcp.Result, error) {
+			return s.callEscalating(ctx, req, call, toTask)
+		}
+	}
 	name, args := req.Params.Name, req.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")

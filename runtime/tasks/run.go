@@ -52,36 +52,43 @@ func start(b *Board, rec *Record, caps *mcp.ClientCapabilities, run func(ctx con
 		defer done()
 		defer close(t.ended)
 		res, err := t.call(ctx, run)
-		// The store is written even after the run's context ended.
-		sctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-		defer stop()
-		var serr error
-		switch cause := context.Cause(ctx); {
-		case errors.Is(cause, errCancelled):
-			// Cancel settled it already.
-		case cause != nil:
-			serr = b.Fail(sctx, t.id, &Error{Code: codeInternal, Message: "the task stopped: " + cause.Error()})
-		case err != nil:
-			e := &Error{Code: codeInternal, Message: err.Error()}
-			var je *jsonrpc.Error
-			if errors.As(err, &je) {
-				e.Code, e.Message = je.Code, je.Message
-			}
-			serr = b.Fail(sctx, t.id, e)
-		default:
-			v, merr := json.Marshal(res)
-			if merr != nil {
-				serr = b.Fail(sctx, t.id, &Error{Code: codeInternal, Message: "result: " + merr.Error()})
-			} else {
-				serr = b.Complete(sctx, t.id, v)
-			}
-		}
-		if serr != nil {
-			log.Error("tasks.settle", "task", t.id, "error", serr)
-		}
-		cancel(nil)
+		t.settle(ctx, res, err, log)
 	}()
 	return t
+}
+
+// settle writes how the task's call ended to the board; ctx is the run's,
+// whose cause says whether the host cancelled it or the agent stopped it.
+func (t *running) settle(ctx context.Context, res *mcp.CallToolResult, err error, log *slog.Logger) {
+	b := t.b
+	// The store is written even after the run's context ended.
+	sctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	var serr error
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errCancelled):
+		// Cancel settled it already.
+	case cause != nil:
+		serr = b.Fail(sctx, t.id, &Error{Code: codeInternal, Message: "the task stopped: " + cause.Error()})
+	case err != nil:
+		e := &Error{Code: codeInternal, Message: err.Error()}
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			e.Code, e.Message = je.Code, je.Message
+		}
+		serr = b.Fail(sctx, t.id, e)
+	default:
+		v, merr := json.Marshal(res)
+		if merr != nil {
+			serr = b.Fail(sctx, t.id, &Error{Code: codeInternal, Message: "result: " + merr.Error()})
+		} else {
+			serr = b.Complete(sctx, t.id, v)
+		}
+	}
+	if serr != nil {
+		log.Error("tasks.settle", "task", t.id, "error", serr)
+	}
+	t.cancel(nil)
 }
 
 var errShutdown = errors.New("the agent is shutting down")

@@ -273,13 +273,13 @@ func (e *extension) wake(id string) {
 	}
 }
 
-// Support is how a tool runs as a task: "" (never), "optional" or
-// "required".
+// Support is how a tool runs as a task: "" (never), "optional",
+// "required" or "after_input" (escalate.go).
 func Support(t *runtime.ToolInfo) string {
 	if t == nil {
 		return ""
 	}
-	if v, ok := t.Meta[MetaKey].(string); ok && (v == "optional" || v == "required") {
+	if v, ok := t.Meta[MetaKey].(string); ok && (v == "optional" || v == "required" || v == AfterInput) {
 		return v
 	}
 	if t.Kind == decl.KindAgent && t.Name != decl.ToolListAgents {
@@ -305,6 +305,14 @@ func (e *extension) TakeCall(ctx context.Context, sess serve.Session, call *serv
 		}
 		return nil, false, nil
 	}
+	if support == AfterInput {
+		if res, taken, err := e.takeAfterInput(ctx, sess, call); taken {
+			return res, true, err
+		}
+		if call.Request.Params.RequestState != "" {
+			return nil, false, nil // a later round of its call
+		}
+	}
 	b := e.board(sess)
 	rec, err := b.Create(ctx, callerOf(context.WithValue(ctx, requestKey{}, mcp.Request(call.Request))), DefaultTTL, DefaultPoll)
 	if err != nil {
@@ -312,19 +320,24 @@ func (e *extension) TakeCall(ctx context.Context, sess serve.Session, call *serv
 	}
 	caps := call.Request.ClientCapabilities()
 	t := start(b, rec, caps, call.Run, call.Hold, slog.Default())
+	e.track(rec.ID, t)
+	return wire(rec, "task"), true, nil
+}
+
+// track keeps a task this process runs findable by id until it ends.
+func (e *extension) track(id string, t *running) {
 	e.mu.Lock()
 	if e.local == nil {
 		e.local = map[string]*running{}
 	}
-	e.local[rec.ID] = t
+	e.local[id] = t
 	e.mu.Unlock()
 	go func() {
 		<-t.ended
 		e.mu.Lock()
-		delete(e.local, rec.ID)
+		delete(e.local, id)
 		e.mu.Unlock()
 	}()
-	return wire(rec, "task"), true, nil
 }
 
 // declared reports whether req's host declared the extension: in the

@@ -20,6 +20,7 @@ func TestSupport(t *testing.T) {
 		{&runtime.ToolInfo{Name: "plain", Kind: decl.KindGo}, ""},
 		{&runtime.ToolInfo{Name: "slow", Kind: decl.KindGo, Meta: mcp.Meta{MetaKey: "optional"}}, "optional"},
 		{&runtime.ToolInfo{Name: "only", Kind: decl.KindREST, Meta: mcp.Meta{MetaKey: "required"}}, "required"},
+		{&runtime.ToolInfo{Name: "later", Kind: decl.KindGo, Meta: mcp.Meta{MetaKey: AfterInput}}, AfterInput},
 		{&runtime.ToolInfo{Name: "odd", Kind: decl.KindGo, Meta: mcp.Meta{MetaKey: "sometimes"}}, ""},
 		{&runtime.ToolInfo{Name: "agent__reader", Kind: decl.KindAgent}, "optional"},
 		{&runtime.ToolInfo{Name: decl.ToolSpawnAgents, Kind: decl.KindAgent}, "optional"},

@@ -143,6 +143,12 @@ tool "multi_input" {
   task        = "optional"
 }
 
+tool "test_tool_with_task" {
+  description = "Asks the user's name in an input-required round, then continues as a task (tasks-mrtr-composition)."
+  go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.GreetLater"
+  task        = "after_input"
+}
+
 tool "test_missing_capability" {
   description = "Needs the host's model: refused (-32021) to a host that did not declare sampling (server-stateless)."
   go          = "github.com/toolgen-dev/toolgen/examples/conformance/tools.MissingCapability"
@@ -172,7 +178,7 @@ agent "conformance" {
       tool.test_input_required_result_list_roots, tool.test_input_required_result_request_state,
       tool.test_input_required_result_tampered_state, tool.test_input_required_result_multiple_inputs,
       tool.test_input_required_result_multi_round, tool.test_input_required_result_capabilities,
-      tool.greet, tool.slow_compute, tool.failing_job, tool.protocol_error_job, tool.confirm_delete, tool.multi_input,
+      tool.greet, tool.slow_compute, tool.failing_job, tool.protocol_error_job, tool.confirm_delete, tool.multi_input, tool.test_tool_with_task,
       tool.test_missing_capability,
       prompt.test_simple_prompt, prompt.test_prompt_with_arguments,
       resource.static_text, resource.watched, server.test,

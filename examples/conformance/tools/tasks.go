@@ -95,3 +95,22 @@ func MultiInput(ctx context.Context, _ NoArgs) (string, error) {
 	}
 	return "got " + names[0] + " and " + names[1], nil
 }
+
+// GreetLater asks the user's name in an input-required round (user_name),
+// then continues as a task that greets them after a moment
+// (tasks-mrtr-composition): declared with task = "after_input".
+func GreetLater(ctx context.Context, _ NoArgs) (string, error) {
+	name, err := askName(runtime.AskAs(ctx, "user_name"), "What is your name?")
+	if err != nil {
+		return "", err
+	}
+	if err := runtime.ContinueAsTask(ctx); err != nil {
+		return "", err
+	}
+	select {
+	case <-time.After(200 * time.Millisecond):
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
+	}
+	return "Hello, " + name + ", from a task!", nil
+}

@@ -38,3 +38,8 @@ tool "f" {
   rest { url = "https://example.com/f" }
   task = "sometimes" # ERROR: Invalid task support
 }
+
+tool "g" {
+  rest { url = "https://example.com/g" }
+  task = "after_input" # ERROR: Invalid task support
+}
