@@ -44,9 +44,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/agentcli"
-	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/scripts/internal/everything"
 )
 
 func main() {
@@ -554,13 +553,5 @@ func agent(args []string) int {
 			}()
 		}
 	}
-	reg := &runtime.Registry{
-		Package: "httpbench", Separator: "__",
-		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 30 * time.Second,
-			MaxDepth: 2, InitConcurrency: 4},
-		Servers: []decl.Server{{Name: "everything", Transport: "stdio", Command: os.Getenv("HTTPBENCH_NODE"),
-			Args: []string{os.Getenv("HTTPBENCH_EVERYTHING"), "stdio"}, Trusted: true, StartupTimeout: 30 * time.Second}},
-		Agents: []decl.Agent{{Name: "gateway", Use: []decl.Use{{Kind: decl.UseServer, Name: "everything"}}}},
-	}
-	return agentcli.Main(reg, args)
+	return agentcli.Main(everything.Registry("httpbench", os.Getenv("HTTPBENCH_NODE"), os.Getenv("HTTPBENCH_EVERYTHING")), args)
 }

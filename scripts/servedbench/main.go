@@ -36,9 +36,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/agentcli"
-	"github.com/toolgen-dev/toolgen/runtime/decl"
+	"github.com/toolgen-dev/toolgen/scripts/internal/everything"
 )
 
 func main() {
@@ -256,15 +255,7 @@ func agent(args []string) int {
 			}
 		}()
 	}
-	reg := &runtime.Registry{
-		Package: "servedbench", Separator: "__",
-		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 30 * time.Second,
-			MaxDepth: 2, InitConcurrency: 4},
-		Servers: []decl.Server{{Name: "everything", Transport: "stdio", Command: os.Getenv("SERVEDBENCH_NODE"),
-			Args: []string{os.Getenv("SERVEDBENCH_EVERYTHING"), "stdio"}, Trusted: true, StartupTimeout: 30 * time.Second}},
-		Agents: []decl.Agent{{Name: "gateway", Use: []decl.Use{{Kind: decl.UseServer, Name: "everything"}}}},
-	}
-	return agentcli.Main(reg, args)
+	return agentcli.Main(everything.Registry("servedbench", os.Getenv("SERVEDBENCH_NODE"), os.Getenv("SERVEDBENCH_EVERYTHING")), args)
 }
 
 // cpuTimes is the CPU time each process has used so far, summed over its
