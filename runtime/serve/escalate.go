@@ -83,21 +83,3 @@ func (r *round) escalation() *Escalation {
 	defer r.mu.Unlock()
 	return r.esc
 }
-
-// handOver forgets r as a parked call without ending it: it runs on as a
-// task, which holds the server and cancels it.
-func (rs *rounds) handOver(r *round) {
-	r.mu.Lock()
-	r.over = true
-	id, timer := r.id, r.timer
-	r.mu.Unlock()
-	if id != "" {
-		rs.mu.Lock()
-		delete(rs.byID, id)
-		rs.mu.Unlock()
-		timer.Stop()
-	}
-	if r.holder != nil {
-		r.holder.remove(r)
-	}
-}

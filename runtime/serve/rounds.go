@@ -276,7 +276,12 @@ func (rs *rounds) park(r *round) bool {
 }
 
 // end forgets r and cancels its call.
-func (rs *rounds) end(r *round) {
+func (rs *rounds) end(r *round) { rs.forget(r, r.cancel) }
+
+// forget makes r over and no longer a parked call, running stop (if any)
+// before its server stops holding it. Without stop, r runs on as a task
+// (handed over), which holds the server and cancels it.
+func (rs *rounds) forget(r *round, stop func()) {
 	r.mu.Lock()
 	r.over = true
 	id, timer := r.id, r.timer
@@ -287,7 +292,9 @@ func (rs *rounds) end(r *round) {
 		rs.mu.Unlock()
 		timer.Stop()
 	}
-	r.cancel()
+	if stop != nil {
+		stop()
+	}
 	if r.holder != nil {
 		r.holder.remove(r)
 	}
@@ -346,7 +353,7 @@ func (rs *rounds) waitNotifying(ctx context.Context, r *round, notify context.Co
 			}
 			return completed(d.res), nil
 		case task := <-r.escalated: // nil channel unless the call may continue as a task
-			rs.handOver(r)
+			rs.forget(r, nil) // handed over: the task runs it on
 			return task, nil
 		case <-r.asked:
 			// Let questions asked together arrive together.
