@@ -198,7 +198,7 @@ func (c *cli) serve(args []string) int {
 			defer stopPage()
 		}
 		so.Logger.Info("serve.stdio", "agent", sess.Agent())
-		err = srv.ServeIO(c.ctx, c.opts.Stdin, nopCloser{c.stdout})
+		err = srv.ServeIO(c.ctx, servingStdio(c.opts.Stdin), nopCloser{c.stdout})
 	}
 	if err != nil {
 		return c.fail(exitFail, err)

@@ -8,7 +8,12 @@
 // the medians, their ratios to direct (and of 2026-07-28 to 2025-11-25),
 // and each process's CPU time per call. `make bench` runs it.
 //
-//	go run ./scripts/servedbench [-rounds 3] [-calls 300] [-cpuprofile agent.prof] [-memprofile agent.mprof]
+//	go run ./scripts/servedbench [-rounds 3] [-calls 300] [-cpuprofile agent.prof] [-memprofile agent.mprof] [-before BIN] [-before-env K=V]
+//
+// -before BIN adds a side "before": another build of this command (say
+// from main) as the agent of a 2025-11-25 host, so a change is compared
+// with the old code in the same run; -before-env K=V,… runs that side
+// (or this build) with settings added to its environment.
 //
 // SERVEDBENCH_PROFILE_2026=1 profiles the agent of the 2026-07-28 host
 // instead.
@@ -50,9 +55,11 @@ func main() {
 	rounds := flag.Int("rounds", 3, "alternating rounds")
 	calls := flag.Int("calls", 300, "calls per side per round")
 	profile := flag.String("cpuprofile", "", "write the agent's CPU profile to `FILE`")
+	before := flag.String("before", "", "another build of servedbench to run as side \"before\" (the old agent, for a 2025-11-25 host)")
+	beforeEnv := flag.String("before-env", "", "comma-separated `K=V` settings added to side \"before\"'s environment (with -before, or this build when -before is not given)")
 	memprofile := flag.String("memprofile", "", "write the agent's allocation profile to `FILE`")
 	flag.Parse()
-	if err := run(*rounds, *calls, *profile, *memprofile); err != nil {
+	if err := run(*rounds, *calls, *profile, *memprofile, options{before: *before, beforeEnv: *beforeEnv}); err != nil {
 		fmt.Fprintln(os.Stderr, "servedbench:", err)
 		os.Exit(1)
 	}
@@ -76,7 +83,12 @@ func upstream() (node, everything string, err error) {
 	}
 }
 
-func run(rounds, calls int, profile, memprofile string) error {
+// options of the extra side "before".
+type options struct {
+	before, beforeEnv string
+}
+
+func run(rounds, calls int, profile, memprofile string, o options) error {
 	node, everything, err := upstream()
 	if err != nil {
 		return err
@@ -110,6 +122,18 @@ func run(rounds, calls int, profile, memprofile string) error {
 		{name: "agent26", tool: "everything__echo", version: "2026-07-28", cmd: exec.Command(self, "agent", "serve", "--stdio")},
 	}
 	sides[1].cmd.Env, sides[2].cmd.Env, sides[3].cmd.Env = env, agentEnv, env
+	if o.before != "" || o.beforeEnv != "" {
+		bin := self
+		if o.before != "" {
+			bin = o.before
+		}
+		b := &side{name: "before", tool: "everything__echo", version: "2025-11-25", cmd: exec.Command(bin, "agent", "serve", "--stdio")}
+		b.cmd.Env = slices.Clone(env)
+		if o.beforeEnv != "" {
+			b.cmd.Env = append(b.cmd.Env, strings.Split(o.beforeEnv, ",")...)
+		}
+		sides = append(sides, b)
+	}
 	if os.Getenv("SERVEDBENCH_PROFILE_2026") != "" {
 		sides[2].cmd.Env, sides[3].cmd.Env = env, agentEnv // the profiles are agent26's
 	}
@@ -183,6 +207,11 @@ func run(rounds, calls int, profile, memprofile string) error {
 	row("median", m)
 	n := time.Duration(rounds * calls)
 	perCall := func(t time.Duration) time.Duration { return (t / n).Round(time.Microsecond) }
+	if len(sides) > 4 { // before: the same host as agent's, another build or setting
+		fmt.Printf("before: median %s; agent ÷ before %.2f; ÷ relay: agent %.2f, before %.2f; agent CPU per call: agent %s, before %s (relay %s)\n", m[4],
+			float64(m[2])/float64(m[4]), float64(m[2])/float64(m[1]), float64(m[4])/float64(m[1]),
+			perCall(sides[2].cpu[1]), perCall(sides[4].cpu[1]), perCall(sides[1].cpu[1]))
+	}
 	fmt.Printf("CPU per call: direct: host %s, server %s; relay: host %s, relay %s, server %s; agent: host %s, agent %s, server %s; agent26: host %s, agent %s, server %s\n",
 		perCall(sides[0].cpu[0]), perCall(sides[0].cpu[1]),
 		perCall(sides[1].cpu[0]), perCall(sides[1].cpu[1]), perCall(sides[1].cpu[2]),

@@ -1,0 +1,128 @@
+package agentcli
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A blocking pipe (what a host hands an agent on stdin) is read through
+// the netpoller, through a description of its own: deadlines work, a
+// read waits without a thread, Close ends a read in progress, and the
+// pipe's own description stays blocking.
+func TestPollablePipe(t *testing.T) {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+	defer r.Close()
+	defer w.Close()
+	if pollable(r) {
+		t.Fatal("a blocking pipe reads as pollable")
+	}
+	p, ok := pollablePipe(r)
+	if !ok || p == r {
+		t.Fatalf("pollablePipe = %v, %v; want a new file", p, ok)
+	}
+	if _, err := w.Write([]byte("line\n")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	if n, err := p.Read(buf); err != nil || string(buf[:n]) != "line\n" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	p.SetReadDeadline(time.Now().Add(-time.Second))
+	if _, err := p.Read(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a read past its deadline: %v, want os.ErrDeadlineExceeded", err)
+	}
+	p.SetReadDeadline(time.Time{})
+	flags, err := fcntlFlags(fds[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flags&syscall.O_NONBLOCK != 0 {
+		t.Error("the pipe's own description became non-blocking")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Read(buf)
+		done <- err
+	}()
+	time.Sleep(10 * time.Millisecond) // let the read start waiting; it ends either way
+	p.Close()
+	if err := <-done; err == nil || errors.Is(err, io.EOF) {
+		t.Fatalf("read after Close: %v, want a closed-file error", err)
+	}
+}
+
+// What is not a pipe stays as it is.
+func TestPollablePipeNotAPipe(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if p, ok := pollablePipe(f); ok {
+		t.Fatalf("a regular file: pollablePipe = %v, true", p)
+	}
+	r, w, err := os.Pipe() // already pollable: kept
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if p, ok := pollablePipe(r); !ok || p != r {
+		t.Fatalf("a pollable pipe: pollablePipe = %v, %v; want it back", p, ok)
+	}
+}
+
+func fcntlFlags(fd int) (int, error) {
+	flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFL, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(flags), nil
+}
+
+// serve --stdio on a pipe runs on one P with a pollable stdin, unless
+// GOMAXPROCS is set; checked in a child (this test binary again) whose
+// stdin is a pipe, since it changes the process.
+func TestServingStdioOneP(t *testing.T) {
+	if os.Getenv("AGENTCLI_STDIO_CHILD") != "" {
+		in := servingStdio(os.Stdin)
+		f, _ := in.(*os.File)
+		if f == nil || f == os.Stdin || !pollable(f) {
+			t.Fatalf("servingStdio(os.Stdin on a pipe) = %v; want a pollable reopened pipe", in)
+		}
+		want := 1
+		if v := os.Getenv("GOMAXPROCS"); v != "" {
+			want = 3
+		}
+		if got := goruntime.GOMAXPROCS(0); got != want {
+			t.Fatalf("GOMAXPROCS = %d, want %d", got, want)
+		}
+		if in := servingStdio(io.NopCloser(os.Stdin)); in == nil {
+			t.Fatal("an embedder's reader was dropped")
+		}
+		return
+	}
+	for _, env := range [][]string{{"AGENTCLI_STDIO_CHILD=1"}, {"AGENTCLI_STDIO_CHILD=1", "GOMAXPROCS=3"}} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestServingStdioOneP$", "-test.count=1")
+		cmd.Env = append(os.Environ(), env...)
+		stdin, err := cmd.StdinPipe() // a pipe, as a host gives
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stdin.Close()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+	}
+}
