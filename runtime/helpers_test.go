@@ -155,12 +155,34 @@ func (c *memConnector) Acquire(ctx context.Context, srv *decl.Server, getenv fun
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolgen-test", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { go u.refresh() },
 	})
+	// A 2026-07-28 session subscribes to list changes beside its first
+	// tools/list (go-sdk does not wait for the server to take it): list
+	// once the server has acknowledged (internal/mcpconn lists again then), or a
+	// change made in between is never seen.
+	subscribed := make(chan struct{})
+	var once sync.Once
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "notifications/subscriptions/acknowledged" {
+				once.Do(func() { close(subscribed) })
+			}
+			return next(ctx, method, req)
+		}
+	})
 	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		ss.Close()
 		return nil, err
 	}
 	u.cs = cs
+	if r := cs.InitializeResult(); r.ProtocolVersion >= "2026-07-28" && r.Capabilities.Tools != nil && r.Capabilities.Tools.ListChanged {
+		select {
+		case <-subscribed:
+		case <-ctx.Done():
+			cs.Close()
+			return nil, ctx.Err()
+		}
+	}
 	if err := u.list(ctx); err != nil {
 		cs.Close()
 		return nil, err
