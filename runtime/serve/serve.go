@@ -211,10 +211,9 @@ func (s *Server) Close() error {
 	})
 	s.wg.Wait()
 	s.cancelHolds()
+	s.parked.endAll(s.rounds) // inline calls too (rounds_inline.go)
 	if s.ownRounds {
 		s.rounds.close()
-	} else {
-		s.parked.endAll(s.rounds)
 	}
 	if s.features != nil {
 		s.features.close()
