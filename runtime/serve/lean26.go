@@ -156,6 +156,9 @@ func (lc *leanCalls) stateless(ctx context.Context, key idKey, cancel context.Ca
 	host := lc.metas.declared(req.Params.Meta)
 	if host != nil {
 		s.hostDeclared(host.Capabilities, true)
+		if lc.l26.named.Swap(host) != host { // the cached _meta's: once per change
+			s.nameStatelessHost(host)
+		}
 	}
 	// An extension (tasks) takes the call first, as on go-sdk's path.
 	if res, taken, err := s.takeCall(ctx, req); taken {
@@ -250,7 +253,8 @@ func (lc *leanCalls) answerStateless(head []byte, res mcp.Result, err error) {
 // connection.
 type lean26State struct {
 	infoOnce sync.Once
-	info     []byte // the server's serverInfo, encoded
+	info     []byte                               // the server's serverInfo, encoded
+	named    atomic.Pointer[mcp.InitializeParams] // the host named last (statelesshosts.go)
 }
 
 // serverInfo is the server's serverInfo as encoding/json writes it inside

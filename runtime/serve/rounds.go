@@ -79,6 +79,8 @@ type rounds struct {
 	idle atomic.Int32 // workers waiting for a call
 
 	shared roundSharer // nil: rounds live in this process only (rounds_shared.go)
+
+	hosts statelessHosts // named in the log (statelesshosts.go)
 }
 
 // close cancels every call, running or parked, and waits for them to end.

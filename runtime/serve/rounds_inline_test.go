@@ -5,10 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -224,6 +228,9 @@ func TestStatelessCallAllocatesAsOlder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("counts allocations over many calls")
 	}
+	if raceEnabled {
+		t.Skip("the race detector changes what allocates (one more for a 2026-07-28 call)")
+	}
 	allocs := map[string]float64{}
 	for _, rev := range []string{"2025-11-25", StatelessRevision} {
 		call, stop := stdioHost(t, rev)
@@ -239,4 +246,59 @@ func TestStatelessCallAllocatesAsOlder(t *testing.T) {
 		t.Errorf("a 2026-07-28 call allocates %.1f times, a 2025-11-25 call %.1f", allocs[StatelessRevision], allocs["2025-11-25"])
 	}
 	t.Logf("allocations per call: %v", allocs)
+}
+
+// A host of the stateless revision is named in the log (serve.client)
+// once, the first time its name, version and revision are seen, over
+// stdio and HTTP; it never initializes, where older hosts are named.
+func TestStatelessHostNamedOnce(t *testing.T) {
+	var logs syncBuffer
+	s := New(askingSession{newFakeSession()}, Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	defer s.Close()
+	c := startRaw(t, s)
+	c.send([]byte(`{"jsonrpc":"2.0","id":"first","method":"tools/list","params":{"_meta":` + rawMeta26 + `}}` + "\n"))
+	c.wait(`"first"`)
+	for i := range 3 {
+		id := strconv.Itoa(i + 1)
+		c.send(rawCall26(id, "echo", ""))
+		c.wait(id)
+	}
+	other := strings.Replace(rawMeta26, `"version":"1"`, `"version":"2"`, 1)
+	c.send([]byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":` + other + `}}` + "\n"))
+	c.wait(`9`)
+	url := startHTTP(t, s)
+	for range 2 {
+		if code, _ := post26(t, url, "tools/call", "echo", `{"name":"echo","arguments":{},"_meta":`+strings.Replace(rawMeta26, `"raw"`, `"web"`, 1)+`}`); code != 200 {
+			t.Fatalf("HTTP status %d", code)
+		}
+	}
+	var named []string
+	for _, line := range strings.Split(logs.String(), "\n") {
+		var e map[string]any
+		if json.Unmarshal([]byte(line), &e) == nil && e["msg"] == "serve.client" {
+			named = append(named, fmt.Sprint(e["client"], " ", e["client_version"], " ", e["protocol"]))
+		}
+	}
+	want := []string{"raw 1 2026-07-28", "raw 2 2026-07-28", "web 1 2026-07-28"}
+	if !slices.Equal(named, want) {
+		t.Errorf("serve.client lines name %q, want %q", named, want)
+	}
+}
+
+// syncBuffer is a bytes.Buffer for a logger written from many goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

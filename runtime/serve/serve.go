@@ -367,6 +367,7 @@ func (s *Server) perRequestHost(req mcp.Request) {
 	}
 	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion >= StatelessRevision {
 		s.hostDeclared(p.Capabilities, true)
+		s.nameStatelessHost(p)
 	}
 }
 
