@@ -52,3 +52,37 @@ func TestMetaCacheDecodesLikeUnmarshal(t *testing.T) {
 }
 
 func jsonUnmarshalMeta(s string, m *mcp.Meta) error { return json.Unmarshal([]byte(s), m) }
+
+// The cache reads any _meta as json.Unmarshal does, cold and warm, and
+// what it says the host declared is what declaredIn reads from the map.
+func FuzzMetaCache(f *testing.F) {
+	const good = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"h","version":"1"}}`
+	f.Add([]byte(good))
+	f.Add([]byte(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":"x"}}`))
+	f.Add([]byte(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":1}}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, v []byte) {
+		var c metaCache
+		var want mcp.Meta
+		werr := json.Unmarshal(v, &want)
+		for range 2 { // cold, then from the cache
+			meta, lean, ok := c.decode(v)
+			if ok != (werr == nil && len(v) > 0 && v[0] == '{') {
+				t.Fatalf("decode(%q) ok %v, json.Unmarshal: %v", v, ok, werr)
+			}
+			if !ok {
+				return
+			}
+			if !reflect.DeepEqual(meta, want) {
+				t.Fatalf("decode(%q) = %v, json.Unmarshal %v", v, meta, want)
+			}
+			host, wantLean := declaredIn(want)
+			if lean != wantLean {
+				t.Fatalf("decode(%q): lean %v, declaredIn %v", v, lean, wantLean)
+			}
+			if got := c.declared(meta); !reflect.DeepEqual(got, host) {
+				t.Fatalf("declared(%q) = %+v, declaredIn %+v", v, got, host)
+			}
+		}
+	})
+}
