@@ -53,12 +53,13 @@ func withCaller(ctx context.Context, req *mcp.CallToolRequest) context.Context {
 	if !ok || ss == nil {
 		return ctx
 	}
-	c := &caller{ss: ss, token: req.Params.GetProgressToken()}
 	if rc, ok := mcpconn.CallerFrom(ctx).(*roundCaller); ok && rc.host == nil {
-		rc.host = c // questions go to the host's rounds; progress and logs to its request
+		// Questions go to the host's rounds; progress and logs to its request.
+		rc.own = caller{ss: ss, token: req.Params.GetProgressToken()}
+		rc.host = &rc.own
 		return ctx
 	}
-	return mcpconn.WithCaller(ctx, c)
+	return mcpconn.WithCaller(ctx, &caller{ss: ss, token: req.Params.GetProgressToken()})
 }
 
 // hostAware is a Session whose MCP connections follow the host's

@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
+	"reflect"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/runtime"
 )
 
 // The lean path for a stdio host of the stateless revision (2026-07-28):
@@ -37,38 +41,62 @@ func leanSession(ss *mcp.ServerSession) bool {
 // leanMeta reports whether this path reads a tools/call's _meta exactly
 // as go-sdk would, for a host of the stateless revision.
 func leanMeta(meta mcp.Meta) bool {
+	_, ok := declaredIn(meta)
+	return ok
+}
+
+// declaredIn is what the host declared in a request's _meta, as go-sdk
+// takes it into the session's InitializeParams, when this path reads
+// that _meta exactly as go-sdk would (ok).
+func declaredIn(meta mcp.Meta) (_ *mcp.InitializeParams, ok bool) {
 	if v, _ := meta[mcp.MetaKeyProtocolVersion].(string); v != StatelessRevision {
-		return false
+		return nil, false
 	}
 	if _, ok := meta[mcp.MetaKeyLogLevel]; ok {
-		return false // sets what the call may log: go-sdk's
+		return nil, false // sets what the call may log: go-sdk's
 	}
+	p := &mcp.InitializeParams{ProtocolVersion: StatelessRevision, Capabilities: &mcp.ClientCapabilities{}}
 	if info, ok := meta[mcp.MetaKeyClientInfo]; ok {
 		if _, obj := info.(map[string]any); !obj {
-			return false // go-sdk refuses it
+			return nil, false // go-sdk refuses it
+		}
+		if b, err := json.Marshal(info); err == nil {
+			var impl mcp.Implementation
+			if json.Unmarshal(b, &impl) == nil {
+				p.ClientInfo = &impl
+			}
 		}
 	}
 	caps, ok := meta[mcp.MetaKeyClientCapabilities].(map[string]any)
 	if !ok {
-		return false // go-sdk refuses it
+		return nil, false // go-sdk refuses it
 	}
 	// Only what go-sdk decodes without complaint.
 	b, err := json.Marshal(caps)
-	var c mcp.ClientCapabilities
-	return err == nil && json.Unmarshal(b, &c) == nil
+	if err != nil || json.Unmarshal(b, p.Capabilities) != nil {
+		return nil, false
+	}
+	return p, true
 }
 
 // metaCache keeps the last _meta object a host sent on this connection,
-// decoded, and leanMeta's verdict on it. A host of the stateless revision
-// sends the same revision, capabilities and client info with every
-// request; decoding them again, and checking the capabilities by a second
-// encode and decode, was a fifth of the agent's time per call. Each call
-// gets a map of its own; the values inside (the capabilities object, the
-// client info) are shared by the calls and only read.
+// decoded, leanMeta's verdict on it and what the host declared in it. A
+// host of the stateless revision sends the same revision, capabilities
+// and client info with every request; decoding them again, and checking
+// the capabilities by a second encode and decode, was a fifth of the
+// agent's time per call. The calls share the decoded map and everything
+// in it, read-only: a request's _meta is what the host sent, which
+// nothing of ours writes to (a copy per call was three allocations of a
+// plain call's twenty).
 type metaCache struct {
+	last atomic.Pointer[metaEntry] // written by the reading goroutine only
+}
+
+// metaEntry is one decoded _meta; never changed once made.
+type metaEntry struct {
 	raw  []byte
 	meta mcp.Meta
-	lean bool
+	host *mcp.InitializeParams // nil: not lean
 }
 
 // maxCachedMeta bounds the _meta kept: larger ones are decoded each time.
@@ -80,40 +108,121 @@ func (c *metaCache) decode(v []byte) (meta mcp.Meta, lean, ok bool) {
 	if len(v) == 0 || v[0] != '{' {
 		return nil, false, false
 	}
-	if c.meta != nil && bytes.Equal(v, c.raw) {
-		return maps.Clone(c.meta), c.lean, true
+	if e := c.last.Load(); e != nil && bytes.Equal(v, e.raw) {
+		return e.meta, e.host != nil, true
 	}
+	return c.decodeNew(v)
+}
+
+// decodeNew is decode of a _meta not cached (its own function: the
+// decoded map escapes, and a cached one need not pay for that).
+func (c *metaCache) decodeNew(v []byte) (mcp.Meta, bool, bool) {
+	var meta mcp.Meta
 	if json.Unmarshal(v, &meta) != nil {
 		return nil, false, false
 	}
-	lean = leanMeta(meta)
+	host, lean := declaredIn(meta)
 	if len(v) <= maxCachedMeta {
-		c.raw, c.meta, c.lean = append(c.raw[:0], v...), maps.Clone(meta), lean
+		c.last.Store(&metaEntry{raw: bytes.Clone(v), meta: meta, host: host})
 	}
 	return meta, lean, true
 }
 
-// stateless runs a 2026-07-28 tools/call and writes its response.
+// declared is what the host declared in meta, a _meta this path read as
+// lean (decode): the cached entry's when meta is its map, else read again.
+func (c *metaCache) declared(meta mcp.Meta) *mcp.InitializeParams {
+	if e := c.last.Load(); e != nil && sameMap(e.meta, meta) {
+		return e.host
+	}
+	host, _ := declaredIn(meta)
+	return host
+}
+
+// sameMap reports whether a and b are one map (not equal ones).
+func sameMap(a, b mcp.Meta) bool {
+	return a != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// stateless runs a 2026-07-28 tools/call on this goroutine and writes
+// its response, as lean.go's calls of older hosts: the call is a round
+// (inline, rounds_inline.go) that only costs more once it asks the host
+// something.
 func (lc *leanCalls) stateless(ctx context.Context, key idKey, cancel context.CancelFunc, head []byte, req *mcp.CallToolRequest) {
+	defer cancel()
 	s := lc.s
 	leanStatelessCalls.Add(1)
-	s.perRequestHost(req)
-	// An extension (tasks) takes the call first, as on go-sdk's path.
-	res, taken, err := s.takeCall(ctx, req)
-	if !taken {
-		res, err = s.callInRounds(ctx, req, "", nil, func(ctx context.Context) (mcp.Result, error) {
-			return s.handle(ctx, req)
-		})
+	// What this request declares, not what the host's first request did
+	// (go-sdk's session keeps that one).
+	host := lc.metas.declared(req.Params.Meta)
+	if host != nil {
+		s.hostDeclared(host.Capabilities, true)
+		if lc.l26.named.Swap(host) != host { // the cached _meta's: once per change
+			s.nameStatelessHost(host)
+		}
 	}
+	// An extension (tasks) takes the call first, as on go-sdk's path.
+	if res, taken, err := s.takeCall(ctx, req); taken {
+		lc.done(key)
+		lc.answerStateless(head, res, err)
+		return
+	}
+	lr := &leanRound{lc: lc, key: key, head: head}
+	r, failed := s.callTool(s.rounds.startInline(ctx, cancel, &lr.round, host, &s.parked, lr), req)
+	if !s.rounds.finishInline(&lr.round) {
+		// It asked: its result goes to the request that waits for it now.
+		res := failed
+		if res == nil {
+			res = toCallToolResult(r)
+		}
+		s.rounds.handBack(&lr.round, res, nil)
+		return
+	}
+	lc.done(key)
+	if err := ctx.Err(); err != nil {
+		lc.respondError(head, err) // as rounds.wait ends a cancelled request
+		return
+	}
+	if failed == nil {
+		if line, ok := appendCompletedPlain(head, r, lc.serverInfo()); ok {
+			lc.out.Write(append(line, "}\n"...))
+			return
+		}
+		failed = toCallToolResult(r)
+	}
+	lc.answerStateless(head, completed(failed), nil)
+}
+
+// leanRound is an inline round of the lean path with what its reply
+// needs: one allocation for both.
+type leanRound struct {
+	round
+	lc   *leanCalls
+	key  idKey
+	head []byte
+}
+
+func (lr *leanRound) reply(res mcp.Result, err error) {
+	lr.lc.done(lr.key)
+	lr.lc.answerStateless(lr.head, res, err)
+}
+
+// done forgets the call of key: before its response, since the host may
+// reuse the id then.
+func (lc *leanCalls) done(key idKey) {
 	lc.mu.Lock()
-	delete(lc.ours, key) // before the response: the host may reuse the id then
+	delete(lc.ours, key)
 	lc.mu.Unlock()
-	cancel()
+}
+
+// answerStateless writes a 2026-07-28 call's response: res, with the
+// server's serverInfo in its _meta as go-sdk annotates a result of the
+// stateless revision, or err.
+func (lc *leanCalls) answerStateless(head []byte, res mcp.Result, err error) {
+	s := lc.s
 	if err != nil {
 		lc.respondError(head, err)
 		return
 	}
-	// As go-sdk annotates a result of the stateless revision.
 	m := res.GetMeta()
 	if m == nil {
 		m = map[string]any{}
@@ -138,6 +247,54 @@ func (lc *leanCalls) stateless(ctx context.Context, key idKey, cancel context.Ca
 	}
 	b.WriteString("}\n")
 	lc.out.Write(b.Bytes())
+}
+
+// lean26State is what the lean path's 2026-07-28 calls share on a
+// connection.
+type lean26State struct {
+	infoOnce sync.Once
+	info     []byte                               // the server's serverInfo, encoded
+	named    atomic.Pointer[mcp.InitializeParams] // the host named last (statelesshosts.go)
+}
+
+// serverInfo is the server's serverInfo as encoding/json writes it inside
+// a result's _meta, encoded once: it does not change while the server
+// runs.
+func (lc *leanCalls) serverInfo() []byte {
+	st := &lc.l26
+	st.infoOnce.Do(func() {
+		b, err := json.Marshal(lc.s.impl)
+		if err == nil {
+			st.info = b
+		}
+	})
+	return st.info
+}
+
+// appendCompletedPlain appends the complete result a 2026-07-28 host gets
+// for r (toCallToolResult with serverInfo in _meta, as appendCompleted
+// writes it) straight from r, as appendPlainResult does for older hosts.
+// ok is false, dst unchanged, for a rich result or without info.
+func appendCompletedPlain(dst []byte, r runtime.Result, info []byte) (_ []byte, ok bool) {
+	if info == nil || r.Rich != nil && (r.OK || r.Rich.IsError) {
+		return dst, false
+	}
+	const (
+		lead  = `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":`
+		plain = `{"_meta":{` // how appendPlainResult starts
+	)
+	n := len(r.Result) + len(r.Error)
+	start := len(dst)
+	dst = slices.Grow(dst, len(lead)+len(info)+1+176+len(r.Kind)+len(r.Namespace)+n+n/8)
+	dst = append(append(append(dst, lead...), info...), ',')
+	mark := len(dst)
+	out, ok := appendPlainResult(dst, r)
+	if !ok {
+		return dst[:start], false
+	}
+	// _meta's members are sorted, as encoding/json writes a map: serverInfo
+	// ("io.…") before toolgen.dev's.
+	return append(out[:mark], out[mark+len(plain):]...), true
 }
 
 // respondError writes err as go-sdk writes a handler's error: a

@@ -3,9 +3,13 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgen-dev/toolgen/runtime"
 )
 
 // appendCompleted writes a complete result exactly as the reflective path
@@ -52,4 +56,57 @@ func encodeLikeSDK(t *testing.T, res mcp.Result) []byte {
 		t.Fatal(err)
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// appendCompletedPlain writes from a runtime.Result what the reflective
+// path writes of toCallToolResult(r) with serverInfo (appendCompleted,
+// itself pinned to the encoder above), byte for byte, and leaves rich
+// results to it.
+func TestAppendCompletedPlainMatches(t *testing.T) {
+	r := rand.New(rand.NewPCG(26, 7))
+	latencies := []time.Duration{0, 1, 999, time.Microsecond, 1234567 * time.Nanosecond, time.Hour, -time.Millisecond, 1<<63 - 1}
+	for i := range 5000 {
+		impl := &mcp.Implementation{Name: randomText(r), Version: "1"}
+		if i%3 == 0 {
+			impl.Title = randomText(r)
+		}
+		info, err := json.Marshal(impl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := runtime.Result{OK: r.IntN(2) == 0, Latency: latencies[i%len(latencies)]}
+		if r.IntN(3) > 0 {
+			res.Latency = time.Duration(r.Int64N(int64(time.Minute)))
+		}
+		if res.OK || r.IntN(4) > 0 {
+			res.Result = randomText(r)
+		}
+		if !res.OK && r.IntN(4) > 0 {
+			res.Error = randomText(r)
+		}
+		if r.IntN(3) > 0 {
+			res.Kind = runtime.ToolKind(randomText(r))
+		}
+		if r.IntN(2) == 0 {
+			res.Namespace = randomText(r)
+		}
+		if r.IntN(10) == 0 { // rich, but an error the runtime failed: plain
+			res.Rich = &runtime.Rich{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}}
+			res.OK = false
+		}
+		old := toCallToolResult(res)
+		old.Meta[mcp.MetaKeyServerInfo] = impl
+		want, ok := appendCompleted([]byte("HEAD"), completed(old))
+		if !ok {
+			t.Fatalf("%+v: the old path declined it", res)
+		}
+		got, ok := appendCompletedPlain([]byte("HEAD"), res, info)
+		if !ok || !bytes.Equal(got, want) {
+			t.Fatalf("%+v:\ngot  %s\nwant %s", res, got, want)
+		}
+	}
+	rich := runtime.Result{OK: true, Rich: &runtime.Rich{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}}}
+	if got, ok := appendCompletedPlain([]byte("HEAD"), rich, []byte(`{}`)); ok || string(got) != "HEAD" {
+		t.Errorf("a rich result written by hand: %s", got)
+	}
 }

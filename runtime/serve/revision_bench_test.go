@@ -1,11 +1,8 @@
 package serve
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"io"
-	"strconv"
+	"encoding/json"
+	rt "runtime"
 	"testing"
 )
 
@@ -16,48 +13,45 @@ import (
 // client info in every call's _meta, as go-sdk's client does. Issue 22
 // wants the second no dearer than the first.
 func BenchmarkStdioCallByRevision(b *testing.B) {
-	const caps = `{"elicitation":{"form":{}},"sampling":{}}`
-	const info = `{"name":"bench","version":"1"}`
 	for _, rev := range []string{"2025-11-25", StatelessRevision} {
 		b.Run(rev, func(b *testing.B) {
-			s := New(newFakeSession(), Options{})
-			defer s.Close()
-			cr, sw := io.Pipe()
-			sr, cw := io.Pipe()
-			done := make(chan error, 1)
-			go func() { done <- s.ServeIO(context.Background(), sr, sw); sw.Close() }()
-			out := bufio.NewReader(cr)
-			roundTrip := func(line string) []byte {
-				if _, err := io.WriteString(cw, line+"\n"); err != nil {
-					b.Fatal(err)
-				}
-				resp, err := out.ReadBytes('\n')
-				if err != nil {
-					b.Fatal(err)
-				}
-				return resp
-			}
-			var meta string
-			if rev == StatelessRevision {
-				meta = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps +
-					`,"io.modelcontextprotocol/clientInfo":` + info + `}`
-				roundTrip(`{"jsonrpc":"2.0","id":0,"method":"tools/list","params":{` + meta[1:] + `}`)
-			} else {
-				roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":` + info + `}}`)
-				io.WriteString(cw, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-			}
-			want := []byte(`hello from the benchmark`)
-			id := 0
+			call, stop := stdioHost(b, rev)
+			defer stop()
 			b.ReportAllocs()
 			for b.Loop() {
-				id++
-				resp := roundTrip(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello from the benchmark"}` + meta + `}}`)
-				if !bytes.Contains(resp, want) || bytes.Contains(resp, []byte(`"isError":true`)) {
-					b.Fatalf("%s", resp)
+				call()
+			}
+		})
+	}
+}
+
+// BenchmarkProxiedCallByRevision is BenchmarkProxiedCall for a host of
+// each revision: go-sdk's client over OS pipes to ServeIO, the echo
+// fixture upstream over stdio. A 2026-07-28 client sends its revision,
+// capabilities and info in every call's _meta.
+func BenchmarkProxiedCallByRevision(b *testing.B) {
+	for _, rev := range []string{"2025-11-25", StatelessRevision} {
+		b.Run(rev, func(b *testing.B) {
+			p := newProxied(b, rev)
+			args := json.RawMessage(`{"text":"hello from the benchmark"}`)
+			for range 100 {
+				p.call(b, args)
+			}
+			before := leanStatelessCalls.Load()
+			rt.GC()
+			g0, c0 := goroutinesCreated(), cpuTime()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if res := p.call(b, args); res.IsError {
+					b.Fatal("tool error")
 				}
 			}
-			cw.Close()
-			<-done
+			b.ReportMetric(float64(goroutinesCreated()-g0)/float64(b.N), "goroutines/op")
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+			if rev == StatelessRevision && leanStatelessCalls.Load()-before < int64(b.N) {
+				b.Fatalf("go-sdk's 2026-07-28 calls did not take the lean path")
+			}
 		})
 	}
 }

@@ -79,6 +79,8 @@ type rounds struct {
 	idle atomic.Int32 // workers waiting for a call
 
 	shared roundSharer // nil: rounds live in this process only (rounds_shared.go)
+
+	hosts statelessHosts // named in the log (statelesshosts.go)
 }
 
 // close cancels every call, running or parked, and waits for them to end.
@@ -118,6 +120,14 @@ type round struct {
 	caps    *mcp.InitializeParams // what the host declared in the request that started the call
 	early   mcp.InputResponseMap  // answers the host gave ahead, with its first request
 	missing []string              // capabilities required questions need that the host did not declare
+
+	caller roundCaller // what the call asks through (mcpconn.Caller)
+
+	// An inline round's (rounds_inline.go); nil for a worker's.
+	rs       *rounds
+	reply    roundReply    // answers the request that started the call
+	detached bool          // reply is a waiter's now, not the call's goroutine's
+	replied  chan struct{} // closed once the waiter has answered
 
 	toTask     Escalate        // nil: the call cannot continue as a task (escalate.go)
 	esc        *Escalation     // set when it did
@@ -206,7 +216,8 @@ func (rs *rounds) start(run func(ctx context.Context) (mcp.Result, error), early
 		r.toTask, r.escalated = toTask[0], make(chan mcp.Result, 1)
 	}
 	holder.add(r)
-	ctx = mcpconn.WithCaller(ctx, &roundCaller{r: r}) // withCaller fills in host
+	r.caller.r = r
+	ctx = mcpconn.WithCaller(ctx, &r.caller) // withCaller fills in host
 	rs.run(func() {
 		res, err := run(ctx)
 		if esc := r.escalation(); esc != nil { // a task now: its outcome settles the task
@@ -356,12 +367,7 @@ func (rs *rounds) waitNotifying(ctx context.Context, r *round, notify context.Co
 			rs.forget(r, nil) // handed over: the task runs it on
 			return task, nil
 		case <-r.asked:
-			// Let questions asked together arrive together.
-			t := time.NewTimer(askSettle)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
+			if !settle(ctx) {
 				rs.end(r)
 				return nil, ctx.Err()
 			}
@@ -369,6 +375,19 @@ func (rs *rounds) waitNotifying(ctx context.Context, r *round, notify context.Co
 			rs.end(r) // the host gave up on the call
 			return nil, ctx.Err()
 		}
+	}
+}
+
+// settle lets questions a call asks together arrive together: false when
+// ctx ended first.
+func settle(ctx context.Context) bool {
+	t := time.NewTimer(askSettle)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -393,6 +412,7 @@ func (r *round) ask(ctx context.Context, q mcp.InputRequest, prefix string) (jso
 		r.pending, r.sent = map[string]*question{}, map[string]bool{}
 	}
 	r.pending[key] = qu
+	r.detachLocked() // an inline call's request is answered by a waiter now
 	r.mu.Unlock()
 	select {
 	case r.asked <- struct{}{}:
@@ -491,6 +511,7 @@ func (rs *rounds) verify(state string) (id, n string, err error) {
 type roundCaller struct {
 	r    *round
 	host mcpconn.Caller // the first request's caller: progress, logs
+	own  caller         // host's storage (withCaller)
 }
 
 func (c *roundCaller) WantsProgress() bool { return c.host != nil && c.host.WantsProgress() }

@@ -34,6 +34,7 @@ func (r *round) require(ctx context.Context, capability string) error {
 	if !slices.Contains(r.missing, capability) {
 		r.missing = append(r.missing, capability)
 	}
+	r.detachLocked() // the request fails now, while the call winds down
 	r.mu.Unlock()
 	select {
 	case r.asked <- struct{}{}:

@@ -211,10 +211,9 @@ func (s *Server) Close() error {
 	})
 	s.wg.Wait()
 	s.cancelHolds()
+	s.parked.endAll(s.rounds) // inline calls too (rounds_inline.go)
 	if s.ownRounds {
 		s.rounds.close()
-	} else {
-		s.parked.endAll(s.rounds)
 	}
 	if s.features != nil {
 		s.features.close()
@@ -368,6 +367,7 @@ func (s *Server) perRequestHost(req mcp.Request) {
 	}
 	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion >= StatelessRevision {
 		s.hostDeclared(p.Capabilities, true)
+		s.nameStatelessHost(p)
 	}
 }
 
