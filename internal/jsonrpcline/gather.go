@@ -10,11 +10,11 @@ import "runtime"
 // concurrent HTTP sessions the machine's CPU is the agent's throughput
 // and latency.
 //
-// The first writer of a group leads it: it waits for the write in
-// progress, if any, to end; while other calls are in flight it also lets
-// the goroutines already runnable run first (runtime.Gosched), so that
-// those about to write join; then it writes the group's lines in one write
-// and tells its members the outcome. Every writer still returns only once
+// The first writer of a group leads it: while other calls are in flight
+// it lets the goroutines already runnable run first (runtime.Gosched), so
+// that those about to write join; it waits for the write in progress, if
+// any, to end; then it writes the group's lines in one write and tells
+// its members the outcome. Every writer still returns only once
 // its line is written, with that write's error, as with one write each,
 // and lines keep the order their writers came in. Last session's group
 // commit without the Gosched gathered almost nothing: each caller writes
@@ -48,10 +48,10 @@ func (c *Conn) put(p []byte) error {
 	c.pending = append(c.pending, p...)
 	c.gatherMu.Unlock()
 
-	c.writeMu.Lock() // the previous group's write ends first
 	if c.ncalls.Load() > 1 {
-		runtime.Gosched()
+		runtime.Gosched() // while the previous group's write goes on
 	}
+	c.writeMu.Lock() // that write ends first
 	c.gatherMu.Lock()
 	data, g := c.pending, c.joined
 	c.pending, c.joined, c.gathering = c.spare[:0], nil, false
