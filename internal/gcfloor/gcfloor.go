@@ -19,6 +19,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync/atomic"
 )
 
 // maxPercent bounds GOGC for a nearly empty heap.
@@ -44,18 +45,42 @@ func Start(floor uint64) bool {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return false
 	}
-	tune(&sentinel{floor: floor})
+	start(floor, debug.SetGCPercent(basePercent)) // reads the GOGC in force; tune sets it at once
 	return true
+}
+
+// chain counts the tuners started; only the last one keeps tuning.
+var chain atomic.Int64
+
+// start begins a tuner with percent the GOGC in force, ending any other.
+func start(floor uint64, percent int) {
+	tune(&sentinel{floor: floor, percent: percent, chain: chain.Add(1)})
 }
 
 // sentinel is allocated only to be collected: its finalizer runs after
 // the cycle that freed it, sets GOGC and arms a new one. (A finalizer
 // rather than runtime.AddCleanup: every agent links SetFinalizer already.)
-type sentinel struct{ floor uint64 }
+// percent is the GOGC in force when that cycle ended: the one set with it.
+type sentinel struct {
+	floor   uint64
+	percent int
+	chain   int64
+}
 
 func tune(s *sentinel) {
+	if s.chain != chain.Load() {
+		return // a later Start took over
+	}
 	var m runtime.MemStats
-	runtime.ReadMemStats(&m) // just after a cycle: the live heap and little else
-	debug.SetGCPercent(Percent(m.HeapAlloc, s.floor))
-	runtime.SetFinalizer(&sentinel{floor: s.floor}, tune)
+	runtime.ReadMemStats(&m)
+	// The heap the cycle left live, from the target it set with the GOGC
+	// in force (target = live × (1 + GOGC/100), stacks and globals
+	// counted as live). Not HeapAlloc: by the time a finalizer runs on a
+	// busy process that also holds the cycle's unswept garbage and what
+	// was allocated since; an agent under load read ~20 MiB for 11 MiB
+	// live and collected every ~20 MiB instead of every 32.
+	live := m.NextGC * 100 / uint64(100+max(s.percent, 0))
+	p := Percent(live, s.floor)
+	debug.SetGCPercent(p)
+	runtime.SetFinalizer(&sentinel{floor: s.floor, percent: p, chain: s.chain}, tune)
 }

@@ -82,3 +82,26 @@ func TestTunerFollowsTheHeap(t *testing.T) {
 		t.Fatalf("GOGC %d after collections with 64 MiB more in use (was %d); want it lower, at least %d", got, first, basePercent)
 	}
 }
+
+var garbage [][]byte
+
+// The tuner sets GOGC from the heap the last cycle left live, not from
+// the heap in use when it runs: on a busy agent that also holds the
+// cycle's unswept garbage and all that was allocated since (an agent
+// under load read ~20 MiB for 11 MiB live and collected every ~20 MiB,
+// not every 32). Here 48 MiB of garbage is allocated after a cycle that
+// left under 4 MiB live; the tuner must still leave a runway of about
+// the floor, not GOGC 100.
+func TestTuneReadsTheLiveHeap(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(maxPercent)) // no cycle while the garbage piles up
+	runtime.GC()
+	for range 48 {
+		garbage = append(garbage, make([]byte, 1<<20))
+	}
+	garbage = nil // unreachable, but in use until the next cycle
+	const floor = 64 << 20
+	start(floor, maxPercent)
+	if got := gogc(); got < 1000 {
+		t.Errorf("GOGC %d with under 4 MiB live and a %d MiB floor; want at least 1000 (the garbage since the cycle counted as live?)", got, floor>>20)
+	}
+}

@@ -89,7 +89,14 @@ type Conn struct {
 	queue    []jsonrpc.Message // the rest of a batch
 	closed   chan struct{}
 	once     sync.Once
-	writeMu  sync.Mutex
+
+	// writes ready together, written as one (put)
+	writeMu   sync.Mutex // held by the group being written
+	gatherMu  sync.Mutex
+	gathering bool   // a leader is gathering pending
+	pending   []byte // the gathering group's lines
+	joined    *group // its members besides the leader, if any
+	spare     []byte // the last group's buffer, for the next
 
 	// calls of the connection's user in flight (Call), by id
 	callMu  sync.Mutex
@@ -304,13 +311,11 @@ func (c *Conn) endCalls(err error) {
 	c.ncalls.Store(0)
 }
 
-// WriteLine writes one whole message line (newline included) in one
-// write, between go-sdk's.
+// WriteLine writes one whole message line (newline included), between
+// go-sdk's, in one write with the lines of other writers ready at once
+// (put).
 func (c *Conn) WriteLine(line []byte) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	_, err := c.w.Write(line)
-	return err
+	return c.put(line)
 }
 
 func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -405,10 +410,7 @@ func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("marshaling message: %v", err)
 	}
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	_, err = c.w.Write(append(data, '\n'))
-	return err
+	return c.put(append(data, '\n'))
 }
 
 func (c *Conn) Close() error {

@@ -6,7 +6,9 @@
 // mcp-hub (SSE). Every side runs one upstream server-everything shared by
 // its sessions. For each number of sessions the sides run in alternating
 // rounds; it prints p50 and p99 latency and throughput (calls/s) per side,
-// pooled over the rounds. `make bench` runs it through scripts/benchtable.
+// pooled over the rounds, with the CPU per call of the server, its
+// upstream and the client, and the upstream's read system calls per call
+// (how many requests reach it together). `make bench` runs it through scripts/benchtable.
 //
 //	go run ./scripts/httpbench [-sessions 1,10,50] [-rounds 3] [-calls 600] [-only agent] [-profile DIR] [-before BIN]
 //
@@ -385,6 +387,7 @@ type load struct {
 	lat      []time.Duration  // every call's latency, over the rounds
 	wall     time.Duration    // the rounds' wall time
 	cpu      [3]time.Duration // CPU time over the rounds: the side's process, its children (the upstream), this client
+	reads    int64            // the upstream's read system calls over the rounds
 }
 
 func measure(ctx context.Context, sides []*side, n, rounds, perSession int) error {
@@ -415,15 +418,16 @@ func measure(ctx context.Context, sides []*side, n, rounds, perSession int) erro
 	fmt.Printf("%-5s %-15s %10s %10s %10s %12s\n", "round", "side", "p50", "p99", "calls/s", "server CPU")
 	for r := 1; r <= rounds; r++ {
 		for _, l := range loads {
-			before := l.cpuTimes()
+			before, readsBefore := l.cpuTimes(), l.upstreamReads()
 			lat, wall, err := l.round(ctx, perSession)
 			if err != nil {
 				return err
 			}
-			after := l.cpuTimes()
+			after, readsAfter := l.cpuTimes(), l.upstreamReads()
 			for i := range after {
 				l.cpu[i] += after[i] - before[i]
 			}
+			l.reads += readsAfter - readsBefore
 			l.lat, l.wall = append(l.lat, lat...), l.wall+wall
 			fmt.Printf("%-5d %-15s %10s %10s %10.0f %12s\n", r, l.name, pct(lat, 50), pct(lat, 99), float64(len(lat))/wall.Seconds(),
 				((after[0] - before[0]) / time.Duration(len(lat))).Round(time.Microsecond))
@@ -432,8 +436,10 @@ func measure(ctx context.Context, sides []*side, n, rounds, perSession int) erro
 	// The lines benchtable reads: every round's calls pooled.
 	for _, l := range loads {
 		per := func(t time.Duration) time.Duration { return (t / time.Duration(len(l.lat))).Round(time.Microsecond) }
-		fmt.Printf("httpbench: sessions=%d side=%s p50=%s p99=%s calls/s=%.0f cpu/call: server=%s upstream=%s client=%s\n", n, l.name,
-			pct(l.lat, 50), pct(l.lat, 99), float64(len(l.lat))/l.wall.Seconds(), per(l.cpu[0]), per(l.cpu[1]), per(l.cpu[2]))
+		calls := float64(len(l.lat))
+		fmt.Printf("httpbench: sessions=%d side=%s p50=%s p99=%s calls/s=%.0f cpu/call: server=%s upstream=%s client=%s upstream reads/call=%.2f\n", n, l.name,
+			pct(l.lat, 50), pct(l.lat, 99), calls/l.wall.Seconds(), per(l.cpu[0]), per(l.cpu[1]), per(l.cpu[2]),
+			float64(l.reads)/calls)
 	}
 	return nil
 }
@@ -481,6 +487,32 @@ func (l *load) cpuTimes() [3]time.Duration {
 		kids += cpuTime(k)
 	}
 	return [3]time.Duration{cpuTime(pid), kids, cpuTime(os.Getpid())}
+}
+
+// upstreamReads is the number of read system calls the side's upstream
+// (its process's children) has made so far (/proc/PID/io syscr). A Node
+// server pays for every read and the turn of its event loop that goes
+// with it, so reads per call say how many requests arrive together:
+// about 1 when each comes alone, less when several share a read.
+func (l *load) upstreamReads() int64 {
+	var n int64
+	for _, k := range children(l.procPID()) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/io", k))
+		n += procField(string(b), "syscr:")
+	}
+	return n
+}
+
+// procField is the number after name at the start of a line of a /proc
+// file, 0 when there is none.
+func procField(text, name string) int64 {
+	for line := range strings.Lines(text) {
+		if v, ok := strings.CutPrefix(line, name); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // procPID is the pid of the process serving the side (sides sharing a
