@@ -108,9 +108,10 @@ type Server struct {
 	unsubscribe func()
 	rounds      *rounds // calls parked for a stateless host's answers
 	exts        []Extension
-	holds       holds     // tasks running past their request (takecall.go)
-	features    *features // nil unless the session offers prompts and resources (features.go)
-	ownRounds   bool      // rounds are this server's, not its Clients'
+	holds       holds       // tasks running past their request (takecall.go)
+	features    *features   // nil unless the session offers prompts and resources (features.go)
+	ownRounds   bool        // rounds are this server's, not its Clients'
+	hostLogs    atomic.Bool // a host set a log level: its calls' logs go on their request's stream (leanhttp.go)
 	parked      parkedCalls
 
 	mu        sync.Mutex    // guards list and synced, serializes sync
@@ -289,6 +290,8 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		switch method {
+		case "logging/setLevel":
+			s.hostLogs.Store(true)
 		case "initialize":
 			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
 				s.logClient(p)
