@@ -9,11 +9,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,7 +28,11 @@ import (
 type randSession struct{ *fakeSession }
 
 func (s randSession) Call(ctx context.Context, name string, args json.RawMessage) runtime.Result {
-	if name != "rand" {
+	switch name {
+	case "whoami":
+		return runtime.Result{OK: true, Result: runtime.CallerID(ctx)}
+	case "rand":
+	default:
 		return s.fakeSession.Call(ctx, name, args)
 	}
 	var a struct{ Seed uint64 }
@@ -210,6 +216,53 @@ func TestLeanHTTPKeepsRefusals(t *testing.T) {
 	gone := &rawHost{t: t, url: url, sid: "no-such-session"}
 	if st, _, b := gone.post(call, nil); st != http.StatusNotFound {
 		t.Errorf("unknown session: %d %s", st, b)
+	}
+}
+
+// Behind inbound auth, a session stays its token's user's, as go-sdk
+// keeps it (another user's request is refused), and the call runs as
+// that user.
+func TestLeanHTTPSessionUser(t *testing.T) {
+	f := newFakeSession()
+	cl := NewClients(func(context.Context) (OwnedSession, error) { return randSession{f}, nil }, Options{})
+	users := map[string]string{"alice-token": "alice", "bob-token": "bob"}
+	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+		if u, ok := users[tok]; ok {
+			return &auth.TokenInfo{UserID: u, Expiration: time.Now().Add(time.Hour)}, nil
+		}
+		return nil, auth.ErrInvalidToken
+	}
+	srv := httptest.NewServer(auth.RequireBearerToken(verify, nil)(cl.Handler()))
+	t.Cleanup(func() {
+		cl.closeSessions() // as Serve does at shutdown
+		srv.Close()
+		cl.Close()
+	})
+	as := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
+	var answers [2][]byte
+	for i, caps := range []string{`{}`, `{"sampling":{}}`} {
+		h := &rawHost{t: t, url: srv.URL}
+		init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"raw","version":"1"}}}`
+		if st, _, b := h.post(init, as("alice-token")); st != http.StatusOK {
+			t.Fatalf("initialize: %d %s", st, b)
+		}
+		h.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, as("alice-token"))
+		before := leanHTTPCalls.Load()
+		st, ct, b := h.post(call, as("alice-token"))
+		if m := message(t, ct, b); st != http.StatusOK || !strings.Contains(string(m), `"text":"alice"`) {
+			t.Errorf("caps %s: alice's call: %d %s", caps, st, b)
+		}
+		if lean := leanHTTPCalls.Load() != before; lean != (i == 0) {
+			t.Errorf("caps %s: lean path taken: %v", caps, lean)
+		}
+		st, _, answers[i] = h.post(call, as("bob-token"))
+		if st != http.StatusForbidden {
+			t.Errorf("caps %s: bob on alice's session: %d %s", caps, st, answers[i])
+		}
+	}
+	if !bytes.Equal(answers[0], answers[1]) {
+		t.Errorf("refusals differ: %q, %q", answers[0], answers[1])
 	}
 }
 
