@@ -323,7 +323,6 @@ func TestLeanHTTPInFlightAndCancel(t *testing.T) {
 func TestLeanHTTPOfficialClientAndIdle(t *testing.T) {
 	f := newFakeSession()
 	cl := NewClients(func(context.Context) (OwnedSession, error) { return f, nil }, Options{})
-	cl.lean.idle = 300 * time.Millisecond
 	url := startClients(t, cl)
 	cs, _ := client(t, overHTTP(url))
 	before := leanHTTPCalls.Load()
@@ -339,6 +338,14 @@ func TestLeanHTTPOfficialClientAndIdle(t *testing.T) {
 	if res := call(t, cs, "fail", nil); !res.IsError || !strings.Contains(text(t, res), "always fails") {
 		t.Errorf("fail: %+v", res)
 	}
+	const idle = 300 * time.Millisecond // from now on: the calls above never idled that long
+	cl.lean.mu.Lock()
+	for _, hs := range cl.lean.byID {
+		hs.mu.Lock()
+		hs.idle = idle
+		hs.mu.Unlock()
+	}
+	cl.lean.mu.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -346,7 +353,7 @@ func TestLeanHTTPOfficialClientAndIdle(t *testing.T) {
 		cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
 	}()
 	<-f.slowStarted
-	time.Sleep(3 * cl.lean.idle) // longer than idle, with a POST under way
+	time.Sleep(3 * idle) // longer than idle, with a POST under way
 	if cl.Len() != 1 {
 		t.Fatal("the session closed while a call was under way")
 	}
