@@ -70,7 +70,7 @@ func (s randSession) Call(ctx context.Context, name string, args json.RawMessage
 
 // rawHost speaks streamable HTTP by hand, to see go-sdk's bytes.
 type rawHost struct {
-	t   *testing.T
+	t   testing.TB
 	url string
 	sid string
 }
@@ -126,7 +126,7 @@ func message(t *testing.T, ctype string, body []byte) []byte {
 }
 
 // newRawHost initializes a session declaring caps (a JSON object).
-func newRawHost(t *testing.T, url, caps string) *rawHost {
+func newRawHost(t testing.TB, url, caps string) *rawHost {
 	h := &rawHost{t: t, url: url}
 	st, _, b := h.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"raw","version":"1"}}}`, map[string]string{"Mcp-Protocol-Version": ""})
 	if st != http.StatusOK || h.sid == "" {
@@ -411,4 +411,41 @@ func FuzzLeanHTTPBody(f *testing.F) {
 			t.Fatalf("head %s", enc)
 		}
 	})
+}
+
+// BenchmarkHTTPCall is one tools/call POST to a client session over
+// loopback, on the lean path and (a host that declared sampling) on
+// go-sdk's, client included.
+func BenchmarkHTTPCall(b *testing.B) {
+	f := newFakeSession()
+	cl := NewClients(func(context.Context) (OwnedSession, error) { return f, nil }, Options{})
+	srv := httptest.NewServer(cl.Handler())
+	b.Cleanup(func() {
+		cl.closeSessions()
+		srv.Close()
+		cl.Close()
+	})
+	for _, c := range []struct{ name, caps string }{{"lean", `{}`}, {"go-sdk", `{"sampling":{}}`}} {
+		h := newRawHost(b, srv.URL, c.caps)
+		body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello world, a line of the usual length"}}}`)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+				req.Header.Set("Mcp-Session-Id", h.sid)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatal(resp.Status)
+				}
+			}
+		})
+	}
 }
