@@ -449,3 +449,31 @@ func BenchmarkHTTPCall(b *testing.B) {
 		})
 	}
 }
+
+// A call that may send its host something before its result (a log
+// level set, a progress token) stays on go-sdk's path, where that goes on
+// the request's own SSE stream.
+func TestLeanHTTPLeavesTalkativeCalls(t *testing.T) {
+	_, url := startRandClients(t, Options{})
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`
+	progress := strings.Replace(call, `"arguments":{}`, `"arguments":{},"_meta":{"progressToken":"p"}`, 1)
+	h := newRawHost(t, url, `{}`)
+	for _, c := range []struct {
+		name, body string
+		lean       bool
+	}{{"plain", call, true}, {"progress token", progress, false}, {"after setLevel", call, false}} {
+		if c.name == "after setLevel" {
+			if st, _, b := h.post(`{"jsonrpc":"2.0","id":9,"method":"logging/setLevel","params":{"level":"info"}}`, nil); st != http.StatusOK {
+				t.Fatalf("setLevel: %d %s", st, b)
+			}
+		}
+		before := leanHTTPCalls.Load()
+		st, ct, b := h.post(c.body, nil)
+		if st != http.StatusOK || !strings.Contains(string(message(t, ct, b)), `"result"`) {
+			t.Errorf("%s: %d %s", c.name, st, b)
+		}
+		if lean := leanHTTPCalls.Load() != before; lean != c.lean {
+			t.Errorf("%s: lean path %v, want %v", c.name, lean, c.lean)
+		}
+	}
+}

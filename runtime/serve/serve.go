@@ -108,10 +108,9 @@ type Server struct {
 	unsubscribe func()
 	rounds      *rounds // calls parked for a stateless host's answers
 	exts        []Extension
-	holds       holds       // tasks running past their request (takecall.go)
-	features    *features   // nil unless the session offers prompts and resources (features.go)
-	ownRounds   bool        // rounds are this server's, not its Clients'
-	hostLogs    atomic.Bool // a host set a log level: its calls' logs go on their request's stream (leanhttp.go)
+	holds       holds     // tasks running past their request (takecall.go)
+	features    *features // nil unless the session offers prompts and resources (features.go)
+	ownRounds   bool      // rounds are this server's, not its Clients'
 	parked      parkedCalls
 
 	mu        sync.Mutex    // guards list and synced, serializes sync
@@ -132,6 +131,10 @@ type Server struct {
 	hostSeen  bool          // a host declared its capabilities
 	hostKey   declared      // what it declared (stateless hosts: together)
 	hostReady chan struct{} // closed when the connections follow it
+
+	// hostLogs: a host set a log level, so its calls' logs go on their
+	// request's stream, which only go-sdk's HTTP path opens (leanhttp.go).
+	hostLogs atomic.Bool
 }
 
 var discardLogger = slog.New(slog.DiscardHandler)
