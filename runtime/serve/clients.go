@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,6 +41,8 @@ type Clients struct {
 	// never serves a session.
 	versions *mcp.Server
 
+	lean *leanHTTP // a session's tools/call without go-sdk's machinery
+
 	mu     sync.Mutex
 	live   map[*Server]*clientSession
 	closed bool
@@ -64,7 +67,8 @@ func NewClients(open OpenFunc, opts Options) *Clients {
 		Logger:                    discardLogger,
 	})
 	opts.rounds = newRoundsFor(opts) // a retry may reach another client's server
-	return &Clients{open: open, opts: opts, versions: versions, live: map[*Server]*clientSession{}}
+	return &Clients{open: open, opts: opts, versions: versions, live: map[*Server]*clientSession{},
+		lean: newLeanHTTP(opts.MaxMessageBytes, clientIdle)}
 }
 
 // Len is the number of client sessions open.
@@ -81,8 +85,9 @@ func (c *Clients) Handler() http.Handler {
 	}
 	h := mcp.NewStreamableHTTPHandler(c.serverFor, &mcp.StreamableHTTPOptions{
 		Logger:              quietLogger(c.opts.Logger),
-		SessionTimeout:      clientIdle,
 		MaxRequestBodyBytes: int64(c.opts.MaxMessageBytes), // as in Server.Handler
+		// No SessionTimeout: the lean path keeps each session's idle
+		// timer (clientIdle), which go-sdk's would not see refreshed.
 	})
 	stateless := mcp.NewStreamableHTTPHandler(c.sharedFor, &mcp.StreamableHTTPOptions{
 		Logger:              quietLogger(c.opts.Logger),
@@ -108,7 +113,7 @@ const ssePath = "/sse"
 // sseServer is the SSE handler's getServer, asked once per GET: a new
 // client's server, released when its session ends.
 func (c *Clients) sseServer(r *http.Request) *mcp.Server {
-	srv, err := c.start(r)
+	srv, err := c.start(r, false)
 	if err != nil {
 		c.opts.Logger.Error("serve.client_open", "remote", r.RemoteAddr, "error", err)
 		return nil
@@ -119,13 +124,17 @@ func (c *Clients) sseServer(r *http.Request) *mcp.Server {
 // sessions serves the revisions with a handshake: a session per client.
 func (c *Clients) sessions(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") != "" {
+			c.lean.serve(w, r, h) // a session's request (leanhttp.go)
+			return
+		}
 		// Only an initialize POSTed without a session ID starts an MCP
 		// session; a probe such as server/discover must not open one.
 		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" || !peekInitialize(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
-		srv, err := c.start(r)
+		srv, err := c.start(r, true)
 		if err != nil {
 			c.opts.Logger.Error("serve.client_open", "remote", r.RemoteAddr, "error", err)
 			http.Error(w, "cannot open an agent session: "+err.Error(), http.StatusServiceUnavailable)
@@ -227,8 +236,9 @@ func (c *Clients) Serve(ctx context.Context, ln net.Listener) error {
 
 var errShuttingDown = errors.New("server shutting down")
 
-// start opens the session of a new client.
-func (c *Clients) start(r *http.Request) (*Server, error) {
+// start opens the session of a new client; a streamable one's tools/call
+// may take the lean path (leanhttp.go).
+func (c *Clients) start(r *http.Request, streamable bool) (*Server, error) {
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()
@@ -240,8 +250,15 @@ func (c *Clients) start(r *http.Request) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var userID string // go-sdk binds the session to the token's user
+	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+		userID = ti.UserID
+	}
 	var srv *Server
 	srv = newServer(sess, c.opts, func(ss *mcp.ServerSession) {
+		if streamable {
+			c.lean.add(ss, srv, userID)
+		}
 		go func() {
 			ss.Wait()
 			c.release(srv, "disconnected")

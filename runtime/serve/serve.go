@@ -131,6 +131,10 @@ type Server struct {
 	hostSeen  bool          // a host declared its capabilities
 	hostKey   declared      // what it declared (stateless hosts: together)
 	hostReady chan struct{} // closed when the connections follow it
+
+	// hostLogs: a host set a log level, so its calls' logs go on their
+	// request's stream, which only go-sdk's HTTP path opens (leanhttp.go).
+	hostLogs atomic.Bool
 }
 
 var discardLogger = slog.New(slog.DiscardHandler)
@@ -288,6 +292,8 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		switch method {
+		case "logging/setLevel":
+			s.hostLogs.Store(true)
 		case "initialize":
 			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
 				s.logClient(p)
