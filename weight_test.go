@@ -44,6 +44,8 @@ var optional = []string{
 	"github.com/coder/websocket",                          // the WebSocket library behind it
 	"go.yaml.in/yaml/",                                    // SKILL.md frontmatter: specs with skills
 	"github.com/toolgen-dev/toolgen/runtime/tasks",        // task tools, sub-agents, servers with tasks = true
+	"github.com/toolgen-dev/toolgen/runtime/rest",         // tools with a rest block
+	"github.com/toolgen-dev/toolgen/runtime/internal/rest",
 }
 
 func heavyIn(list []string) []string { return prefixed(list, heavy) }

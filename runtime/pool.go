@@ -61,7 +61,7 @@ type Pool struct {
 
 	// What every session shares, built on first use (catalog.go):
 	entries sync.Map // entryKey → *entry, each pool tool's callable entry
-	rest    sync.Map // restKey → *rest.Tool, compiled REST tools
+	rest    sync.Map // restKey → RESTTool, compiled REST tools
 
 	mu       sync.Mutex
 	live     map[string][]UpstreamTool // server → its current tools/list

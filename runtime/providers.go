@@ -14,7 +14,6 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
-	"github.com/toolgen-dev/toolgen/runtime/internal/rest"
 )
 
 // entry returns the callable entry of a pool tool: its queue, timeout,
@@ -283,33 +282,36 @@ type restKey struct {
 
 // restTool returns the compiled REST tool for d with the values getenv
 // gives now.
-func (p *Pool) restTool(d *decl.Tool, getenv func(string) (string, bool), client *http.Client) (*rest.Tool, error) {
+func (p *Pool) restTool(d *decl.Tool, getenv func(string) (string, bool), client *http.Client) (RESTTool, error) {
+	if compileREST == nil {
+		return nil, fmt.Errorf("tool %q: REST tools are not linked into this binary (import %s; toolgen generate does for a spec with a rest block)", d.Name, restPackage)
+	}
 	url, err := d.REST.URL.Resolve(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: url: %v", d.Name, err)
 	}
-	spec := rest.Spec{Method: d.REST.Method, URL: url, InputSchema: d.InputSchema}
+	spec := RESTSpec{Method: d.REST.Method, URL: url, InputSchema: d.InputSchema}
 	key := url
 	for _, h := range d.REST.Headers {
 		v, err := h.Value.Resolve(getenv)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: header %s: %v", d.Name, h.Key, err)
 		}
-		spec.Headers = append(spec.Headers, rest.Header{Key: h.Key, Value: v})
+		spec.Headers = append(spec.Headers, [2]string{h.Key, v})
 		key += "\x00" + h.Key + "\x00" + v
 	}
 	k := restKey{d, client, key}
 	if t, ok := p.rest.Load(k); ok {
-		return t.(*rest.Tool), nil
+		return t.(RESTTool), nil
 	}
 	spec.Secrets = d.REST.URL.FromEnv(getenv)
 	for _, h := range d.REST.Headers {
 		spec.Secrets = append(spec.Secrets, h.Value.FromEnv(getenv)...)
 	}
-	tool, err := rest.New(spec, client)
+	tool, err := compileREST(spec, client)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %v", d.Name, err)
 	}
 	t, _ := p.rest.LoadOrStore(k, tool)
-	return t.(*rest.Tool), nil
+	return t.(RESTTool), nil
 }

@@ -14,6 +14,7 @@ const (
 	oauthPkg      = "github.com/toolgen-dev/toolgen/runtime/oauth"
 	redisStorePkg = "github.com/toolgen-dev/toolgen/runtime/store/redis"
 	websocketPkg  = "github.com/toolgen-dev/toolgen/runtime/websocket"
+	restPkg       = "github.com/toolgen-dev/toolgen/runtime/rest"
 )
 
 // Link is an optional runtime package the generated registry imports for
@@ -35,6 +36,9 @@ func Links(spec *ir.Spec) []Link {
 		why[pkg] = append(why[pkg], fmt.Sprintf("model %s (provider %q)", m.Name, m.Provider))
 	}
 	for _, t := range spec.Tools {
+		if t.REST != nil {
+			why[restPkg] = append(why[restPkg], fmt.Sprintf("tool %s (rest block)", t.Name))
+		}
 		if t.Task != "" {
 			why[tasksPkg] = append(why[tasksPkg], fmt.Sprintf("tool %s (task = %q)", t.Name, t.Task))
 		}

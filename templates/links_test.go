@@ -29,3 +29,24 @@ func TestServerTasksLinkTasks(t *testing.T) {
 		t.Errorf("tasks = true: why %q; want the server named", why)
 	}
 }
+
+// A tool with a rest block links runtime/rest, which compiles REST tools;
+// a spec without one does not.
+func TestRESTToolLinksREST(t *testing.T) {
+	linked := func(spec *ir.Spec) []string {
+		for _, l := range Links(spec) {
+			if l.Package == restPkg {
+				return l.Why
+			}
+		}
+		return nil
+	}
+	plain := &ir.Spec{Tools: []*ir.Tool{{Name: "read", Kind: ir.KindBuiltin}}}
+	if why := linked(plain); why != nil {
+		t.Errorf("a spec without REST tools links %s: %q", restPkg, why)
+	}
+	rest := &ir.Spec{Tools: []*ir.Tool{{Name: "weather", Kind: ir.KindREST, REST: &ir.REST{Method: "GET"}}}}
+	if why := linked(rest); !slices.Contains(why, "tool weather (rest block)") {
+		t.Errorf("a REST tool: why %q; want the tool named", why)
+	}
+}

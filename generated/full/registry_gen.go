@@ -12,6 +12,7 @@ import (
 	tools "github.com/toolgen-dev/toolgen/examples/full/tools"
 	"github.com/toolgen-dev/toolgen/runtime"
 	"github.com/toolgen-dev/toolgen/runtime/decl"
+	_ "github.com/toolgen-dev/toolgen/runtime/rest"
 	_ "github.com/toolgen-dev/toolgen/runtime/tasks"
 	"io"
 	"time"

@@ -36,6 +36,7 @@ jwtauth main imports runtime/serve/jwtauth (serve --auth-issuer)
 redis main imports runtime/store/redis (serve --store redis://)
 websocket a server with transport = "ws"
 skills a skill, or allow_skills/deny_skills on a server
+rest a tool with a rest block
 LIST
 
 # Code (text symbols) per package of the quick-start agent, for the parts
