@@ -19,7 +19,7 @@ import (
 // would return, exactly once, possibly before CallAsync returns. It takes
 // only calls whose first half cannot block: a tool of an upstream MCP
 // server that is up on a connection that answers this way (a stdio
-// server's), without a queue, a cache, tasks, a shared Store (the rate
+// server's), without a queue, a cache, a host's task call, a shared Store (the rate
 // limit and budget would wait on it) or a caller wanting progress. For
 // any other it returns false at once, doing nothing: use Call.
 //
@@ -69,8 +69,11 @@ type asyncCall struct {
 func (st *agentState) callAsync(ctx context.Context, name string, args json.RawMessage, done func(Result)) (taken bool) {
 	sf := st.surf.Load()
 	e := sf.entry(name)
-	if e == nil || !e.upstream || e.q != nil || e.cacheTTL > 0 || taskCalls != nil || st.s.opts.Store != nil {
+	if e == nil || !e.upstream || e.q != nil || e.cacheTTL > 0 || st.s.opts.Store != nil {
 		return false
+	}
+	if taskCalls != nil && taskCallFrom(ctx) != nil {
+		return false // a host's task call: the task step's (taskcall.go)
 	}
 	if c := mcpconn.CallerFrom(ctx); c != nil && c.WantsProgress() {
 		return false
