@@ -1,9 +1,11 @@
 package serve
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"reflect"
 	rt "runtime"
@@ -96,6 +98,11 @@ func TestProxiedCallsInFlightHoldNoGoroutine(t *testing.T) {
 	if grown := rt.NumGoroutine() - g0; grown >= k/4 {
 		t.Errorf("%d calls in flight hold %d more goroutines", k, grown)
 	}
+	// an id in flight on this path is refused as go-sdk refuses it
+	c.send([]byte(callLine("100", "echo__echo", `{"text":"again"}`)))
+	if e, _ := c.wait("null")["error"].(map[string]any); e == nil || e["code"] != float64(-32600) {
+		t.Errorf("a reused id was answered %v", c.wait("null"))
+	}
 	for i := range k {
 		if c.has(fmt.Sprint(100 + i)) {
 			t.Fatalf("call %d answered before it was cancelled", 100+i)
@@ -172,6 +179,65 @@ func TestAsyncCallReportsAsTheSyncPath(t *testing.T) {
 			a, _ := json.Marshal(async)
 			b, _ := json.Marshal(sync)
 			t.Errorf("%s: answers differ:\nasync %s\nsync  %s", tc.tool, a, b)
+		}
+	}
+}
+
+// A host that closes its input with calls in flight on the two-halves
+// path gets every answer before ServeIO returns (the drain waits for the
+// calls, whose answers the server's reader writes).
+func TestAsyncCallsAnsweredBeforeServeIOReturns(t *testing.T) {
+	s := New(openEcho(t, runtime.Options{}), Options{})
+	defer s.Close()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeIO(context.Background(), sr, sw); sw.Close() }()
+	answered := make(chan map[string]string, 1)
+	after := make(chan struct{})
+	go func() {
+		got := map[string]string{}
+		sc := bufio.NewScanner(cr)
+		for sc.Scan() {
+			var m struct {
+				ID     json.RawMessage
+				Result struct{ Content []struct{ Text string } }
+			}
+			json.Unmarshal(sc.Bytes(), &m)
+			if len(m.Result.Content) > 0 {
+				got[string(m.ID)] = m.Result.Content[0].Text
+			}
+			if string(m.ID) == "2" {
+				close(after)
+			}
+		}
+		answered <- got
+	}()
+	const k = 10
+	var lines strings.Builder
+	lines.WriteString(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n")
+	lines.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	lines.WriteString(callLine("1", "echo__echo", `{"text":"connect"}`))
+	for i := range k {
+		lines.WriteString(callLine(fmt.Sprint(100+i), "echo__sleep", `{"ms":500}`))
+	}
+	lines.WriteString(callLine("2", "echo__echo", `{"text":"after"}`))
+	go io.WriteString(cw, lines.String())
+	select {
+	case <-after:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no answer to the call after the sleeps")
+	}
+	cw.Close()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("ServeIO did not return")
+	}
+	got := <-answered
+	for i := range k {
+		if id := fmt.Sprint(100 + i); got[id] != "slept" {
+			t.Errorf("call %s answered %q before ServeIO returned, want slept", id, got[id])
 		}
 	}
 }
