@@ -301,7 +301,8 @@ type bounds struct {
 // needs it, and puts it under the tool's timeout.
 func (st *agentState) bound(ctx context.Context, e *entry) (context.Context, bounds) {
 	var b bounds
-	if e.linked {
+	if e.linked && ctx.Value(linkedToKey{}) != st.ctx { // linkContext's ends with st.ctx already
+		// a call's context that is not linkContext's (or another agent's)
 		ctx, b.unlink = context.WithCancel(ctx)
 		b.stopLink = context.AfterFunc(st.ctx, b.unlink)
 	}
