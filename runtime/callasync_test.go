@@ -118,3 +118,36 @@ func spanShapes(ss tracetest.SpanStubs) []string {
 	sort.Strings(out)
 	return out
 }
+
+// A call's context from linkContext ends with the agent context already:
+// bound links it no second time (a context and a registration on the
+// agent context per call), and teardown still reaches it. A context
+// from elsewhere still gets the link.
+func TestBoundLinksOnlyUnlinkedContexts(t *testing.T) {
+	e := &entry{linked: true}
+	for _, linked := range []bool{true, false} {
+		agentCtx, endAgent := context.WithCancel(context.Background())
+		st := &agentState{ctx: agentCtx}
+		parent, cancel := context.WithCancel(context.Background())
+		ctx := context.Context(parent)
+		if linked {
+			ctx = st.linkContext(parent)
+		}
+		ctx = context.WithValue(ctx, struct{}{}, 1) // as the span and caller wrap it
+		got, b := st.bound(ctx, e)
+		if linked && (b.unlink != nil || got != ctx) {
+			t.Error("a context from linkContext was linked again")
+		}
+		if !linked && b.unlink == nil {
+			t.Error("a context from elsewhere was not linked to the agent context")
+		}
+		endAgent()
+		select {
+		case <-got.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("linked=%v: the agent's teardown did not end the call's context", linked)
+		}
+		b.release()
+		cancel()
+	}
+}
