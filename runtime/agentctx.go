@@ -236,6 +236,9 @@ func (c *agentLinked) Deadline() (time.Time, bool) { return c.parent.Deadline() 
 // this one (a tool's timeout) hang off it directly, without a registration
 // of their own (AfterFunc).
 func (c *agentLinked) Value(key any) any {
+	if _, ok := key.(linkedToKey); ok {
+		return c.agent
+	}
 	if in := c.inner.Load(); in != nil {
 		return in.ctx.Value(key)
 	}
@@ -274,6 +277,11 @@ func (c *agentLinked) link() *linkedCtx {
 	c.links.add(c.agent, in)
 	return in
 }
+
+// linkedToKey finds the agent context a call's context is linked to
+// (agentLinked): a context that ends with it needs no link of its own
+// (bound).
+type linkedToKey struct{}
 
 // AfterFunc lets contexts derived from this one (a tool's own timeouts)
 // register without a goroutine each; the context package looks for it.

@@ -40,6 +40,7 @@ type entry struct {
 	structured bool
 	richGo     bool  // a Go tool that answers with runtime.Rich
 	linked     bool  // the call's context ends with the agent context
+	upstream   bool  // via is upstreamRun: the call may run in two halves (callasync.go)
 	timedOut   error // "timeout after …", made once per entry
 }
 
@@ -72,7 +73,9 @@ func since(start time.Duration) time.Duration { return max(mono()-start, 0) }
 
 // call is the pipeline: lookup → allowed? → arguments valid? → cache →
 // queue → timeout → provider → secrets scrubbed → size cap → context
-// budget → event.
+// budget → event. An upstream MCP tool's call may instead run in two
+// halves around the server's answer, through the same steps
+// (callasync.go).
 func (st *agentState) call(ctx context.Context, name string, args json.RawMessage) Result {
 	start := mono()
 	sf := st.surf.Load()
@@ -80,21 +83,49 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	if e == nil {
 		return st.blocked(ctx, name, start)
 	}
-	tel := st.s.tel
-	ctx, span := tel.StartCall(ctx, e.info.Name, string(e.info.Kind), e.server)
+	c, err := st.open(ctx, sf, e, args, start)
+	if err != nil {
+		return st.close(&c, pipeline.Output{}, err)
+	}
+	out, err := st.invokeOutput(c.ctx, e, args)
+	return st.close(&c, out, err)
+}
+
+// callRun is a call between its first steps (open) and its last (close).
+type callRun struct {
+	ctx     context.Context
+	e       *entry
+	sf      *surface
+	span    telemetry.Call
+	charsIn int
+	start   time.Duration
+}
+
+// open runs the steps before the tool's own: the span, the rate limit
+// (an error refuses the call) and the debug event.
+func (st *agentState) open(ctx context.Context, sf *surface, e *entry, args json.RawMessage, start time.Duration) (callRun, error) {
+	ctx, span := st.s.tel.StartCall(ctx, e.info.Name, string(e.info.Kind), e.server)
 	if span.Traced() {
 		span.SetCaller(CallerID(ctx))
 	}
+	c := callRun{ctx: ctx, e: e, sf: sf, span: span, charsIn: len(args), start: start}
 	if err := st.rateLimited(ctx); err != nil {
-		return st.refused(ctx, e, span, args, start, err)
+		return c, err
 	}
 	if st.log.Enabled(ctx, slog.LevelDebug) {
 		st.log.LogAttrs(ctx, slog.LevelDebug, EventToolStart, slog.String("tool", e.info.Name), slog.String("server", e.server),
 			slog.String("agent", st.agent.Name), slog.Int("chars_in", len(args)))
 	}
-	out, err := st.invokeOutput(ctx, e, args)
+	return c, nil
+}
+
+// close runs the steps after the tool's own on its answer: output
+// schema, secret scrubbing, size cap, context budget, then the Result and
+// its event (finish).
+func (st *agentState) close(c *callRun, out pipeline.Output, err error) Result {
+	ctx, e, tel := c.ctx, c.e, st.s.tel
 	if out.Task() { // its result is checked when collected (taskcall.go)
-		return st.finish(ctx, e, span, len(args), start, out, err)
+		return st.finish(ctx, e, c.span, c.charsIn, c.start, out, err)
 	}
 	switch {
 	case e.richGo:
@@ -115,7 +146,7 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 	if err == nil && !e.noCap && st.maxBytes > 0 && out.Size() > st.maxBytes {
 		// a large image or resource spills (or is cut) too: its JSON is in
 		// the text
-		if sf.entry(decl.ToolOutputRead) != nil {
+		if c.sf.entry(decl.ToolOutputRead) != nil {
 			n := out.Size()
 			var text string
 			if text, err = st.spill.Store(ctx, out.Text); err == nil {
@@ -131,12 +162,7 @@ func (st *agentState) call(ctx context.Context, name string, args json.RawMessag
 		used, err = st.chargeBudget(ctx, out.Size())
 		tel.BudgetUsed(st.agent.Name, used, st.budget.Limit)
 	}
-	return st.finish(ctx, e, span, len(args), start, out, err)
-}
-
-// refused ends a call the pipeline turned away before running it.
-func (st *agentState) refused(ctx context.Context, e *entry, span telemetry.Call, args json.RawMessage, start time.Duration, err error) Result {
-	return st.finish(ctx, e, span, len(args), start, pipeline.Output{}, err)
+	return st.finish(ctx, e, c.span, c.charsIn, c.start, out, err)
 }
 
 // finish makes the Result of a call, ends its span and logs its event.
@@ -193,24 +219,13 @@ func (st *agentState) invoke(ctx context.Context, e *entry, args json.RawMessage
 // MCP result with isError) is an error whose text is the result's, and
 // the Output still carries the result.
 func (st *agentState) invokeOutput(ctx context.Context, e *entry, args json.RawMessage) (pipeline.Output, error) {
-	if len(args) == 0 {
-		args = emptyArgs
-	}
-	if e.args != nil {
-		err, unusable := e.args.Check(e.info.Name, args)
-		if unusable != nil {
-			st.schemaInvalid(e, unusable)
-		}
-		if err != nil {
-			return pipeline.Output{}, err
-		}
+	args, err := st.checkArgs(e, args)
+	if err != nil {
+		return pipeline.Output{}, err
 	}
 	if e.goFn != nil && e.q == nil && e.timeout <= 0 {
 		out, err := callGo(ctx, e.goFn, args) // the in-process fast path
 		return pipeline.TextOutput(out), err
-	}
-	if e.goFn == nil && !json.Valid(args) {
-		return pipeline.Output{}, fmt.Errorf("invalid JSON arguments for tool %q", e.info.Name)
 	}
 	var key string
 	if e.cacheTTL > 0 {
@@ -232,20 +247,9 @@ func (st *agentState) invokeOutput(ctx context.Context, e *entry, args json.RawM
 			st.s.tel.QueueWait(ctx, e.q.Name, mono()-waitStart)
 		}
 	}
-	if e.linked {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		stop := context.AfterFunc(st.ctx, cancel)
-		defer stop()
-		defer cancel()
-	}
-	if e.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = withTimeout(ctx, e.timeout, e.timedOut) // the shared deadline wheel: no timer per call
-		defer cancel()
-	}
+	ctx, b := st.bound(ctx, e)
+	defer b.release()
 	var out pipeline.Output
-	var err error
 	switch {
 	case e.goFn != nil && e.timeout > 0:
 		out.Text, err = callGoBounded(ctx, e.goFn, args)
@@ -258,13 +262,73 @@ func (st *agentState) invokeOutput(ctx context.Context, e *entry, args json.RawM
 	default:
 		out.Text, err = runSafely(ctx, e, args)
 	}
-	if err != nil && ctx.Err() != nil {
-		err = context.Cause(ctx)
-	}
+	err = settled(ctx, err)
 	if err == nil && e.cacheTTL > 0 && !out.Task() {
 		st.cache.Put(key, out, e.cacheTTL)
 	}
 	return out, err
+}
+
+// checkArgs is the arguments step: none are {}, and they must pass the
+// tool's input schema (or, without one, be JSON).
+func (st *agentState) checkArgs(e *entry, args json.RawMessage) (json.RawMessage, error) {
+	if len(args) == 0 {
+		args = emptyArgs
+	}
+	if e.args != nil {
+		err, unusable := e.args.Check(e.info.Name, args)
+		if unusable != nil {
+			st.schemaInvalid(e, unusable)
+		}
+		if err != nil {
+			return args, err
+		}
+	}
+	if e.goFn == nil && !json.Valid(args) {
+		return args, fmt.Errorf("invalid JSON arguments for tool %q", e.info.Name)
+	}
+	return args, nil
+}
+
+// bounds are what bound set up for a call, released when it ends.
+type bounds struct {
+	unlink   context.CancelFunc // the link to the agent context
+	stopLink func() bool
+	untime   context.CancelFunc // the timeout
+}
+
+// bound links the call's context to the agent context where the tool
+// needs it, and puts it under the tool's timeout.
+func (st *agentState) bound(ctx context.Context, e *entry) (context.Context, bounds) {
+	var b bounds
+	if e.linked && ctx.Value(linkedToKey{}) != st.ctx { // linkContext's ends with st.ctx already
+		// a call's context that is not linkContext's (or another agent's)
+		ctx, b.unlink = context.WithCancel(ctx)
+		b.stopLink = context.AfterFunc(st.ctx, b.unlink)
+	}
+	if e.timeout > 0 {
+		ctx, b.untime = withTimeout(ctx, e.timeout, e.timedOut) // the shared deadline wheel: no timer per call
+	}
+	return ctx, b
+}
+
+func (b *bounds) release() {
+	if b.untime != nil {
+		b.untime()
+	}
+	if b.unlink != nil {
+		b.unlink()
+		b.stopLink()
+	}
+}
+
+// settled is a tool's error as the call reports it: the cause of its
+// context's end (a timeout, a teardown) when that ended it.
+func settled(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
 }
 
 // checkOutput fails a result that breaks its tool's output schema (a

@@ -13,14 +13,20 @@ import (
 // earliest. A context.WithTimeout per call started, reset and stopped a
 // runtime timer of its own, about a twentieth of a proxied call's time;
 // here a call that ends in time is a heap push and pop, and the timer is
-// only moved when a call's deadline comes before every other's (with one
-// timeout per tool, hardly ever).
+// only moved when a call's deadline comes before the one it is armed for
+// (with one timeout per tool, hardly ever).
 var deadlines deadlineWheel
 
 type deadlineWheel struct {
 	mu    sync.Mutex
 	calls deadlineHeap
-	timer *time.Timer // fires at calls[0].at; made on first use
+	timer *time.Timer // fires at armed; made on first use
+	// armed is when the timer fires, zero when it is not armed: at or
+	// before calls[0].at. A call whose deadline comes later leaves the
+	// timer be, and a firing with nothing due re-arms it: calls one after
+	// another, each the earliest while it runs, moved it every time.
+	armed time.Time
+	moves int // how often add armed the timer (tests)
 }
 
 // deadlineCtx is a call's context under a tool timeout: its parent's,
@@ -68,12 +74,14 @@ func (c *deadlineCtx) stop() {
 func (w *deadlineWheel) add(c *deadlineCtx) {
 	w.mu.Lock()
 	heap.Push(&w.calls, c)
-	if c.i == 0 { // the earliest now: the timer moves
+	if c.i == 0 && (w.armed.IsZero() || c.at.Before(w.armed)) { // the earliest, before the timer
 		if w.timer == nil {
 			w.timer = time.AfterFunc(time.Until(c.at), w.fire)
 		} else {
 			w.timer.Reset(time.Until(c.at))
 		}
+		w.armed = c.at
+		w.moves++
 	}
 	w.mu.Unlock()
 }
@@ -91,6 +99,7 @@ func (w *deadlineWheel) remove(c *deadlineCtx) {
 func (w *deadlineWheel) fire() {
 	var due []*deadlineCtx
 	w.mu.Lock()
+	w.armed = time.Time{}
 	now := time.Now()
 	for len(w.calls) > 0 && !w.calls[0].at.After(now) {
 		c := heap.Pop(&w.calls).(*deadlineCtx)
@@ -99,6 +108,7 @@ func (w *deadlineWheel) fire() {
 	}
 	if len(w.calls) > 0 {
 		w.timer.Reset(time.Until(w.calls[0].at))
+		w.armed = w.calls[0].at
 	}
 	w.mu.Unlock()
 	for _, c := range due {

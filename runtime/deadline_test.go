@@ -137,3 +137,37 @@ func TestDeadlineWheelParentFirst(t *testing.T) {
 		t.Fatal("on the wheel though the parent's deadline comes first")
 	}
 }
+
+// Calls one after another, each the earliest while it runs, leave the
+// timer armed for the first: it is moved only for a deadline before the
+// one it is armed for, and a firing with nothing due re-arms it for the
+// next call, which still ends on time.
+func TestDeadlineWheelMovesOnlyForEarlier(t *testing.T) {
+	var w deadlineWheel
+	call := func(d time.Duration) *deadlineCtx {
+		inner, cancel := context.WithCancelCause(context.Background())
+		c := &deadlineCtx{Context: inner, cancel: cancel, at: time.Now().Add(d), cause: errors.New("timeout")}
+		w.add(c)
+		return c
+	}
+	for range 100 {
+		w.remove(call(time.Hour))
+	}
+	if w.moves != 1 {
+		t.Errorf("the timer was armed %d times for 100 calls one after another, want 1", w.moves)
+	}
+	w.remove(call(time.Minute)) // before the armed hour: moved
+	if w.moves != 2 {
+		t.Errorf("a call due before the armed timer did not move it (%d moves)", w.moves)
+	}
+	w.remove(call(20 * time.Millisecond))
+	late := call(60 * time.Millisecond) // after the armed 20 ms: not moved, but ends on time
+	select {
+	case <-late.Done():
+		if context.Cause(late) == nil || !late.fired.Load() {
+			t.Errorf("ended with %v, not by its deadline", context.Cause(late))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a call after an early firing never timed out")
+	}
+}

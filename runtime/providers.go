@@ -14,6 +14,7 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 	"github.com/toolgen-dev/toolgen/runtime/internal/builtin"
 	"github.com/toolgen-dev/toolgen/runtime/internal/pipeline"
+	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
 // entry returns the callable entry of a pool tool: its queue, timeout,
@@ -80,7 +81,7 @@ func (p *Pool) newEntry(pt *PoolTool, workdir string) *entry {
 		e.via, e.linked = restRun(d), true
 		e.info.Namespace = "rest"
 	case decl.KindMCP:
-		e.via, e.linked = upstreamRun(pt.Server, pt.Original), true
+		e.via, e.linked, e.upstream = upstreamRun(pt.Server, pt.Original), true, true
 		e.info.Namespace = pt.Server
 		if srv != nil {
 			e.cacheTTL = srv.Cache
@@ -107,13 +108,10 @@ func upstreamRun(server, tool string) sessionRun {
 		if err != nil {
 			return pipeline.Output{}, err
 		}
-		if why := st.s.pool.withheld(server, tool, up.Tools()); why != "" {
-			return pipeline.Output{}, errors.New(why)
+		ctx, span, err := st.upstreamOpen(ctx, up, server, tool)
+		if err != nil {
+			return pipeline.Output{}, err
 		}
-		if srv := st.s.pool.servers[server]; srv != nil && srv.Sampling == mcpconn.AnswerModel {
-			ctx = mcpconn.WithCaller(ctx, agentModelCaller{host: mcpconn.CallerFrom(ctx), agent: st.agent.Name, model: st.ownModel})
-		}
-		ctx, span := st.s.tel.StartUpstream(ctx, server, tool)
 		var res UpstreamResult
 		if taskCalls != nil { // linked by runtime/tasks: a host's task call may go as a task (taskcall.go)
 			var created bool
@@ -124,17 +122,37 @@ func upstreamRun(server, tool string) sessionRun {
 		} else {
 			res, err = up.Call(ctx, tool, args)
 		}
-		if err != nil {
-			span.End(err.Error(), false)
-			return pipeline.Output{}, err
-		}
-		span.End("", res.IsError)
-		out := pipeline.RichOutput(res)
-		if res.IsError {
-			return out, errors.New(out.Text)
-		}
-		return out, nil
+		return upstreamOutput(span, res, err)
 	}
+}
+
+// upstreamOpen is what comes before a call to an upstream tool: a tool
+// the server's list withholds is refused; a server whose sampling the
+// agent's model answers gets that caller; the upstream span starts.
+func (st *agentState) upstreamOpen(ctx context.Context, up Upstream, server, tool string) (context.Context, telemetry.Upstream, error) {
+	if why := st.s.pool.withheld(server, tool, up.Tools()); why != "" {
+		return ctx, telemetry.Upstream{}, errors.New(why)
+	}
+	if srv := st.s.pool.servers[server]; srv != nil && srv.Sampling == mcpconn.AnswerModel {
+		ctx = mcpconn.WithCaller(ctx, agentModelCaller{host: mcpconn.CallerFrom(ctx), agent: st.agent.Name, model: st.ownModel})
+	}
+	ctx, span := st.s.tel.StartUpstream(ctx, server, tool)
+	return ctx, span, nil
+}
+
+// upstreamOutput ends the upstream span and makes the server's answer the
+// tool's output.
+func upstreamOutput(span telemetry.Upstream, res UpstreamResult, err error) (pipeline.Output, error) {
+	if err != nil {
+		span.End(err.Error(), false)
+		return pipeline.Output{}, err
+	}
+	span.End("", res.IsError)
+	out := pipeline.RichOutput(res)
+	if res.IsError {
+		return out, errors.New(out.Text)
+	}
+	return out, nil
 }
 
 // declaredSchema is a declared tool's input schema. A builtin tool

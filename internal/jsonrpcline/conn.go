@@ -10,8 +10,8 @@
 //
 // Beside the messages it hands go-sdk, a connection carries messages of
 // its own user's (NewConn): Options.Take sees each line before it is
-// decoded and may answer it itself, and Call sends a request and gets its
-// response straight from the reading goroutine. On an agent's served
+// decoded and may answer it itself, and Send sends a request and hands
+// its response to a function on the reading goroutine (Call waits for it). On an agent's served
 // path, tools/call takes these ways on both connections (runtime/serve,
 // internal/mcpconn), without go-sdk's per-message decoding, dispatch and
 // goroutine hops.
@@ -98,11 +98,11 @@ type Conn struct {
 	joined    *group // its members besides the leader, if any
 	spare     []byte // the last group's buffer, for the next
 
-	// calls of the connection's user in flight (Call), by id
+	// requests of the connection's user in flight (Send), by id
 	callMu  sync.Mutex
-	calls   map[int64]chan reply
+	calls   map[int64]*pending
 	ncalls  atomic.Int32
-	readErr error // why reading ended; then Call fails at once
+	readErr error // why reading ended; then Send fails at once
 
 	// the reading role, handed to a parked follower (handOn)
 	lead      chan struct{}
@@ -230,40 +230,82 @@ func (c *Conn) read() (run func()) {
 // reason (io.EOF at the end of the input or after Close).
 func (c *Conn) Call(ctx context.Context, id int64, line []byte) ([]byte, error) {
 	ch := make(chan reply, 1)
+	err := c.Send(ctx, id, line, func(line []byte, err error) {
+		ch <- reply{line: bytes.Clone(line), err: err}
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := <-ch
+	return r.line, r.err
+}
+
+// Send is Call without the wait: done gets the response line on the
+// reading goroutine itself (valid only during done, which must not
+// block reading for long), so that no goroutine waits for it. done is
+// called exactly once, unless Send fails: with the response; with
+// ctx.Err() when ctx ends first (on the goroutine that ends it, or the
+// context package's), after which a late response is passed on as an
+// unknown one; or with the reason reading ended. done may run before
+// Send returns.
+func (c *Conn) Send(ctx context.Context, id int64, line []byte, done func(line []byte, err error)) error {
+	p := &pending{done: done}
 	c.callMu.Lock()
 	if err := c.readErr; err != nil {
 		c.callMu.Unlock()
-		return nil, err
+		return err
 	}
 	if c.calls == nil {
-		c.calls = map[int64]chan reply{}
+		c.calls = map[int64]*pending{}
 	}
-	c.calls[id] = ch
+	c.calls[id] = p
 	c.ncalls.Add(1)
+	if ctx.Done() != nil {
+		// the context package runs it without a goroutine of its own
+		// until ctx ends; set under callMu, so a completion sees it
+		p.stop = context.AfterFunc(ctx, func() {
+			if c.claim(id, p) {
+				p.done(nil, ctx.Err())
+			}
+		})
+	}
 	c.callMu.Unlock()
 	if err := c.WriteLine(line); err != nil {
-		c.forget(id)
-		return nil, err
+		if c.claim(id, p) {
+			p.unwatch()
+			return err
+		}
+		// completed already (ctx ended or reading ended): done has its error
 	}
-	select {
-	case r := <-ch:
-		return r.line, r.err
-	case <-ctx.Done():
-		c.forget(id)
-		return nil, ctx.Err()
+	return nil
+}
+
+// pending is a request of Send's waiting for its response.
+type pending struct {
+	done func(line []byte, err error)
+	stop func() bool // the watch on the request's context, if any
+}
+
+func (p *pending) unwatch() {
+	if p.stop != nil {
+		p.stop()
 	}
 }
 
-func (c *Conn) forget(id int64) {
+// claim removes p, if it is still id's request: whoever claims it
+// completes it, so that it completes exactly once.
+func (c *Conn) claim(id int64, p *pending) bool {
 	c.callMu.Lock()
-	if _, ok := c.calls[id]; ok {
-		delete(c.calls, id)
-		c.ncalls.Add(-1)
+	defer c.callMu.Unlock()
+	if c.calls[id] != p {
+		return false
 	}
-	c.callMu.Unlock()
+	delete(c.calls, id)
+	c.ncalls.Add(-1)
+	return true
 }
 
-// reply hands line to its Call if it is the response to one.
+// reply hands line to its request (Send) if it is the response to one.
 func (c *Conn) reply(line []byte) bool {
 	if line[0] != '{' {
 		return false
@@ -285,30 +327,37 @@ func (c *Conn) reply(line []byte) bool {
 		n = int64(f)
 	}
 	c.callMu.Lock()
-	ch, ok := c.calls[n]
+	p, ok := c.calls[n]
 	if ok {
 		delete(c.calls, n)
 		c.ncalls.Add(-1)
 	}
 	c.callMu.Unlock()
 	if ok {
-		ch <- reply{line: bytes.Clone(line)}
+		p.unwatch()
+		p.done(line, nil)
 	}
 	return ok
 }
 
 var replyMembers = []string{"id", "method"}
 
-// endCalls fails the calls waiting when reading ends, and those to come.
+// endCalls fails the requests waiting when reading ends, and those to
+// come.
 func (c *Conn) endCalls(err error) {
 	c.callMu.Lock()
-	defer c.callMu.Unlock()
 	c.readErr = err
-	for id, ch := range c.calls {
-		ch <- reply{err: err}
+	left := make([]*pending, 0, len(c.calls))
+	for id, p := range c.calls {
+		left = append(left, p)
 		delete(c.calls, id)
 	}
 	c.ncalls.Store(0)
+	c.callMu.Unlock()
+	for _, p := range left { // outside callMu: done may send again
+		p.unwatch()
+		p.done(nil, err)
+	}
 }
 
 // WriteLine writes one whole message line (newline included), between

@@ -53,6 +53,33 @@ func newLeanLine(l *link, cs *mcp.ClientSession) *leanLine {
 // returns what it would: a transport or JSON-RPC error as "calling
 // \"tools/call\": …", ctx.Err() when ctx ends (after telling the server).
 func (ll *leanLine) call(ctx context.Context, name string, args json.RawMessage, meta mcp.Meta) (Result, error) {
+	id, line, err := ll.request(name, args, meta)
+	if err != nil {
+		return Result{}, err
+	}
+	resp, err := ll.conn.Call(ctx, id, line)
+	return ll.response(ctx, id, resp, err)
+}
+
+// send is call without the wait: done gets what call returns, on the
+// connection's reading goroutine when the response comes (jsonrpcline's
+// Send), exactly once, possibly before send returns.
+func (ll *leanLine) send(ctx context.Context, name string, args json.RawMessage, meta mcp.Meta, done func(Result, error)) {
+	id, line, err := ll.request(name, args, meta)
+	if err != nil {
+		done(Result{}, err)
+		return
+	}
+	err = ll.conn.Send(ctx, id, line, func(resp []byte, err error) {
+		done(ll.response(ctx, id, resp, err))
+	})
+	if err != nil {
+		done(ll.response(ctx, id, nil, err))
+	}
+}
+
+// request is the tools/call line go-sdk would write, with a lean id.
+func (ll *leanLine) request(name string, args json.RawMessage, meta mcp.Meta) (int64, []byte, error) {
 	id := ll.ids.Add(1)
 	for id > 1<<31-1 { // wrapped: start again, and use an id from there
 		ll.ids.CompareAndSwap(id, leanFirstID)
@@ -66,7 +93,7 @@ func (ll *leanLine) call(ctx context.Context, name string, args json.RawMessage,
 	if len(meta) > 0 {
 		m, err := json.Marshal(meta)
 		if err != nil {
-			return Result{}, fmt.Errorf("calling %q: marshaling call parameters: %w", "tools/call", err)
+			return 0, nil, fmt.Errorf("calling %q: marshaling call parameters: %w", "tools/call", err)
 		}
 		b.WriteString(`"_meta":`)
 		b.Write(m)
@@ -74,7 +101,7 @@ func (ll *leanLine) call(ctx context.Context, name string, args json.RawMessage,
 	}
 	n, err := json.Marshal(name)
 	if err != nil {
-		return Result{}, fmt.Errorf("calling %q: marshaling call parameters: %w", "tools/call", err)
+		return 0, nil, fmt.Errorf("calling %q: marshaling call parameters: %w", "tools/call", err)
 	}
 	b.WriteString(`"name":`)
 	b.Write(n)
@@ -82,10 +109,14 @@ func (ll *leanLine) call(ctx context.Context, name string, args json.RawMessage,
 	if len(args) == 0 {
 		b.WriteString(`{}`) // go-sdk sends no nil arguments either
 	} else if err := json.Compact(&b, args); err != nil { // one line, whatever the caller's formatting
-		return Result{}, fmt.Errorf("calling %q: marshaling call parameters: %w", "tools/call", err)
+		return 0, nil, fmt.Errorf("calling %q: marshaling call parameters: %w", "tools/call", err)
 	}
 	b.WriteString("}}\n")
-	line, err := ll.conn.Call(ctx, id, b.Bytes())
+	return id, b.Bytes(), nil
+}
+
+// response reads the response line to request id, or its failure (err).
+func (ll *leanLine) response(ctx context.Context, id int64, line []byte, err error) (Result, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			ll.cancelled(ctx, id)

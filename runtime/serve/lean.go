@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/internal/jsonrpcline"
+	"github.com/toolgen-dev/toolgen/runtime"
 )
 
 // leanCalls answers a stdio host's tools/call without go-sdk's
@@ -187,21 +188,35 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) (b
 			lc.stateless(ctx, key, cancel, head, req)
 		}
 	}
+	if lc.startAsync(ctx, key, cancel, head, req) {
+		return true, nil // no work here: the upstream's reader answers it
+	}
 	return true, func() {
 		defer lc.wg.Done()
 		r, failed := lc.s.callTool(ctx, req)
-		lc.mu.Lock()
-		delete(lc.ours, key) // before the response: the host may reuse the id then
-		lc.mu.Unlock()
-		cancel()
-		if failed != nil {
-			lc.respond(head, failed)
-		} else if line, ok := appendPlainResult(head, r); ok {
-			lc.out.Write(append(line, "}\n"...))
-		} else {
-			lc.respond(head, toCallToolResult(r))
-		}
+		lc.answer(key, cancel, head, r, failed)
 	}
+}
+
+// answer forgets a call's id, then writes its response: the host may
+// reuse the id once it has the response.
+func (lc *leanCalls) answer(key idKey, cancel context.CancelFunc, head []byte, r runtime.Result, failed *mcp.CallToolResult) {
+	lc.forget(key, cancel)
+	if failed != nil {
+		lc.respond(head, failed)
+	} else if line, ok := appendPlainResult(head, r); ok {
+		lc.out.Write(append(line, "}\n"...))
+	} else {
+		lc.respond(head, toCallToolResult(r))
+	}
+}
+
+// forget ends a call of ours: its id is free again.
+func (lc *leanCalls) forget(key idKey, cancel context.CancelFunc) {
+	lc.mu.Lock()
+	delete(lc.ours, key)
+	lc.mu.Unlock()
+	cancel()
 }
 
 // respond writes the response as go-sdk would, in one write: a text

@@ -41,27 +41,8 @@ var echoBin = sync.OnceValues(func() (string, error) {
 
 func newProxied(tb testing.TB, protocol string) *proxied {
 	tb.Helper()
-	if testing.Short() {
-		tb.Skip("builds and runs a fixture MCP server")
-	}
-	bin, err := echoBin()
-	if err != nil {
-		tb.Fatalf("build echo fixture: %v", err)
-	}
-	reg := &runtime.Registry{
-		Package: "servetest", Separator: "__",
-		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 30 * time.Second, MaxDepth: 2, InitConcurrency: 1},
-		// server-everything speaks 2025-11-25, the revision the lean client path takes
-		Servers: []decl.Server{{Name: "echo", Transport: "stdio", Command: bin, Trusted: true, StartupTimeout: 30 * time.Second, ProtocolVersion: "2025-11-25"}},
-		Agents:  []decl.Agent{{Name: "gateway", Use: []decl.Use{{Kind: decl.UseServer, Name: "echo"}}}},
-	}
 	ctx := context.Background()
-	sess, err := runtime.Open(ctx, reg, "gateway", runtime.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { sess.Close() })
-	s := New(sess, Options{})
+	s := New(openEcho(tb, runtime.Options{}), Options{})
 	tb.Cleanup(func() { s.Close() })
 	hostR, agentW, err := os.Pipe()
 	if err != nil {
@@ -83,6 +64,32 @@ func newProxied(tb testing.TB, protocol string) *proxied {
 		<-p.done
 	})
 	return p
+}
+
+// openEcho is a session of an agent whose tools are the echo fixture's,
+// over stdio.
+func openEcho(tb testing.TB, opts runtime.Options) *runtime.Session {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("builds and runs a fixture MCP server")
+	}
+	bin, err := echoBin()
+	if err != nil {
+		tb.Fatalf("build echo fixture: %v", err)
+	}
+	reg := &runtime.Registry{
+		Package: "servetest", Separator: "__",
+		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 30 * time.Second, MaxDepth: 2, InitConcurrency: 1},
+		// server-everything speaks 2025-11-25, the revision the lean client path takes
+		Servers: []decl.Server{{Name: "echo", Transport: "stdio", Command: bin, Trusted: true, StartupTimeout: 30 * time.Second, ProtocolVersion: "2025-11-25"}},
+		Agents:  []decl.Agent{{Name: "gateway", Use: []decl.Use{{Kind: decl.UseServer, Name: "echo"}}}},
+	}
+	sess, err := runtime.Open(context.Background(), reg, "gateway", opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { sess.Close() })
+	return sess
 }
 
 func (p *proxied) call(tb testing.TB, args json.RawMessage) *mcp.CallToolResult {

@@ -415,6 +415,14 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (r runt
 			failed = errorResult(fmt.Sprintf("tool %q failed: internal error", name))
 		}
 	}()
+	ctx, args := callInput(ctx, req)
+	return s.sess.Call(ctx, name, args), nil
+}
+
+// callInput is a host's call as the session takes it: its arguments ({}
+// for none), and its context carrying the host, the trace it continues
+// and the caller.
+func callInput(ctx context.Context, req *mcp.CallToolRequest) (context.Context, json.RawMessage) {
 	args := req.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
@@ -427,7 +435,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (r runt
 	// span continues that trace.
 	ctx = telemetry.ExtractMeta(ctx, req.Params.Meta)
 	ctx = runtime.WithCallerID(ctx, callerID(req))
-	return s.sess.Call(withCaller(ctx, req), name, args), nil
+	return withCaller(ctx, req), args
 }
 
 // toCallToolResult maps a runtime Result: a rich result's blocks,
