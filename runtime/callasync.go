@@ -91,8 +91,7 @@ func (st *agentState) callAsync(ctx context.Context, name string, args json.RawM
 			taken = true
 		}
 	}()
-	var err error
-	a.c, err = st.open(ctx, sf, e, args, start)
+	err := st.open(&a.c, ctx, sf, e, args, start)
 	if err != nil {
 		a.end(st.close(&a.c, pipeline.Output{}, err))
 		return true
