@@ -108,14 +108,15 @@ func leanID(tok []byte) (idKey, bool) {
 	return idKey{n: n}, ok
 }
 
-// request reads the params of a tools/call as go-sdk reads them, or nil
-// when this does not read them exactly as go-sdk would.
-func (lc *leanCalls) request(params []byte) *mcp.CallToolRequest {
-	ss := lc.ss.Load()
-	if ss == nil || ss.InitializeParams() == nil || len(params) == 0 || params[0] != '{' {
-		return nil // not initialized yet: go-sdk refuses it
+// readToolCall reads a tools/call's params as go-sdk reads them: a name,
+// arguments and a _meta (read by meta, unless null), nothing else; false
+// when this does not read them exactly as go-sdk would (inputResponses,
+// requestState, … are go-sdk's).
+func readToolCall(params []byte, meta func(v []byte) (mcp.Meta, bool)) (*mcp.CallToolParamsRaw, bool) {
+	if len(params) == 0 || params[0] != '{' {
+		return nil, false
 	}
-	ok, readable := true, false
+	ok := true
 	p := &mcp.CallToolParamsRaw{}
 	jsonrpcline.Members(params, func(k, v []byte) {
 		switch {
@@ -127,13 +128,28 @@ func (lc *leanCalls) request(params []byte) *mcp.CallToolRequest {
 		case jsonrpcline.KeyIs(k, "arguments"):
 			p.Arguments = bytes.Clone(v)
 		case jsonrpcline.KeyIs(k, "_meta"):
-			p.Meta, readable = nil, false
+			p.Meta = nil
 			if !jsonrpcline.IsNull(v) {
-				p.Meta, readable, ok = lc.metas.decode(v) // lean26.go
+				p.Meta, ok = meta(v)
 			}
 		default:
-			ok = false // inputResponses, requestState, …: go-sdk's
+			ok = false
 		}
+	})
+	return p, ok
+}
+
+// request reads the params of a tools/call as go-sdk reads them, or nil
+// when this does not read them exactly as go-sdk would.
+func (lc *leanCalls) request(params []byte) *mcp.CallToolRequest {
+	ss := lc.ss.Load()
+	if ss == nil || ss.InitializeParams() == nil {
+		return nil // not initialized yet: go-sdk refuses it
+	}
+	readable := false
+	p, ok := readToolCall(params, func(v []byte) (m mcp.Meta, ok bool) {
+		m, readable, ok = lc.metas.decode(v) // lean26.go
+		return m, ok
 	})
 	if !ok {
 		return nil

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -274,28 +273,10 @@ const httpMaxDepth = 1000
 // send its host something on the request's stream (a progress token) or
 // belongs to the stateless revision.
 func callParams(params []byte) *mcp.CallToolParamsRaw {
-	if len(params) == 0 || params[0] != '{' {
-		return nil
-	}
-	ok := true
-	p := &mcp.CallToolParamsRaw{}
-	jsonrpcline.Members(params, func(k, v []byte) {
-		switch {
-		case !ok:
-		case jsonrpcline.KeyIs(k, "name"):
-			if ok = v[0] == '"' && utf8.Valid(v); ok {
-				p.Name = jsonrpcline.Unquote(v)
-			}
-		case jsonrpcline.KeyIs(k, "arguments"):
-			p.Arguments = bytes.Clone(v)
-		case jsonrpcline.KeyIs(k, "_meta"):
-			p.Meta = nil
-			if !jsonrpcline.IsNull(v) {
-				ok = v[0] == '{' && json.Unmarshal(v, &p.Meta) == nil
-			}
-		default:
-			ok = false // go-sdk's
-		}
+	p, ok := readToolCall(params, func(v []byte) (mcp.Meta, bool) {
+		var m mcp.Meta
+		ok := v[0] == '{' && json.Unmarshal(v, &m) == nil
+		return m, ok
 	})
 	if !ok {
 		return nil
