@@ -10,11 +10,7 @@ import (
 // them in, imports this package, so they link them the same way here.
 func init() {
 	RegisterREST(func(spec RESTSpec, client *http.Client) (RESTTool, error) {
-		s := rest.Spec{Method: spec.Method, URL: spec.URL, InputSchema: spec.InputSchema, Secrets: spec.Secrets}
-		for _, h := range spec.Headers {
-			s.Headers = append(s.Headers, rest.Header{Key: h[0], Value: h[1]})
-		}
-		t, err := rest.New(s, client)
+		t, err := rest.NewFrom(spec.Method, spec.URL, spec.Headers, spec.InputSchema, spec.Secrets, client)
 		if err != nil {
 			return nil, err
 		}

@@ -15,11 +15,7 @@ func init() { runtime.RegisterREST(Compile) }
 
 // Compile checks a REST tool's spec and parses its URL template once.
 func Compile(spec runtime.RESTSpec, client *http.Client) (runtime.RESTTool, error) {
-	s := rest.Spec{Method: spec.Method, URL: spec.URL, InputSchema: spec.InputSchema, Secrets: spec.Secrets}
-	for _, h := range spec.Headers {
-		s.Headers = append(s.Headers, rest.Header{Key: h[0], Value: h[1]})
-	}
-	t, err := rest.New(s, client)
+	t, err := rest.NewFrom(spec.Method, spec.URL, spec.Headers, spec.InputSchema, spec.Secrets, client)
 	if err != nil {
 		return nil, err // not a typed nil
 	}

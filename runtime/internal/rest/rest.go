@@ -79,6 +79,16 @@ func New(spec Spec, client *http.Client) (*Tool, error) {
 	return t, nil
 }
 
+// NewFrom is New for a spec in the runtime's terms (runtime.RESTSpec,
+// which cannot name this package): headers as key, value pairs.
+func NewFrom(method, url string, headers [][2]string, schema json.RawMessage, secrets []string, client *http.Client) (*Tool, error) {
+	spec := Spec{Method: method, URL: url, InputSchema: schema, Secrets: secrets}
+	for _, h := range headers {
+		spec.Headers = append(spec.Headers, Header{Key: h[0], Value: h[1]})
+	}
+	return New(spec, client)
+}
+
 func newTool(spec Spec, client *http.Client) (t *Tool, err error) {
 	defer func() {
 		if r := recover(); r != nil { // the template parser panics on states it did not foresee
