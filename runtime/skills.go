@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/toolgen-dev/toolgen/runtime/decl"
@@ -133,15 +134,7 @@ func (s *Session) findSkills(st *agentState, query string, limit int) []FindHit 
 // on a tie), at most limit in all.
 func mergeHits(tools, skills []FindHit, limit int) []FindHit {
 	out := append(slices.Clone(tools), skills...)
-	slices.SortStableFunc(out, func(a, b FindHit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score }) // sort, not slices: see search.Build
 	if len(out) > limit {
 		out = out[:limit]
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/toolgen-dev/toolgen/internal/mcpconn"
@@ -106,7 +107,8 @@ func upstreamSkill(server, sep string, e *mcpconn.Skill) *decl.Skill {
 			sk.Files = append(sk.Files, sf)
 		}
 	}
-	slices.SortStableFunc(sk.Files[min(1, len(sk.Files)):], func(a, b decl.SkillFile) int { return strings.Compare(a.Path, b.Path) })
+	rest := sk.Files[min(1, len(sk.Files)):]
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Path < rest[j].Path }) // sort, not slices: see search.Build
 	return sk
 }
 

@@ -4,7 +4,7 @@
 package didyoumean
 
 import (
-	"slices"
+	"sort"
 	"strings"
 )
 
@@ -42,11 +42,13 @@ func nearest(name string, candidates []string, n int, others bool) []string {
 			out = append(out, scored{c, d})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b scored) int {
-		if a.d != b.d {
-			return a.d - b.d
+	// sort, not slices: one shared stable sort in every binary rather than
+	// one compiled for this type.
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].d != out[j].d {
+			return out[i].d < out[j].d
 		}
-		return strings.Compare(a.name, b.name)
+		return out[i].name < out[j].name
 	})
 	names := make([]string, 0, min(n, len(out)))
 	for i := 0; i < len(out) && i < n; i++ {

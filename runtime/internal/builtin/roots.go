@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"syscall"
 )
@@ -50,7 +51,9 @@ func openAllowedDirs(workdir string, allowed []string, create bool) (*allowedDir
 		}
 		ds.dirs = append(ds.dirs, d)
 	}
-	slices.SortStableFunc(ds.dirs, func(a, b allowedDir) int { return len(b.parts[0]) - len(a.parts[0]) })
+	// sort, not slices: one shared stable sort rather than one compiled for
+	// this type (search.Build says more).
+	sort.SliceStable(ds.dirs, func(i, j int) bool { return len(ds.dirs[i].parts[0]) > len(ds.dirs[j].parts[0]) })
 	return ds, nil
 }
 
