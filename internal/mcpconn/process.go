@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgen-dev/toolgen/internal/childenv"
+	"github.com/toolgen-dev/toolgen/internal/rawpipe"
 )
 
 // Grace periods of a stdio teardown: after stdin closes the server may exit
@@ -148,8 +149,10 @@ func (p *process) tail() string {
 
 // transport speaks newline-delimited JSON-RPC over the child's stdio;
 // non-JSON stdout lines go to onGarbage instead of killing the session.
+// Both pipes are read and written with raw system calls (rawpipe): a
+// proxied call's two lines then leave the runtime's monitor thread asleep.
 func (p *process) transport(maxMessage int, onGarbage func(string)) mcp.Transport {
-	return &lineTransport{lines: newJSONLines(p.stdout, maxMessage, onGarbage), w: p.stdin}
+	return &lineTransport{lines: newJSONLines(rawpipe.Wrap(p.stdout), maxMessage, onGarbage), w: rawpipe.Wrap(p.stdin)}
 }
 
 // exitReason describes how the process ended, or "" while it runs.

@@ -198,7 +198,8 @@ func (c *cli) serve(args []string) int {
 			defer stopPage()
 		}
 		so.Logger.Info("serve.stdio", "agent", sess.Agent())
-		err = srv.ServeIO(c.ctx, servingStdio(c.opts.Stdin), nopCloser{c.stdout})
+		in, out := servingStdio(c.opts.Stdin, c.stdout)
+		err = srv.ServeIO(c.ctx, in, out)
 	}
 	if err != nil {
 		return c.fail(exitFail, err)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A client that writes its requests and closes its input at once (a
@@ -73,5 +74,60 @@ func TestStdioAnswersEveryRequestBeforeExit(t *testing.T) {
 	}
 	if t.Failed() && !strings.Contains(string(out), `"id":1`) {
 		t.Log("not even initialize was answered")
+	}
+}
+
+// A host that closes its end of the agent's stdout ends the agent as EOF
+// on stdin does: exit status 0, after stopping its upstream servers. The
+// write to a closed stdout used to kill it with SIGPIPE, no teardown run.
+func TestStdioHostClosingStdoutEndsCleanly(t *testing.T) {
+	cmd := exec.Command(agentBin, "serve", "--stdio", "--agent", "helper")
+	cmd.Dir, cmd.Env = repoRoot, agentEnv
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"leaver","version":"1"}}}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"everything__echo","arguments":{"message":"up"}}}`)
+	br := bufio.NewReader(out)
+	for answered := 0; answered < 2; {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("agent's stdout: %v\nstderr:\n%s", err, stderr.String())
+		}
+		if bytes.Contains(line, []byte(`"id":`)) {
+			answered++
+		}
+	}
+	upstreams := descendants(t, cmd.Process.Pid)
+	if len(upstreams) == 0 {
+		t.Fatal("the agent started no upstream server")
+	}
+	out.Close()
+	for i := range 20 { // answers to these have nowhere to go
+		fmt.Fprintf(in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"everything__echo","arguments":{"message":"gone"}}}`+"\n", 10+i)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("agent after its host closed stdout: %v (want exit status 0)\nstderr:\n%s", err, stderr.String())
+	}
+	// The agent waited for its servers before exiting; a reaper may still
+	// need a moment for a grandchild, so allow a few seconds.
+	deadline := time.Now().Add(5 * time.Second)
+	for left := alive(upstreams); len(left) > 0; left = alive(upstreams) {
+		if time.Now().After(deadline) {
+			t.Fatalf("upstream servers outlived the agent: %v", left)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

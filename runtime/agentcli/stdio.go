@@ -5,31 +5,46 @@ import (
 	"os"
 	"runtime"
 	"time"
+
+	"github.com/toolgen-dev/toolgen/internal/rawpipe"
 )
 
-// servingStdio readies the process for `serve --stdio` on its own stdin:
-// a pipe there is read through Go's netpoller (pollablePipe), and then,
-// unless GOMAXPROCS is set, the process runs on one P. One host's calls
-// over a pipe are I/O: each line wakes a goroutine, and with a second P
-// idle every wake-up also wakes a thread to look for work (futex, spinning,
-// a stolen goroutine on another CPU), which cost a proxied call about as
+// servingStdio readies the process for `serve --stdio` on its own stdin
+// and stdout: a pipe there is read or written through Go's netpoller
+// (pollablePipe) with raw system calls (rawpipe), and then, unless
+// GOMAXPROCS is set, the process runs on one P. One host's calls over a
+// pipe are I/O: each line wakes a goroutine, and with a second P idle
+// every wake-up also wakes a thread to look for work (futex, spinning, a
+// stolen goroutine on another CPU), which cost a proxied call about as
 // much CPU again as relaying it did. A blocking read of stdin, though,
 // holds the only P in the kernel until the scheduler's monitor takes it
 // back, so one P goes only with a pollable stdin. Set GOMAXPROCS to give
 // CPU-heavy in-process tools more.
-func servingStdio(in io.ReadCloser) io.ReadCloser {
+func servingStdio(in io.ReadCloser, out io.Writer) (io.ReadCloser, io.WriteCloser) {
 	f, ok := in.(*os.File)
 	if !ok || f != os.Stdin {
-		return in // an embedder's or a test's reader
+		return in, nopCloser{out} // an embedder's or a test's reader
 	}
-	p, ok := pollablePipe(f)
+	p, ok := pollablePipe(f, os.O_RDONLY)
 	if !ok {
-		return in
+		return in, nopCloser{out}
 	}
 	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
 		runtime.GOMAXPROCS(1)
 	}
-	return p
+	return rawpipe.Wrap(p), stdioOut(out)
+}
+
+// stdioOut is the process's stdout opened again as a pollable pipe and
+// written raw, or out as it is (not os.Stdout, not a pipe). Closing it
+// closes only the new description.
+func stdioOut(out io.Writer) io.WriteCloser {
+	if f, ok := out.(*os.File); ok && f == os.Stdout {
+		if p, ok := pollablePipe(f, os.O_WRONLY); ok {
+			return rawpipe.Wrap(p)
+		}
+	}
+	return nopCloser{out}
 }
 
 // pollable reports whether reads of f wait in the netpoller (only such a

@@ -7,11 +7,12 @@ import (
 )
 
 // pollablePipe is f, when its reads already wait in the netpoller, or the
-// pipe f reads opened again through /proc: a new open file description
-// of the same pipe, which Go reads non-blocking. f's own description
+// pipe f reads (mode os.O_RDONLY) or writes (os.O_WRONLY) opened again
+// through /proc: a new open file description of the same pipe, which Go
+// uses non-blocking. f's own description
 // keeps its flags (setting O_NONBLOCK on it would change them for every
 // process that shares it, the host's shell say). Not a pipe: false.
-func pollablePipe(f *os.File) (*os.File, bool) {
+func pollablePipe(f *os.File, mode int) (*os.File, bool) {
 	if pollable(f) {
 		return f, true
 	}
@@ -25,7 +26,7 @@ func pollablePipe(f *os.File) (*os.File, bool) {
 		if syscall.Fstat(int(fd), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
 			return
 		}
-		p, _ = os.OpenFile("/proc/self/fd/"+strconv.Itoa(int(fd)), os.O_RDONLY, 0)
+		p, _ = os.OpenFile("/proc/self/fd/"+strconv.Itoa(int(fd)), mode, 0)
 	})
 	if p == nil {
 		return nil, false

@@ -1,7 +1,9 @@
 package agentcli
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -10,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolgen-dev/toolgen/internal/rawpipe"
 )
 
 // A blocking pipe (what a host hands an agent on stdin) is read through
@@ -27,7 +31,7 @@ func TestPollablePipe(t *testing.T) {
 	if pollable(r) {
 		t.Fatal("a blocking pipe reads as pollable")
 	}
-	p, ok := pollablePipe(r)
+	p, ok := pollablePipe(r, os.O_RDONLY)
 	if !ok || p == r {
 		t.Fatalf("pollablePipe = %v, %v; want a new file", p, ok)
 	}
@@ -69,7 +73,7 @@ func TestPollablePipeNotAPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if p, ok := pollablePipe(f); ok {
+	if p, ok := pollablePipe(f, os.O_RDONLY); ok {
 		t.Fatalf("a regular file: pollablePipe = %v, true", p)
 	}
 	r, w, err := os.Pipe() // already pollable: kept
@@ -78,7 +82,7 @@ func TestPollablePipeNotAPipe(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if p, ok := pollablePipe(r); !ok || p != r {
+	if p, ok := pollablePipe(r, os.O_RDONLY); !ok || p != r {
 		t.Fatalf("a pollable pipe: pollablePipe = %v, %v; want it back", p, ok)
 	}
 }
@@ -96,11 +100,22 @@ func fcntlFlags(fd int) (int, error) {
 // stdin is a pipe, since it changes the process.
 func TestServingStdioOneP(t *testing.T) {
 	if os.Getenv("AGENTCLI_STDIO_CHILD") != "" {
-		in := servingStdio(os.Stdin)
-		f, _ := in.(*os.File)
-		if f == nil || f == os.Stdin || !pollable(f) {
-			t.Fatalf("servingStdio(os.Stdin on a pipe) = %v; want a pollable reopened pipe", in)
+		in, out := servingStdio(os.Stdin, os.Stdout)
+		rin, _ := in.(*rawpipe.Pipe)
+		if rin == nil || rin.File() == os.Stdin || !pollable(rin.File()) {
+			t.Fatalf("servingStdio(os.Stdin on a pipe) = %v; want a pollable reopened pipe, read raw", in)
 		}
+		rout, _ := out.(*rawpipe.Pipe)
+		if rout == nil || rout.File() == os.Stdout {
+			t.Fatalf("servingStdio(os.Stdout on a pipe) = %v; want a pollable reopened pipe, written raw", out)
+		}
+		if _, err := io.WriteString(out, "written raw\n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := out.Close(); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("stdout still open") // closing the reopened pipe leaves fd 1 alone
 		want := 1
 		if v := os.Getenv("GOMAXPROCS"); v != "" {
 			want = 3
@@ -108,8 +123,9 @@ func TestServingStdioOneP(t *testing.T) {
 		if got := goruntime.GOMAXPROCS(0); got != want {
 			t.Fatalf("GOMAXPROCS = %d, want %d", got, want)
 		}
-		if in := servingStdio(io.NopCloser(os.Stdin)); in == nil {
-			t.Fatal("an embedder's reader was dropped")
+		var buf bytes.Buffer
+		if in, out := servingStdio(io.NopCloser(os.Stdin), &buf); in == nil || out == nil {
+			t.Fatal("an embedder's reader or writer was dropped")
 		}
 		return
 	}
@@ -121,8 +137,12 @@ func TestServingStdioOneP(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer stdin.Close()
-		if out, err := cmd.CombinedOutput(); err != nil {
+		out, err := cmd.CombinedOutput()
+		if err != nil {
 			t.Fatalf("%v: %v\n%s", env, err, out)
+		}
+		if !bytes.Contains(out, []byte("written raw\nstdout still open\n")) {
+			t.Fatalf("%v: the child's stdout lost a line:\n%s", env, out)
 		}
 	}
 }

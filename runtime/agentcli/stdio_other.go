@@ -4,6 +4,6 @@ package agentcli
 
 import "os"
 
-// pollablePipe is f when its reads already wait in the netpoller; other
+// pollablePipe is f when its I/O already waits in the netpoller; other
 // systems have no /proc to open a pipe again through.
-func pollablePipe(f *os.File) (*os.File, bool) { return f, pollable(f) }
+func pollablePipe(f *os.File, mode int) (*os.File, bool) { return f, pollable(f) }

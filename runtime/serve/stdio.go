@@ -40,7 +40,8 @@ type stdioTransport struct {
 	max    int
 	logger *slog.Logger
 	server *Server
-	lean   *leanCalls // once connected
+	lean   *leanCalls  // once connected
+	hungUp atomic.Bool // a write to the client failed: it has gone
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -48,6 +49,12 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	frames := newFrameReader(t.in, t.max, func(b badFrame) {
 		answered := b.hasID && out.answer(b.id, b.code, b.msg) == nil
 		t.logger.Warn("serve.bad_message", "reason", b.msg, "bytes", b.size, "answered", answered)
+	})
+	// Nothing more can reach a client that stopped reading (its end of our
+	// output closed): stop reading its input too, and end as at EOF.
+	out.failed = sync.OnceFunc(func() {
+		t.hungUp.Store(true)
+		frames.Close()
 	})
 	// jsonrpcline, not go-sdk's IOTransport: the frames are checked here
 	// already, and its decoder's per-message cost was most of the served
@@ -109,15 +116,19 @@ func (c *forgivingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // lockedWriter serializes go-sdk's messages and our error answers: each
 // is one Write of one whole line.
 type lockedWriter struct {
-	mu    sync.Mutex
-	w     io.WriteCloser
-	wrote func() // after each line (drain)
+	mu     sync.Mutex
+	w      io.WriteCloser
+	wrote  func() // after each line (drain)
+	failed func() // after a write fails
 }
 
 func (w *lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	n, err := w.w.Write(p)
 	w.mu.Unlock()
+	if err != nil && w.failed != nil {
+		w.failed()
+	}
 	if w.wrote != nil {
 		w.wrote()
 	}

@@ -478,3 +478,39 @@ func readFrames(r *frameReader) ([]byte, error) {
 		out = append(append(out, f...), '\n')
 	}
 }
+
+// A client that stops reading (closes its end of our output) while its
+// input stays open ends serving as EOF would, with no error: nothing more
+// can reach it. A call answered on the lean path and one answered by
+// go-sdk both find it gone. Before, the lean path dropped its write
+// error and read on.
+func TestStdioEndsWhenTheClientStopsReading(t *testing.T) {
+	for _, req := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+	} {
+		s := New(newFakeSession(), Options{})
+		cr, sw := io.Pipe()
+		sr, cw := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- s.ServeIO(context.Background(), sr, sw) }()
+		br := bufio.NewReader(cr)
+		io.WriteString(cw, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+		if _, err := br.ReadBytes('\n'); err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(cw, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		cr.Close()
+		go io.WriteString(cw, req+"\n") // may block: nobody need read it once serving ends
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s: ServeIO = %v; want nil (the client left)", req, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: ServeIO still serving a client that stopped reading", req)
+		}
+		cw.Close()
+		s.Close()
+	}
+}

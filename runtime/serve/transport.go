@@ -29,10 +29,11 @@ func (s *Server) ServeIO(ctx context.Context, in io.ReadCloser, out io.WriteClos
 	if max <= 0 {
 		max = DefaultMaxStdioBytes
 	}
-	err := s.run(ctx, &stdioTransport{in: in, out: out, max: max, logger: s.logger, server: s})
+	t := &stdioTransport{in: in, out: out, max: max, logger: s.logger, server: s}
+	err := s.run(ctx, t)
 	// A write to a client that has hung up (a 2026-07-28 client ends its
 	// subscriptions/listen as it goes) is the same clean end as EOF.
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) ||
+	if err == nil || t.hungUp.Load() || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return nil
 	}
