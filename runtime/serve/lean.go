@@ -199,6 +199,9 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) (b
 	}
 	head = append(head, `,"result":`...)
 	if _, v := req.Params.Meta[mcp.MetaKeyProtocolVersion]; v {
+		if lc.startStatelessAsync(ctx, key, cancel, head, req) {
+			return true, nil // as startAsync's below (lean26async.go)
+		}
 		return true, func() {
 			defer lc.wg.Done()
 			lc.stateless(ctx, key, cancel, head, req)

@@ -177,7 +177,15 @@ func (lc *leanCalls) stateless(ctx context.Context, key idKey, cancel context.Ca
 		s.rounds.handBack(&lr.round, res, nil)
 		return
 	}
-	lc.done(key)
+	lc.answerInline(ctx, lr, r, failed)
+}
+
+// answerInline writes the response of an inline round's call that asked
+// its host nothing (the round is over): its result, complete, or the
+// request's end.
+func (lc *leanCalls) answerInline(ctx context.Context, lr *leanRound, r runtime.Result, failed *mcp.CallToolResult) {
+	head := lr.head
+	lc.done(lr.key)
 	if err := ctx.Err(); err != nil {
 		lc.respondError(head, err) // as rounds.wait ends a cancelled request
 		return
