@@ -1,16 +1,22 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	rt "runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolgen-dev/toolgen/runtime"
+	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
 // A 2026-07-28 host that declares nothing the echo fixture could ask for
@@ -119,5 +125,77 @@ func TestStatelessAsyncCallAnswersAsGoSDK(t *testing.T) {
 			b, _ := json.Marshal(sync)
 			t.Errorf("%s: answers differ:\nasync %s\nsync  %s", tc.tool, a, b)
 		}
+	}
+}
+
+var roundsBin = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "servetest-rounds")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "rounds")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../testdata/mcpservers/rounds").CombinedOutput(); err != nil {
+		return "", &exec.ExitError{Stderr: out}
+	}
+	return bin, nil
+})
+
+// A 2026-07-28 call run in two halves that asks its host something (an
+// upstream of 2025-11-25 sends the agent an elicitation, then a sampling
+// request) still gets its input-required round: the round's waiter
+// answers the request, the retry's answers go back to the upstream, and
+// the result, which the upstream's reader gets, reaches the retry.
+func TestStatelessAsyncCallAsksItsHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a fixture MCP server")
+	}
+	bin, err := roundsBin()
+	if err != nil {
+		t.Fatalf("build rounds fixture: %v", err)
+	}
+	reg := &runtime.Registry{
+		Package: "servetest", Separator: "__",
+		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 30 * time.Second, MaxDepth: 2, InitConcurrency: 1},
+		Servers:  []decl.Server{{Name: "rounds", Transport: "stdio", Command: bin, Trusted: true, StartupTimeout: 30 * time.Second, ProtocolVersion: "2025-11-25"}},
+		Agents:   []decl.Agent{{Name: "gateway", Use: []decl.Use{{Kind: decl.UseServer, Name: "rounds"}}}},
+	}
+	sess, err := runtime.Open(context.Background(), reg, "gateway", runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	s := New(sess, Options{})
+	defer s.Close()
+	c := startRaw(t, s)
+	// the host lists first: the upstream connection then declares what it can answer
+	c.send([]byte(`{"jsonrpc":"2.0","id":"list","method":"tools/list","params":{"_meta":` + rawMeta26 + `}}` + "\n"))
+	c.wait(`"list"`)
+	call := func(id, tool, extra string) map[string]any {
+		c.send(rawCall26(id, tool, extra))
+		return c.wait(id)
+	}
+	before := leanStatelessCalls.Load()
+	for i, tc := range []struct{ tool, answer, want string }{
+		{"rounds__confirm", `{"action":"accept","content":{"answer":"yes"}}`, `accept: {"answer":"yes"}`},
+		{"rounds__summarize", `{"model":"m","role":"assistant","content":{"type":"text","text":"short"}}`, `"short"`},
+	} {
+		first := call(fmt.Sprint(10*i+1), tc.tool, "")
+		res, _ := first["result"].(map[string]any)
+		asks, _ := res["inputRequests"].(map[string]any)
+		state, _ := res["requestState"].(string)
+		if res["resultType"] != "input_required" || len(asks) != 1 || state == "" {
+			t.Fatalf("%s: first answer %v, want one input-required question", tc.tool, first)
+		}
+		var key string
+		for k := range asks {
+			key = k
+		}
+		typ, text := resultOf26(t, call(fmt.Sprint(10*i+2), tc.tool, `,"requestState":"`+state+`","inputResponses":{"`+key+`":`+tc.answer+`}`))
+		if typ != "complete" || !strings.Contains(text, tc.want) {
+			t.Errorf("%s: retry %s %q, want complete with %s", tc.tool, typ, text, tc.want)
+		}
+	}
+	if n := leanStatelessCalls.Load() - before; n < 2 {
+		t.Errorf("%d calls took the lean path, want the two first ones at least", n)
 	}
 }
