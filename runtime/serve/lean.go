@@ -199,10 +199,11 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) (b
 	}
 	head = append(head, `,"result":`...)
 	if _, v := req.Params.Meta[mcp.MetaKeyProtocolVersion]; v {
-		return true, func() {
-			defer lc.wg.Done()
-			lc.stateless(ctx, key, cancel, head, req)
+		host := lc.declare(req)
+		if lc.startStatelessAsync(ctx, key, cancel, head, req, host) {
+			return true, nil // as startAsync's below (lean26async.go)
 		}
+		return true, func() { lc.stateless(ctx, key, cancel, head, req, host) }
 	}
 	if lc.startAsync(ctx, key, cancel, head, req) {
 		return true, nil // no work here: the upstream's reader answers it
@@ -243,18 +244,7 @@ func (lc *leanCalls) respond(head []byte, res *mcp.CallToolResult) {
 		lc.out.Write(append(line, "}\n"...))
 		return
 	}
-	b := bytes.NewBuffer(head)
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		lc.s.logger.Error("serve.encode", "error", err.Error())
-		b.Truncate(len(head))
-		b.WriteString(`{"content":[{"type":"text","text":"internal error: result not encodable"}],"isError":true}`)
-	} else {
-		b.Truncate(b.Len() - 1) // Encode's newline
-	}
-	b.WriteString("}\n")
-	lc.out.Write(b.Bytes())
+	lc.writeEncoded(head, res, `{"content":[{"type":"text","text":"internal error: result not encodable"}],"isError":true}`)
 }
 
 // cancelled cancels a call of ours that notifications/cancelled names;

@@ -143,53 +143,41 @@ func sameMap(a, b mcp.Meta) bool {
 	return a != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// stateless runs a 2026-07-28 tools/call on this goroutine and writes
-// its response, as lean.go's calls of older hosts: the call is a round
-// (inline, rounds_inline.go) that only costs more once it asks the host
-// something.
-func (lc *leanCalls) stateless(ctx context.Context, key idKey, cancel context.CancelFunc, head []byte, req *mcp.CallToolRequest) {
-	defer cancel()
-	s := lc.s
+// declare reads what a 2026-07-28 tools/call declares (nil: its _meta is
+// not one this path reads as go-sdk would) and tells the session, as the
+// declarations of stateless hosts are taken (together); the host is
+// named the first time. The call is counted as the lean path's.
+func (lc *leanCalls) declare(req *mcp.CallToolRequest) *mcp.InitializeParams {
 	leanStatelessCalls.Add(1)
 	// What this request declares, not what the host's first request did
 	// (go-sdk's session keeps that one).
 	host := lc.metas.declared(req.Params.Meta)
 	if host != nil {
-		s.hostDeclared(host.Capabilities, true)
+		lc.s.hostDeclared(host.Capabilities, true)
 		if lc.l26.named.Swap(host) != host { // the cached _meta's: once per change
-			s.nameStatelessHost(host)
+			lc.s.nameStatelessHost(host)
 		}
 	}
+	return host
+}
+
+// stateless runs a 2026-07-28 tools/call (declare read it) on this
+// goroutine and writes its response, as lean.go's calls of older hosts:
+// the call is a round (inline, rounds_inline.go) that only costs more
+// once it asks the host something. The call is over (cancel, lc.wg) once
+// it is answered.
+func (lc *leanCalls) stateless(ctx context.Context, key idKey, cancel context.CancelFunc, head []byte, req *mcp.CallToolRequest, host *mcp.InitializeParams) {
+	s := lc.s
 	// An extension (tasks) takes the call first, as on go-sdk's path.
 	if res, taken, err := s.takeCall(ctx, req); taken {
 		lc.done(key)
 		lc.answerStateless(head, res, err)
+		cancel()
+		lc.wg.Done()
 		return
 	}
 	lr := &leanRound{lc: lc, key: key, head: head}
-	r, failed := s.callTool(s.rounds.startInline(ctx, cancel, &lr.round, host, &s.parked, lr), req)
-	if !s.rounds.finishInline(&lr.round) {
-		// It asked: its result goes to the request that waits for it now.
-		res := failed
-		if res == nil {
-			res = toCallToolResult(r)
-		}
-		s.rounds.handBack(&lr.round, res, nil)
-		return
-	}
-	lc.done(key)
-	if err := ctx.Err(); err != nil {
-		lc.respondError(head, err) // as rounds.wait ends a cancelled request
-		return
-	}
-	if failed == nil {
-		if line, ok := appendCompletedPlain(head, r, lc.serverInfo()); ok {
-			lc.out.Write(append(line, "}\n"...))
-			return
-		}
-		failed = toCallToolResult(r)
-	}
-	lc.answerStateless(head, completed(failed), nil)
+	lr.finish(s.callTool(s.rounds.startInline(ctx, cancel, &lr.round, host, &s.parked, lr), req))
 }
 
 // leanRound is an inline round of the lean path with what its reply
@@ -204,6 +192,51 @@ type leanRound struct {
 func (lr *leanRound) reply(res mcp.Result, err error) {
 	lr.lc.done(lr.key)
 	lr.lc.answerStateless(lr.head, res, err)
+}
+
+// finish ends the round's call with its result (failed: the error result
+// of a call that broke) where the call ended: the response, complete, or
+// the request's end; then the call is over (end). A call that asked its
+// host meanwhile hands its result to the request that waits for it now,
+// and is over once that is answered: on a goroutine of its own, as this
+// may be the upstream's reader (lean26async.go).
+func (lr *leanRound) finish(r runtime.Result, failed *mcp.CallToolResult) {
+	lc := lr.lc
+	if !lc.s.rounds.finishInline(&lr.round) {
+		if failed == nil {
+			failed = toCallToolResult(r)
+		}
+		go lr.handBack(failed)
+		return
+	}
+	defer lr.end()
+	lc.done(lr.key)
+	if err := lr.ctx.Err(); err != nil {
+		lc.respondError(lr.head, err) // as rounds.wait ends a cancelled request
+		return
+	}
+	if failed == nil {
+		if line, ok := appendCompletedPlain(lr.head, r, lc.serverInfo()); ok {
+			lc.out.Write(append(line, "}\n"...))
+			return
+		}
+		failed = toCallToolResult(r)
+	}
+	lc.answerStateless(lr.head, completed(failed), nil)
+}
+
+// answered is finish of a call run in two halves (its result's own).
+func (lr *leanRound) answered(r runtime.Result) { lr.finish(r, nil) }
+
+func (lr *leanRound) handBack(res *mcp.CallToolResult) {
+	defer lr.end()
+	lr.lc.s.rounds.handBack(&lr.round, res, nil)
+}
+
+// end: the call is over; its request's context ends.
+func (lr *leanRound) end() {
+	lr.cancel()
+	lr.lc.wg.Done()
 }
 
 // done forgets the call of key: before its response, since the host may
@@ -235,13 +268,20 @@ func (lc *leanCalls) answerStateless(head []byte, res mcp.Result, err error) {
 		lc.out.Write(append(line, "}\n"...))
 		return
 	}
+	lc.writeEncoded(head, res, `{"resultType":"complete","content":[{"type":"text","text":"internal error: result not encodable"}],"isError":true}`)
+}
+
+// writeEncoded writes a response: head, v as go-sdk encodes a message
+// (encoding/json, no HTML escaping), the envelope's end; failed in v's
+// place when v cannot be encoded.
+func (lc *leanCalls) writeEncoded(head []byte, v any, failed string) {
 	b := bytes.NewBuffer(head)
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		s.logger.Error("serve.encode", "error", err.Error())
+	if err := enc.Encode(v); err != nil {
+		lc.s.logger.Error("serve.encode", "error", err.Error())
 		b.Truncate(len(head))
-		b.WriteString(`{"resultType":"complete","content":[{"type":"text","text":"internal error: result not encodable"}],"isError":true}`)
+		b.WriteString(failed)
 	} else {
 		b.Truncate(b.Len() - 1) // Encode's newline
 	}
@@ -306,18 +346,7 @@ func (lc *leanCalls) respondError(head []byte, err error) {
 	}
 	// head ends in `"result":`: the same envelope with "error".
 	h := bytes.TrimSuffix(head, []byte(`"result":`))
-	b := bytes.NewBuffer(append([]byte(nil), h...))
-	b.WriteString(`"error":`)
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if e := enc.Encode(rpc); e != nil {
-		b.Truncate(len(h) + len(`"error":`))
-		b.WriteString(`{"code":-32603,"message":"internal error"}`)
-	} else {
-		b.Truncate(b.Len() - 1)
-	}
-	b.WriteString("}\n")
-	lc.out.Write(b.Bytes())
+	lc.writeEncoded(append(append([]byte(nil), h...), `"error":`...), rpc, `{"code":-32603,"message":"internal error"}`)
 }
 
 // appendCompleted appends res as go-sdk's path writes a complete result

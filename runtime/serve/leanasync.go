@@ -22,13 +22,19 @@ type asyncSession interface {
 // follower, and no goroutine waits for the server (as a bare relay's
 // two readers do). false: the call runs the usual way.
 func (lc *leanCalls) startAsync(ctx context.Context, key idKey, cancel context.CancelFunc, head []byte, req *mcp.CallToolRequest) bool {
+	return lc.callAsync(ctx, req, func(r runtime.Result) {
+		defer lc.wg.Done()
+		lc.answer(key, cancel, head, r, nil)
+	})
+}
+
+// callAsync runs req through the session in two halves (CallAsync), done
+// getting its result; false: the session cannot run it so, and did nothing.
+func (lc *leanCalls) callAsync(ctx context.Context, req *mcp.CallToolRequest, done func(runtime.Result)) bool {
 	as, ok := lc.s.sess.(asyncSession)
 	if !ok {
 		return false
 	}
 	cctx, args := callInput(ctx, req)
-	return as.CallAsync(cctx, req.Params.Name, args, func(r runtime.Result) {
-		defer lc.wg.Done()
-		lc.answer(key, cancel, head, r, nil)
-	})
+	return as.CallAsync(cctx, req.Params.Name, args, done)
 }

@@ -6,7 +6,10 @@
 // for a 2025-11-25 host and once for a 2026-07-28 host (no handshake, the
 // revision in every request's _meta), in alternating rounds, and prints
 // the medians, their ratios to direct (and of 2026-07-28 to 2025-11-25),
-// and each process's CPU time per call. `make bench` runs it.
+// and each process's CPU time per call. The sides run in the listed order
+// in odd rounds and the other way round in even ones; use an even number
+// of rounds for a comparison in which no side is favoured by its place.
+// `make bench` runs it.
 //
 //	go run ./scripts/servedbench [-rounds 3] [-calls 300] [-cpuprofile agent.prof] [-memprofile agent.mprof] [-before BIN] [-before-env K=V]
 //
@@ -33,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -186,7 +190,12 @@ func run(rounds, calls int, profile, memprofile string, o options) error {
 	}
 	for r := 1; r <= rounds; r++ {
 		m := make([]time.Duration, len(sides))
-		for i, sd := range sides {
+		for _, i := range roundOrder(len(sides), r) {
+			sd := sides[i]
+			// Each side starts with the host's heap collected, so that
+			// the host's CPU in its window is for its own garbage, not
+			// the side before it's.
+			goruntime.GC()
 			before := cpuTimes(sd.procs)
 			d, err := call(sd, calls)
 			if err != nil {
@@ -257,6 +266,21 @@ func copyLines(w io.Writer, r io.Reader) {
 			return
 		}
 	}
+}
+
+// roundOrder is the order the sides run in round r: as listed in odd
+// rounds, the other way round in even ones, so that no side always runs
+// right after the same other side (agent26 used to follow agent in every
+// round: the host's GC debt and the CPUs' state it left were agent26's).
+func roundOrder(n, r int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+		if r%2 == 0 {
+			order[i] = n - 1 - i
+		}
+	}
+	return order
 }
 
 func median(d []time.Duration) time.Duration {

@@ -1,0 +1,34 @@
+package serve
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// startStatelessAsync starts a 2026-07-28 host's call of an upstream tool
+// in two halves, as startAsync starts an older host's: the first on the
+// host's reader, the rest, the response included, where the upstream's
+// answer is read. Run on the reader (stateless), such a call held the
+// reader until the upstream answered, so the upstream's reader had to
+// wake it and the host's reader handed reading on to another goroutine
+// first: two wake-ups per call that a 2025-11-25 call does not pay. The
+// call is still an inline round (rounds_inline.go): when it asks its
+// host something, the round's waiter answers the request as before, and
+// the second half ends the round as stateless does (leanRound.finish).
+//
+// Only a call no extension may take (tasks: the first half must not
+// block the reader). false: nothing was done; the call runs the usual way
+// (stateless).
+func (lc *leanCalls) startStatelessAsync(ctx context.Context, key idKey, cancel context.CancelFunc, head []byte, req *mcp.CallToolRequest, host *mcp.InitializeParams) bool {
+	s := lc.s
+	if s.mayTake(req) {
+		return false
+	}
+	lr := &leanRound{lc: lc, key: key, head: head}
+	if !lc.callAsync(s.rounds.startInline(ctx, cancel, &lr.round, host, &s.parked, lr), req, lr.answered) {
+		s.rounds.finishInline(&lr.round) // it never ran: no longer parked
+		return false
+	}
+	return true
+}
