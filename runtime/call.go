@@ -76,19 +76,24 @@ func since(start time.Duration) time.Duration { return max(mono()-start, 0) }
 // budget → event. An upstream MCP tool's call may instead run in two
 // halves around the server's answer, through the same steps
 // (callasync.go).
-func (st *agentState) call(ctx context.Context, name string, args json.RawMessage) Result {
+//
+// It fills r in place: a Result is too large for registers, and returned
+// by value it would be copied at every step back to Session.Call.
+func (st *agentState) call(r *Result, ctx context.Context, name string, args json.RawMessage) {
 	start := mono()
 	sf := st.surf.Load()
 	e := sf.entry(name)
 	if e == nil {
-		return st.blocked(ctx, name, start)
+		*r = st.blocked(ctx, name, start)
+		return
 	}
 	var c callRun
 	if err := st.open(&c, ctx, sf, e, args, start); err != nil {
-		return st.close(&c, pipeline.Output{}, err)
+		st.closeTo(r, &c, pipeline.Output{}, err)
+		return
 	}
 	out, err := st.invokeOutput(c.ctx, e, args)
-	return st.close(&c, out, err)
+	st.closeTo(r, &c, out, err)
 }
 
 // callRun is a call between its first steps (open) and its last (close).
@@ -125,9 +130,17 @@ func (st *agentState) open(c *callRun, ctx context.Context, sf *surface, e *entr
 // schema, secret scrubbing, size cap, context budget, then the Result and
 // its event (finish).
 func (st *agentState) close(c *callRun, out pipeline.Output, err error) Result {
+	var r Result
+	st.closeTo(&r, c, out, err)
+	return r
+}
+
+// closeTo is close filling r in place.
+func (st *agentState) closeTo(r *Result, c *callRun, out pipeline.Output, err error) {
 	ctx, e, tel := c.ctx, c.e, st.s.tel
 	if out.Task() { // its result is checked when collected (taskcall.go)
-		return st.finish(ctx, e, c.span, c.charsIn, c.start, out, err)
+		st.finish(r, ctx, e, c.span, c.charsIn, c.start, out, err)
+		return
 	}
 	switch {
 	case e.richGo:
@@ -164,13 +177,13 @@ func (st *agentState) close(c *callRun, out pipeline.Output, err error) Result {
 		used, err = st.chargeBudget(ctx, out.Size())
 		tel.BudgetUsed(st.agent.Name, used, st.budget.Limit)
 	}
-	return st.finish(ctx, e, c.span, c.charsIn, c.start, out, err)
+	st.finish(r, ctx, e, c.span, c.charsIn, c.start, out, err)
 }
 
-// finish makes the Result of a call, ends its span and logs its event.
-func (st *agentState) finish(ctx context.Context, e *entry, span telemetry.Call, charsIn int, start time.Duration, out pipeline.Output, err error) Result {
+// finish makes the Result of a call in r, ends its span and logs its event.
+func (st *agentState) finish(r *Result, ctx context.Context, e *entry, span telemetry.Call, charsIn int, start time.Duration, out pipeline.Output, err error) {
 	scrub := st.s.scrub
-	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: since(start)}
+	*r = Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: since(start)}
 	if err != nil {
 		r.Error = pipeline.ErrorText(scrub, err.Error())
 		r.Internal = errors.As(err, new(*panicError))
@@ -187,9 +200,8 @@ func (st *agentState) finish(ctx context.Context, e *entry, span telemetry.Call,
 	}
 	span.End(r.Latency, status, len(r.Result), r.Error)
 	if st.log.Enabled(ctx, level) {
-		st.logCall(ctx, level, e, charsIn, &r)
+		st.logCall(ctx, level, e, charsIn, r)
 	}
-	return r
 }
 
 func (st *agentState) logCall(ctx context.Context, level slog.Level, e *entry, charsIn int, r *Result) {
