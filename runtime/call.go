@@ -111,19 +111,30 @@ type callRun struct {
 // It fills c in place: returned by value, the run is too large for
 // registers, which cost Session.Call a tenth of its time.
 func (st *agentState) open(c *callRun, ctx context.Context, sf *surface, e *entry, args json.RawMessage, start time.Duration) error {
-	ctx, span := st.s.tel.StartCall(ctx, e.info.Name, string(e.info.Kind), e.server)
-	if span.Traced() {
-		span.SetCaller(CallerID(ctx))
+	var span telemetry.Call
+	if tel := st.s.tel; tel != nil {
+		ctx, span = tel.StartCall(ctx, e.info.Name, string(e.info.Kind), e.server)
+		if span.Traced() {
+			span.SetCaller(CallerID(ctx))
+		}
 	}
 	*c = callRun{ctx: ctx, e: e, sf: sf, span: span, charsIn: len(args), start: start}
-	if err := st.rateLimited(ctx); err != nil {
-		return err
+	if st.s.opts.RateLimit.on() {
+		if err := st.rateLimited(ctx); err != nil {
+			return err
+		}
 	}
 	if st.log.Enabled(ctx, slog.LevelDebug) {
-		st.log.LogAttrs(ctx, slog.LevelDebug, EventToolStart, slog.String("tool", e.info.Name), slog.String("server", e.server),
-			slog.String("agent", st.agent.Name), slog.Int("chars_in", len(args)))
+		st.logStart(ctx, e, len(args))
 	}
 	return nil
+}
+
+// logStart is the debug event of a call's start, apart from open so that
+// its attributes do not widen open's frame on every call.
+func (st *agentState) logStart(ctx context.Context, e *entry, charsIn int) {
+	st.log.LogAttrs(ctx, slog.LevelDebug, EventToolStart, slog.String("tool", e.info.Name), slog.String("server", e.server),
+		slog.String("agent", st.agent.Name), slog.Int("chars_in", charsIn))
 }
 
 // close runs the steps after the tool's own on its answer: output
