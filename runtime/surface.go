@@ -32,10 +32,8 @@ type surface struct {
 
 // entry returns the callable tool of a name (or alias), nil if none.
 func (sf *surface) entry(name string) *entry {
-	if len(sf.own) != 0 { // often empty beside a shared table: no map call then
-		if e := sf.own[name]; e != nil {
-			return e
-		}
+	if e := sf.own[name]; e != nil {
+		return e
 	}
 	if sf.shared != nil {
 		return sf.shared.byName[name]
