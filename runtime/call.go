@@ -150,7 +150,7 @@ func (st *agentState) close(c *callRun, out pipeline.Output, err error) Result {
 func (st *agentState) closeTo(r *Result, c *callRun, out pipeline.Output, err error) {
 	ctx, e, tel := c.ctx, c.e, st.s.tel
 	if out.Task() { // its result is checked when collected (taskcall.go)
-		st.finish(r, ctx, e, c.span, c.charsIn, c.start, out, err)
+		st.finish(r, c, out, err)
 		return
 	}
 	switch {
@@ -188,13 +188,15 @@ func (st *agentState) closeTo(r *Result, c *callRun, out pipeline.Output, err er
 		used, err = st.chargeBudget(ctx, out.Size())
 		tel.BudgetUsed(st.agent.Name, used, st.budget.Limit)
 	}
-	st.finish(r, ctx, e, c.span, c.charsIn, c.start, out, err)
+	st.finish(r, c, out, err)
 }
 
 // finish makes the Result of a call in r, ends its span and logs its event.
-func (st *agentState) finish(r *Result, ctx context.Context, e *entry, span telemetry.Call, charsIn int, start time.Duration, out pipeline.Output, err error) {
-	scrub := st.s.scrub
-	*r = Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: since(start)}
+// It takes the run whole: its fields one by one were more arguments than
+// registers.
+func (st *agentState) finish(r *Result, c *callRun, out pipeline.Output, err error) {
+	ctx, e, scrub := c.ctx, c.e, st.s.scrub
+	*r = Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: since(c.start)}
 	if err != nil {
 		r.Error = pipeline.ErrorText(scrub, err.Error())
 		r.Internal = errors.As(err, new(*panicError))
@@ -209,9 +211,9 @@ func (st *agentState) finish(r *Result, ctx context.Context, e *entry, span tele
 	if err != nil {
 		status, level = telemetry.StatusFailed, slog.LevelWarn
 	}
-	span.End(r.Latency, status, len(r.Result), r.Error)
+	c.span.End(r.Latency, status, len(r.Result), r.Error)
 	if st.log.Enabled(ctx, level) {
-		st.logCall(ctx, level, e, charsIn, r)
+		st.logCall(ctx, level, e, c.charsIn, r)
 	}
 }
 
