@@ -76,19 +76,24 @@ func since(start time.Duration) time.Duration { return max(mono()-start, 0) }
 // budget → event. An upstream MCP tool's call may instead run in two
 // halves around the server's answer, through the same steps
 // (callasync.go).
-func (st *agentState) call(ctx context.Context, name string, args json.RawMessage) Result {
+//
+// It fills r in place: a Result is too large for registers, and returned
+// by value it would be copied at every step back to Session.Call.
+func (st *agentState) call(r *Result, ctx context.Context, name string, args json.RawMessage) {
 	start := mono()
 	sf := st.surf.Load()
 	e := sf.entry(name)
 	if e == nil {
-		return st.blocked(ctx, name, start)
+		*r = st.blocked(ctx, name, start)
+		return
 	}
 	var c callRun
 	if err := st.open(&c, ctx, sf, e, args, start); err != nil {
-		return st.close(&c, pipeline.Output{}, err)
+		st.closeTo(r, &c, pipeline.Output{}, err)
+		return
 	}
 	out, err := st.invokeOutput(c.ctx, e, args)
-	return st.close(&c, out, err)
+	st.closeTo(r, &c, out, err)
 }
 
 // callRun is a call between its first steps (open) and its last (close).
@@ -106,28 +111,47 @@ type callRun struct {
 // It fills c in place: returned by value, the run is too large for
 // registers, which cost Session.Call a tenth of its time.
 func (st *agentState) open(c *callRun, ctx context.Context, sf *surface, e *entry, args json.RawMessage, start time.Duration) error {
-	ctx, span := st.s.tel.StartCall(ctx, e.info.Name, string(e.info.Kind), e.server)
-	if span.Traced() {
-		span.SetCaller(CallerID(ctx))
+	var span telemetry.Call
+	if tel := st.s.tel; tel != nil {
+		ctx, span = tel.StartCall(ctx, e.info.Name, string(e.info.Kind), e.server)
+		if span.Traced() {
+			span.SetCaller(CallerID(ctx))
+		}
 	}
 	*c = callRun{ctx: ctx, e: e, sf: sf, span: span, charsIn: len(args), start: start}
-	if err := st.rateLimited(ctx); err != nil {
-		return err
+	if st.s.opts.RateLimit.on() {
+		if err := st.rateLimited(ctx); err != nil {
+			return err
+		}
 	}
 	if st.log.Enabled(ctx, slog.LevelDebug) {
-		st.log.LogAttrs(ctx, slog.LevelDebug, EventToolStart, slog.String("tool", e.info.Name), slog.String("server", e.server),
-			slog.String("agent", st.agent.Name), slog.Int("chars_in", len(args)))
+		st.logStart(ctx, e, len(args))
 	}
 	return nil
+}
+
+// logStart is the debug event of a call's start, apart from open so that
+// its attributes do not widen open's frame on every call.
+func (st *agentState) logStart(ctx context.Context, e *entry, charsIn int) {
+	st.log.LogAttrs(ctx, slog.LevelDebug, EventToolStart, slog.String("tool", e.info.Name), slog.String("server", e.server),
+		slog.String("agent", st.agent.Name), slog.Int("chars_in", charsIn))
 }
 
 // close runs the steps after the tool's own on its answer: output
 // schema, secret scrubbing, size cap, context budget, then the Result and
 // its event (finish).
 func (st *agentState) close(c *callRun, out pipeline.Output, err error) Result {
+	var r Result
+	st.closeTo(&r, c, out, err)
+	return r
+}
+
+// closeTo is close filling r in place.
+func (st *agentState) closeTo(r *Result, c *callRun, out pipeline.Output, err error) {
 	ctx, e, tel := c.ctx, c.e, st.s.tel
 	if out.Task() { // its result is checked when collected (taskcall.go)
-		return st.finish(ctx, e, c.span, c.charsIn, c.start, out, err)
+		st.finish(r, c, out, err)
+		return
 	}
 	switch {
 	case e.richGo:
@@ -164,13 +188,15 @@ func (st *agentState) close(c *callRun, out pipeline.Output, err error) Result {
 		used, err = st.chargeBudget(ctx, out.Size())
 		tel.BudgetUsed(st.agent.Name, used, st.budget.Limit)
 	}
-	return st.finish(ctx, e, c.span, c.charsIn, c.start, out, err)
+	st.finish(r, c, out, err)
 }
 
-// finish makes the Result of a call, ends its span and logs its event.
-func (st *agentState) finish(ctx context.Context, e *entry, span telemetry.Call, charsIn int, start time.Duration, out pipeline.Output, err error) Result {
-	scrub := st.s.scrub
-	r := Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: since(start)}
+// finish makes the Result of a call in r, ends its span and logs its event.
+// It takes the run whole: its fields one by one were more arguments than
+// registers.
+func (st *agentState) finish(r *Result, c *callRun, out pipeline.Output, err error) {
+	ctx, e, scrub := c.ctx, c.e, st.s.scrub
+	*r = Result{Kind: e.info.Kind, Namespace: e.info.Namespace, Latency: since(c.start)}
 	if err != nil {
 		r.Error = pipeline.ErrorText(scrub, err.Error())
 		r.Internal = errors.As(err, new(*panicError))
@@ -185,11 +211,10 @@ func (st *agentState) finish(ctx context.Context, e *entry, span telemetry.Call,
 	if err != nil {
 		status, level = telemetry.StatusFailed, slog.LevelWarn
 	}
-	span.End(r.Latency, status, len(r.Result), r.Error)
+	c.span.End(r.Latency, status, len(r.Result), r.Error)
 	if st.log.Enabled(ctx, level) {
-		st.logCall(ctx, level, e, charsIn, &r)
+		st.logCall(ctx, level, e, c.charsIn, r)
 	}
-	return r
 }
 
 func (st *agentState) logCall(ctx context.Context, level slog.Level, e *entry, charsIn int, r *Result) {

@@ -31,6 +31,10 @@ type RateLimit struct {
 	Per   time.Duration
 }
 
+// on reports whether r limits anything: without it a call skips the
+// limit's step with one compare.
+func (r RateLimit) on() bool { return r.Calls > 0 && r.Per > 0 }
+
 func (r RateLimit) String() string { return fmt.Sprintf("%d/%s", r.Calls, r.Per) }
 
 // DefaultBudgetWindow is how long a caller's context budget counts in a
@@ -53,11 +57,9 @@ var processLimits = store.NewMemory()
 // rateLimited refuses a call past the caller's rate limit; nil lets it
 // through. A store that does not answer refuses it too, saying so: a
 // limit that cannot be counted is not skipped.
+// Call it only when the session has a limit (RateLimit.on).
 func (st *agentState) rateLimited(ctx context.Context) error {
 	rl := st.s.opts.RateLimit
-	if rl.Calls <= 0 || rl.Per <= 0 {
-		return nil
-	}
 	caller := CallerID(ctx)
 	ok, _, err := st.limiter().Take(ctx, store.PrefixRate+st.agent.Name+"/"+caller, 1, int64(rl.Calls), rl.Per)
 	if err != nil {

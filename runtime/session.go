@@ -90,12 +90,12 @@ func (s *Session) Tools() []ToolInfo {
 // forced teardown (the switch timeout) ends its context has its context
 // cancelled and its late result discarded (an error Result and a
 // tool.late_result event).
-func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) Result {
+func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (r Result) {
 	st := s.st.Load()
 	if st == nil || !st.enter() {
 		return s.callAfterSwitch(ctx, st, name, args)
 	}
-	r := st.call(st.linkContext(ctx), name, args)
+	st.call(&r, st.linkContext(ctx), name, args)
 	if st.abandoned.Load() {
 		r = st.lateResult(name, r)
 	}
@@ -128,7 +128,8 @@ func (s *Session) callOn(ctx context.Context, st, old *agentState, name string, 
 			slog.String("reason", "agent_switched"), slog.String("switched_to", st.agent.Name))
 		return Result{Error: fmt.Sprintf("agent switched to %q before the call started; %q is not one of its tools", st.agent.Name, name)}
 	}
-	r := st.call(st.linkContext(ctx), name, args)
+	var r Result
+	st.call(&r, st.linkContext(ctx), name, args)
 	if st.abandoned.Load() {
 		r = st.lateResult(name, r)
 	}

@@ -97,7 +97,9 @@ func runtimeEntry(t tools.Tool) *entry {
 type batchCaller agentState
 
 func (c *batchCaller) Call(ctx context.Context, tool string, args json.RawMessage) json.Marshaler {
-	return (*agentState)(c).call(ctx, tool, args)
+	var r Result
+	(*agentState)(c).call(&r, ctx, tool, args)
+	return r
 }
 
 func (c *batchCaller) Refused(reason string) json.Marshaler { return Result{Error: reason} }
