@@ -37,6 +37,23 @@ func (s *Session) CallAsync(ctx context.Context, name string, args json.RawMessa
 	return true
 }
 
+// MayCallAsync reports whether CallAsync may take a call of name: an
+// upstream tool with no queue, cache or shared store. false: CallAsync
+// would refuse it, so a caller need not build its callback.
+func (s *Session) MayCallAsync(name string) bool {
+	st := s.st.Load()
+	if st == nil {
+		return false
+	}
+	e := st.surf.Load().entry(name)
+	return e != nil && st.asyncEntry(e)
+}
+
+// asyncEntry is callAsync's first test: what the entry alone rules out.
+func (st *agentState) asyncEntry(e *entry) bool {
+	return e.upstream && e.q == nil && e.cacheTTL <= 0 && st.s.opts.Store == nil
+}
+
 // asyncUpstream is an Upstream that can answer a call on its reading
 // goroutine (mcpconn's lean stdio connection).
 type asyncUpstream interface {
@@ -69,7 +86,7 @@ type asyncCall struct {
 func (st *agentState) callAsync(ctx context.Context, name string, args json.RawMessage, done func(Result)) (taken bool) {
 	sf := st.surf.Load()
 	e := sf.entry(name)
-	if e == nil || !e.upstream || e.q != nil || e.cacheTTL > 0 || st.s.opts.Store != nil {
+	if e == nil || !st.asyncEntry(e) {
 		return false
 	}
 	if taskCalls != nil && taskCallFrom(ctx) != nil {

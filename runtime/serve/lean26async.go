@@ -22,8 +22,8 @@ import (
 // (stateless).
 func (lc *leanCalls) startStatelessAsync(ctx context.Context, key idKey, cancel context.CancelFunc, head []byte, req *mcp.CallToolRequest, host *mcp.InitializeParams) bool {
 	s := lc.s
-	if s.mayTake(req) {
-		return false
+	if as, ok := s.sess.(asyncSession); !ok || !as.MayCallAsync(req.Params.Name) || s.mayTake(req) {
+		return false // before the round and its callback are allocated: stateless makes its own
 	}
 	lr := &leanRound{lc: lc, key: key, head: head}
 	if !lc.callAsync(s.rounds.startInline(ctx, cancel, &lr.round, host, &s.parked, lr), req, lr.answered) {

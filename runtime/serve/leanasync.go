@@ -14,6 +14,7 @@ import (
 // host's line, the rest where the upstream server's answer is read.
 type asyncSession interface {
 	CallAsync(ctx context.Context, name string, args json.RawMessage, done func(runtime.Result)) bool
+	MayCallAsync(name string) bool
 }
 
 // startAsync starts a host's call of an upstream tool that needs no
