@@ -78,41 +78,45 @@ func (ll *leanLine) send(ctx context.Context, name string, args json.RawMessage,
 	}
 }
 
-// request is the tools/call line go-sdk would write, with a lean id.
+// request is the tools/call line go-sdk would write, with a lean id,
+// made in one buffer of the size it needs (the name quoted as
+// encoding/json quotes it, the arguments compacted into place).
 func (ll *leanLine) request(name string, args json.RawMessage, meta mcp.Meta) (int64, []byte, error) {
 	id := ll.ids.Add(1)
 	for id > 1<<31-1 { // wrapped: start again, and use an id from there
 		ll.ids.CompareAndSwap(id, leanFirstID)
 		id = ll.ids.Add(1)
 	}
-	var b bytes.Buffer
-	b.Grow(80 + len(name) + len(args))
-	b.WriteString(`{"jsonrpc":"2.0","id":`)
-	b.Write(strconv.AppendInt(b.AvailableBuffer(), id, 10))
-	b.WriteString(`,"method":"tools/call","params":{`)
+	var m []byte
 	if len(meta) > 0 {
-		m, err := json.Marshal(meta)
-		if err != nil {
+		var err error
+		if m, err = json.Marshal(meta); err != nil {
 			return 0, nil, fmt.Errorf("calling %q: marshaling call parameters: %w", "tools/call", err)
 		}
-		b.WriteString(`"_meta":`)
-		b.Write(m)
-		b.WriteByte(',')
 	}
-	n, err := json.Marshal(name)
-	if err != nil {
-		return 0, nil, fmt.Errorf("calling %q: marshaling call parameters: %w", "tools/call", err)
+	line := make([]byte, 0, 96+len(m)+len(name)+len(name)/4+len(args))
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = strconv.AppendInt(line, id, 10)
+	line = append(line, `,"method":"tools/call","params":{`...)
+	if m != nil {
+		line = append(line, `"_meta":`...)
+		line = append(line, m...)
+		line = append(line, ',')
 	}
-	b.WriteString(`"name":`)
-	b.Write(n)
-	b.WriteString(`,"arguments":`)
+	line = append(line, `"name":`...)
+	line = jsonrpcline.AppendString(line, name)
+	line = append(line, `,"arguments":`...)
 	if len(args) == 0 {
-		b.WriteString(`{}`) // go-sdk sends no nil arguments either
-	} else if err := json.Compact(&b, args); err != nil { // one line, whatever the caller's formatting
-		return 0, nil, fmt.Errorf("calling %q: marshaling call parameters: %w", "tools/call", err)
+		line = append(line, `{}`...) // go-sdk sends no nil arguments either
+	} else {
+		// one line, whatever the caller's formatting; b stays on the stack
+		b := bytes.NewBuffer(line)
+		if err := json.Compact(b, args); err != nil {
+			return 0, nil, fmt.Errorf("calling %q: marshaling call parameters: %w", "tools/call", err)
+		}
+		line = b.Bytes()
 	}
-	b.WriteString("}}\n")
-	return id, b.Bytes(), nil
+	return id, append(line, "}}\n"...), nil
 }
 
 // response reads the response line to request id, or its failure (err).
