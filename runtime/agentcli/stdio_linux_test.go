@@ -87,6 +87,51 @@ func TestPollablePipeNotAPipe(t *testing.T) {
 	}
 }
 
+// A socket (what a Node host hands an agent for each stdio stream) is
+// used through a non-blocking duplicate: deadlines work, Close of the
+// duplicate leaves the original open, and lines pass both ways raw.
+func TestPollableSocket(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, host := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "host")
+	defer ours.Close()
+	defer host.Close()
+	if pollable(ours) {
+		t.Fatal("a blocking socket reads as pollable")
+	}
+	p, ok := pollablePipe(ours, os.O_RDONLY)
+	if !ok || p == ours || !pollable(p) {
+		t.Fatalf("pollablePipe(a socket) = %v, %v; want a new pollable file", p, ok)
+	}
+	raw := rawpipe.Wrap(p)
+	if _, err := host.Write([]byte("request\n")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	if n, err := raw.Read(buf); err != nil || string(buf[:n]) != "request\n" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	if _, err := raw.Write([]byte("answer\n")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := host.Read(buf); err != nil || string(buf[:n]) != "answer\n" {
+		t.Fatalf("the host read %q, %v", buf[:n], err)
+	}
+	p.SetReadDeadline(time.Now().Add(-time.Second))
+	if _, err := raw.Read(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a read past its deadline: %v, want os.ErrDeadlineExceeded", err)
+	}
+	raw.Close()
+	if _, err := host.Write([]byte("still there\n")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ours.Read(buf); err != nil || string(buf[:n]) != "still there\n" {
+		t.Fatalf("the original after the duplicate closed: %q, %v", buf[:n], err)
+	}
+}
+
 func fcntlFlags(fd int) (int, error) {
 	flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFL, 0)
 	if errno != 0 {
@@ -103,11 +148,11 @@ func TestServingStdioOneP(t *testing.T) {
 		in, out := servingStdio(os.Stdin, os.Stdout)
 		rin, _ := in.(*rawpipe.Pipe)
 		if rin == nil || rin.File() == os.Stdin || !pollable(rin.File()) {
-			t.Fatalf("servingStdio(os.Stdin on a pipe) = %v; want a pollable reopened pipe, read raw", in)
+			t.Fatalf("servingStdio(os.Stdin on a pipe or socket) = %v; want a pollable new file, read raw", in)
 		}
 		rout, _ := out.(*rawpipe.Pipe)
 		if rout == nil || rout.File() == os.Stdout {
-			t.Fatalf("servingStdio(os.Stdout on a pipe) = %v; want a pollable reopened pipe, written raw", out)
+			t.Fatalf("servingStdio(os.Stdout on a pipe or socket) = %v; want a pollable new file, written raw", out)
 		}
 		if _, err := io.WriteString(out, "written raw\n"); err != nil {
 			t.Fatal(err)
@@ -144,5 +189,33 @@ func TestServingStdioOneP(t *testing.T) {
 		if !bytes.Contains(out, []byte("written raw\nstdout still open\n")) {
 			t.Fatalf("%v: the child's stdout lost a line:\n%s", env, out)
 		}
+	}
+	// The same with a socket on stdin and on stdout, as Node spawns.
+	pair := func() (ours, child *os.File) {
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return os.NewFile(uintptr(fds[0]), "ours"), os.NewFile(uintptr(fds[1]), "child")
+	}
+	inOurs, inChild := pair()
+	outOurs, outChild := pair()
+	defer inOurs.Close()
+	defer outOurs.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestServingStdioOneP$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "AGENTCLI_STDIO_CHILD=1")
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inChild, outChild, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	inChild.Close()
+	outChild.Close()
+	out, _ := io.ReadAll(outOurs)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("sockets: %v\n%s%s", err, out, stderr.Bytes())
+	}
+	if !bytes.Contains(out, []byte("written raw\nstdout still open\n")) {
+		t.Fatalf("sockets: the child's stdout lost a line:\n%s", out)
 	}
 }
