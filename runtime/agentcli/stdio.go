@@ -10,10 +10,10 @@ import (
 )
 
 // servingStdio readies the process for `serve --stdio` on its own stdin
-// and stdout: a pipe there is read or written through Go's netpoller
-// (pollablePipe) with raw system calls (rawpipe), and then, unless
-// GOMAXPROCS is set, the process runs on one P. One host's calls over a
-// pipe are I/O: each line wakes a goroutine, and with a second P idle
+// and stdout: a pipe or socket there is read or written through Go's
+// netpoller (pollablePipe) with raw system calls (rawpipe), and then,
+// unless GOMAXPROCS is set, the process runs on one P. One host's calls
+// over a pipe are I/O: each line wakes a goroutine, and with a second P idle
 // every wake-up also wakes a thread to look for work (futex, spinning, a
 // stolen goroutine on another CPU), which cost a proxied call about as
 // much CPU again as relaying it did. A blocking read of stdin, though,
@@ -35,9 +35,9 @@ func servingStdio(in io.ReadCloser, out io.Writer) (io.ReadCloser, io.WriteClose
 	return rawpipe.Wrap(p), stdioOut(out)
 }
 
-// stdioOut is the process's stdout opened again as a pollable pipe and
-// written raw, or out as it is (not os.Stdout, not a pipe). Closing it
-// closes only the new description.
+// stdioOut is the process's stdout as a new pollable file (pollablePipe)
+// written raw, or out as it is (not os.Stdout, neither pipe nor socket).
+// Closing it closes only the new file.
 func stdioOut(out io.Writer) io.WriteCloser {
 	if f, ok := out.(*os.File); ok && f == os.Stdout {
 		if p, ok := pollablePipe(f, os.O_WRONLY); ok {
