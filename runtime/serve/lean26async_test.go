@@ -59,25 +59,7 @@ func TestStatelessProxiedCallsHoldNoGoroutine(t *testing.T) {
 	if n := leanStatelessCalls.Load() - before; n != k+1 {
 		t.Errorf("%d calls took the lean path, want %d", n, k+1)
 	}
-	for i := range k {
-		if c.has(fmt.Sprint(100 + i)) {
-			t.Fatalf("call %d answered before it was cancelled", 100+i)
-		}
-		c.send([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`+"\n", 100+i)))
-	}
-	for i := range k {
-		m := c.wait(fmt.Sprint(100 + i))
-		if m["error"] == nil && m["result"] == nil {
-			t.Errorf("cancelled call %d answered %v", 100+i, m)
-		}
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for logs.count("server.stderr", "sleep cancelled") < k && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := logs.count("server.stderr", "sleep cancelled"); n != k {
-		t.Errorf("the server was told of %d cancelled calls, want %d", n, k)
-	}
+	cancelSleeps(t, c, logs, k, func(m map[string]any) bool { return m["error"] != nil || m["result"] != nil })
 }
 
 // A 2026-07-28 call run in two halves answers and reports as the same

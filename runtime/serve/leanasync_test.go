@@ -103,6 +103,17 @@ func TestProxiedCallsInFlightHoldNoGoroutine(t *testing.T) {
 	if e, _ := c.wait("null")["error"].(map[string]any); e == nil || e["code"] != float64(-32600) {
 		t.Errorf("a reused id was answered %v", c.wait("null"))
 	}
+	cancelSleeps(t, c, logs, k, func(res map[string]any) bool {
+		r, _ := res["result"].(map[string]any)
+		return r != nil && r["isError"] == true
+	})
+}
+
+// cancelSleeps cancels the k sleeps in flight under ids 100…, checks each
+// is answered as answeredOK says a cancelled call is, and that the server
+// was told of every one (it says so on stderr for each sleep it ends).
+func cancelSleeps(t *testing.T, c *rawClient, logs *logRecords, k int, answeredOK func(map[string]any) bool) {
+	t.Helper()
 	for i := range k {
 		if c.has(fmt.Sprint(100 + i)) {
 			t.Fatalf("call %d answered before it was cancelled", 100+i)
@@ -110,12 +121,10 @@ func TestProxiedCallsInFlightHoldNoGoroutine(t *testing.T) {
 		c.send([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`+"\n", 100+i)))
 	}
 	for i := range k {
-		res := c.wait(fmt.Sprint(100 + i))
-		if r, _ := res["result"].(map[string]any); r == nil || r["isError"] != true {
+		if res := c.wait(fmt.Sprint(100 + i)); !answeredOK(res) {
 			t.Errorf("cancelled call %d answered %v", 100+i, res)
 		}
 	}
-	// the server says so on stderr for each sleep it was told to end
 	deadline := time.Now().Add(20 * time.Second)
 	for logs.count("server.stderr", "sleep cancelled") < k && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
