@@ -41,6 +41,7 @@ type PoolTool struct {
 	Annotations  *mcp.ToolAnnotations
 	OutputSchema json.RawMessage
 	Meta         mcp.Meta
+	Needs        HostNeeds // a server tool's, live (ToolInfo.Needs)
 
 	args *pipeline.ArgSchema // checks arguments; compiled on first call, shared by sessions (args.go)
 }
@@ -319,6 +320,7 @@ func (p *Pool) rebuild() {
 				Name: decl.ExposedName(s, reg.Sep(), lt.Name), Description: lt.Description,
 				InputSchema: pipeline.NormalizeSchema(lt.InputSchema), Kind: decl.KindMCP, Server: s, Original: lt.Name,
 				Untrusted: untrusted, Title: lt.Title, Annotations: lt.Annotations, OutputSchema: lt.OutputSchema, Meta: withHints(lt.Meta, lockedByName[lt.Name]),
+				Needs: lt.Needs,
 			}
 			if d := declared[lt.Name]; d != nil {
 				pt.Category, pt.Keywords, pt.Decl = d.Category, d.Keywords, d
@@ -366,7 +368,7 @@ func samePoolTool(a, b *PoolTool) bool {
 	return a.Decl == b.Decl && a.Kind == b.Kind && a.Server == b.Server && a.Original == b.Original &&
 		a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) && a.Untrusted == b.Untrusted &&
 		a.Title == b.Title && bytes.Equal(a.OutputSchema, b.OutputSchema) &&
-		reflect.DeepEqual(a.Annotations, b.Annotations) && reflect.DeepEqual(a.Meta, b.Meta)
+		reflect.DeepEqual(a.Annotations, b.Annotations) && reflect.DeepEqual(a.Meta, b.Meta) && a.Needs == b.Needs
 }
 
 // newFinder is the search over tools: prev (or, for the first snapshot,

@@ -42,7 +42,7 @@ func (p *Pool) newEntry(pt *PoolTool, workdir string) *entry {
 	e := &entry{
 		info: ToolInfo{Name: pt.Name, Description: pt.Description, InputSchema: pipeline.NormalizeSchema(pt.InputSchema),
 			Kind: pt.Kind, Namespace: string(pt.Kind),
-			Title: pt.Title, Annotations: pt.Annotations, OutputSchema: pt.OutputSchema, Meta: pt.Meta},
+			Title: pt.Title, Annotations: pt.Annotations, OutputSchema: pt.OutputSchema, Meta: pt.Meta, Needs: pt.Needs},
 		server: pt.Server, original: pt.Original, args: pt.args,
 	}
 	d := pt.Decl

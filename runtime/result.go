@@ -110,6 +110,9 @@ type ToolInfo struct {
 	Annotations  *mcp.ToolAnnotations
 	OutputSchema json.RawMessage
 	Meta         mcp.Meta
+	// Needs are what a host must declare to be shown the tool: an
+	// upstream server lists it only to clients that can sample or elicit.
+	Needs HostNeeds
 }
 
 // ServerStatus is one MCP server as a session sees it.

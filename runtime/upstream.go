@@ -55,12 +55,19 @@ type (
 	UpstreamTool   = mcpconn.Tool
 	UpstreamResult = mcpconn.Result
 	Health         = mcpconn.Health // green, yellow or red
+	// HostNeeds are the host capabilities an upstream server lists a tool
+	// only to (NeedsSampling, NeedsElicitation): a host without them
+	// cannot use it.
+	HostNeeds = mcpconn.Needs
 )
 
 const (
 	HealthGreen  = mcpconn.HealthGreen
 	HealthYellow = mcpconn.HealthYellow
 	HealthRed    = mcpconn.HealthRed
+
+	NeedsSampling    = mcpconn.NeedsSampling
+	NeedsElicitation = mcpconn.NeedsElicitation
 )
 
 // mcpConnector is a Host's Connector: connections from its Manager. Their

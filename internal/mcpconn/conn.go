@@ -25,6 +25,9 @@ type Tool struct {
 	OutputSchema json.RawMessage
 	Annotations  *mcp.ToolAnnotations
 	Meta         mcp.Meta
+	// Needs are the host capabilities the server lists the tool only to
+	// (needs.go): a host without them cannot use it.
+	Needs Needs
 }
 
 // Health of a connection.
@@ -237,7 +240,7 @@ func sameTools(a, b []Tool) bool {
 	return slices.EqualFunc(a, b, func(x, y Tool) bool {
 		return x.Name == y.Name && x.Title == y.Title && x.Description == y.Description &&
 			string(x.InputSchema) == string(y.InputSchema) && string(x.OutputSchema) == string(y.OutputSchema) &&
-			reflect.DeepEqual(x.Annotations, y.Annotations) && reflect.DeepEqual(x.Meta, y.Meta)
+			reflect.DeepEqual(x.Annotations, y.Annotations) && reflect.DeepEqual(x.Meta, y.Meta) && x.Needs == y.Needs
 	})
 }
 

@@ -55,8 +55,9 @@ type server struct {
 
 	mu        sync.Mutex
 	health    Health
-	err       error  // why down
-	tools     []Tool // kept while down so holders still see the last list
+	err       error    // why down
+	tools     []Tool   // kept while down so holders still see the last list
+	listed    listings // what each declaration was listed (needs.go)
 	listeners map[uint64]func()
 	onFail    map[uint64]func(error) // told when the server dies
 	nextID    uint64
@@ -266,6 +267,8 @@ func (s *server) connect(n int) (*attempt, error) {
 		tools, err = s.listTools(ctx, cs)
 		if err != nil {
 			err = fmt.Errorf("tools/list: %w", err)
+		} else {
+			tools = s.learnNeeds(declared(opts), tools, nil, false)
 		}
 	} else {
 		err = fmt.Errorf("connect: %w", err)
@@ -491,7 +494,10 @@ func (s *server) refreshTools(a *attempt) string {
 		return ""
 	}
 	l := s.live.Load()
-	if l == nil || sameTools(l.tools, tools) {
+	if l == nil {
+		return ""
+	}
+	if tools = s.learnNeeds(a.declared, tools, l.tools, true); sameTools(l.tools, tools) {
 		return ""
 	}
 	s.publish(a, tools)
@@ -602,6 +608,18 @@ func (s *server) downErr() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
+}
+
+// learnNeeds records tools as listed to a session that declared d and
+// returns them with what each needs (needs.go); before is the session's
+// previous list when relist (list_changed), none for its first.
+func (s *server) learnNeeds(d declaration, tools, before []Tool, relist bool) []Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listed == nil {
+		s.listed = listings{}
+	}
+	return s.listed.learn(d.needs(), tools, before, relist)
 }
 
 func (s *server) lastTools() []Tool {

@@ -50,6 +50,10 @@ type sharedTool struct {
 type toolList struct {
 	entries []*sharedTool
 	tools   []*mcp.Tool // entries' tools, the pages handed to go-sdk
+
+	needy  bool // some tool needs a host capability (ToolInfo.Needs)
+	hostMu sync.Mutex
+	byHost map[toolgen.HostNeeds]*toolList // what a host that declared less is shown (forHost)
 }
 
 // toolCache interns tools by name and lists by their tools. Both hold weak
@@ -70,7 +74,7 @@ func init() {
 func sameTool(src, t *toolgen.ToolInfo) bool {
 	// Tools from the pool's shared table share their strings and slices,
 	// so these comparisons mostly end at equal pointers.
-	return src.Name == t.Name && src.Description == t.Description && bytes.Equal(src.InputSchema, t.InputSchema) &&
+	return src.Name == t.Name && src.Needs == t.Needs && src.Description == t.Description && bytes.Equal(src.InputSchema, t.InputSchema) &&
 		src.Title == t.Title && bytes.Equal(src.OutputSchema, t.OutputSchema) &&
 		(src.Annotations == t.Annotations || reflect.DeepEqual(src.Annotations, t.Annotations)) &&
 		reflect.DeepEqual(src.Meta, t.Meta)
@@ -165,6 +169,7 @@ func listOf(tools iter.Seq[*toolgen.ToolInfo]) *toolList {
 	l := &toolList{entries: slices.Clip(entries), tools: make([]*mcp.Tool, len(entries))}
 	for i, st := range entries {
 		l.tools[i] = st.tool
+		l.needy = l.needy || st.src.Needs != 0
 	}
 	toolCache.lists[key] = weak.Make(l)
 	runtime.AddCleanup(l, func(key uint64) {
@@ -271,11 +276,13 @@ func noCall(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) 
 	return errorResult("not a tool"), nil
 }
 
-// listTools answers tools/list from the server's current list.
+// listTools answers tools/list from the server's current list, less the
+// tools the requesting host cannot use.
 func (s *Server) listTools(ctx context.Context, req mcp.Request) (mcp.Result, error) {
 	s.mu.Lock()
 	l := s.list
 	s.mu.Unlock()
+	l = l.forHost(hostCan(req))
 	var params *mcp.ListToolsParams
 	if r, ok := req.(*mcp.ListToolsRequest); ok {
 		params = r.Params
@@ -286,4 +293,55 @@ func (s *Server) listTools(ctx context.Context, req mcp.Request) (mcp.Result, er
 	}
 	cacheHints(ctx, req, &res.Cacheable)
 	return res, nil
+}
+
+// forHost is l less the tools that need a capability beyond can: l itself
+// when every tool is anyone's (the usual case), else a list made once per
+// capability set and kept on l, so the sessions sharing l share it too.
+func (l *toolList) forHost(can toolgen.HostNeeds) *toolList {
+	if l == nil || !l.needy {
+		return l
+	}
+	l.hostMu.Lock()
+	defer l.hostMu.Unlock()
+	if f := l.byHost[can]; f != nil {
+		return f
+	}
+	f := &toolList{}
+	for _, st := range l.entries {
+		if st.src.Needs&^can == 0 {
+			f.entries = append(f.entries, st)
+			f.tools = append(f.tools, st.tool)
+		}
+	}
+	if len(f.entries) == len(l.entries) {
+		f = l
+	}
+	if l.byHost == nil {
+		l.byHost = map[toolgen.HostNeeds]*toolList{}
+	}
+	l.byHost[can] = f
+	return f
+}
+
+// hostCan is what the host of req declared that an upstream tool may
+// need: at initialize, or (2026-07-28) in this request's _meta, which
+// go-sdk puts in the session's InitializeParams either way.
+func hostCan(req mcp.Request) toolgen.HostNeeds {
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	if !ok || ss == nil {
+		return 0
+	}
+	p := ss.InitializeParams()
+	if p == nil {
+		return 0
+	}
+	d, can := declaredBy(p.Capabilities), toolgen.HostNeeds(0)
+	if d&declaredSampling != 0 {
+		can |= toolgen.NeedsSampling
+	}
+	if d&declaredElicitation != 0 {
+		can |= toolgen.NeedsElicitation
+	}
+	return can
 }
