@@ -81,6 +81,7 @@ type poolSnapshot struct {
 	renamed    map[string]string // old name → current name
 	finder     *finder.Finder
 	collisions []collision // names two tools wanted; see rebuild
+	needs      HostNeeds   // what some tool needs of a host (hostneeds.go)
 
 	// agents are the resolutions and surfaces of the agents opened on this
 	// snapshot, shared by their sessions (catalog.go).
@@ -262,6 +263,7 @@ func (p *Pool) rebuild() {
 		}
 		snap.byName[t.Name] = t
 		snap.tools = append(snap.tools, t)
+		snap.needs |= t.Needs
 	}
 	locked := map[string][]*decl.Tool{} // server → its locked tools, by the server's names
 	for i := range reg.Tools {

@@ -159,23 +159,27 @@ func (s *Session) FindWithHint(query string, limit int) ([]FindHit, string) {
 	if st == nil {
 		return nil, ""
 	}
-	return (*catalog)(st).Find(query, limit)
+	return (*catalog)(st).Find(context.Background(), query, limit)
 }
 
 // catalog is the discovery tools' view of an agent context: the pool
 // tools it may load, and the ones it loaded.
 type catalog agentState
 
-func (c *catalog) Find(query string, limit int) ([]FindHit, string) {
+func (c *catalog) Find(ctx context.Context, query string, limit int) ([]FindHit, string) {
 	st := (*agentState)(c)
 	if limit <= 0 {
 		limit = 10
 	}
 	snap := st.s.pool.snap.Load()
 	sf := st.surf.Load()
-	hits, hint := snap.finder.Find(query, limit, sf.findFilter(snap), func(limit int) finder.Overview {
+	allowed, overview := sf.findFilter(snap), func(limit int) finder.Overview {
 		return sf.overview(snap, limit)
-	})
+	}
+	if can, ok := hostCan(ctx); ok && snap.needs&^can != 0 {
+		allowed, overview = sf.findFilterFor(snap, can)
+	}
+	hits, hint := snap.finder.Find(query, limit, allowed, overview)
 	out := make([]FindHit, len(hits))
 	for i, h := range hits {
 		active := sf.entry(h.Name) != nil
@@ -239,7 +243,7 @@ func (c *catalog) Describe(name string) (tools.Description, error) {
 // Load activates tools, all or none, never outside the agent's policy. A
 // runtime tool the agent already has (output_read, agent__final_report …)
 // is skipped with the reason, not a failure of the whole batch.
-func (c *catalog) Load(names []string) (tools.Loaded, error) {
+func (c *catalog) Load(ctx context.Context, names []string) (tools.Loaded, error) {
 	st := (*agentState)(c)
 	snap := st.s.pool.snap.Load()
 	sf := st.surf.Load()
@@ -258,6 +262,9 @@ func (c *catalog) Load(names []string) (tools.Loaded, error) {
 					Reason: "one of the runtime's own tools, offered without loading: call it directly"})
 			}
 		case loadable[name] && snap.byName[name] != nil:
+			if err := hostMayUse(ctx, snap.byName[name]); err != nil {
+				return tools.Loaded{}, fmt.Errorf("tool %q %v; nothing was loaded", n, err)
+			}
 			canon = append(canon, name)
 		case snap.byName[name] != nil:
 			return tools.Loaded{}, fmt.Errorf("tool %q not allowed for agent %q; nothing was loaded", n, st.agent.Name)

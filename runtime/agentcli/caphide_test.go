@@ -2,6 +2,10 @@ package agentcli_test
 
 import (
 	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -105,5 +109,94 @@ func TestStdioSamplingHostListsSamplingTool(t *testing.T) {
 	})
 	if n := waitListed(t, ctx, cs, triggerSampling); n[triggerElicitation] {
 		t.Errorf("a host without elicitation lists %s", triggerElicitation)
+	}
+}
+
+// For a discovery agent, tool_find and tool_load leave out the tools the
+// calling host cannot use as tools/list does: the seeker agent may load
+// server-everything's trigger tools, and only the host that declared
+// sampling and elicitation finds and loads them.
+func TestDiscoveryFindsOnlyToolsTheHostCanUse(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.Command(agentBin, "serve", "--http", "127.0.0.1:0", "--agent", "seeker")
+	cmd.Dir, cmd.Env = repoRoot, agentEnv
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	logs := &logBuffer{}
+	mcpURL, _ := scan(stderr, logs)
+	url := await(t, mcpURL, "its MCP address", logs)
+	connect := func(c *mcp.Client, version string) *mcp.ClientSession {
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("%s: %v", version, err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	call := func(cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
+		t.Helper()
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		var b strings.Builder
+		for _, c := range r.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String(), r.IsError
+	}
+	find := func(cs *mcp.ClientSession) map[string]bool {
+		t.Helper()
+		out, isErr := call(cs, "tool_find", map[string]any{"query": "trigger a sampling request or an elicitation request", "limit": 50})
+		if isErr {
+			t.Fatalf("tool_find: %s", out)
+		}
+		var res struct{ Results []struct{ Name string } }
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("tool_find: %v: %s", err, out)
+		}
+		names := map[string]bool{}
+		for _, h := range res.Results {
+			names[h.Name] = true
+		}
+		return names
+	}
+	able := connect((&everythingHost{}).client("able"), "2025-11-25")
+	for n := find(able); !n[triggerSampling] || !n[triggerElicitation]; n = find(able) {
+		select { // the upstream connection is replaced for what able declared
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatalf("the host that can sample and elicit never found the trigger tools: %v", n)
+		}
+	}
+	for _, c := range []struct {
+		who string
+		cs  *mcp.ClientSession
+	}{
+		{"2025-11-25 host", connect(mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil), "2025-11-25")},
+		{"2026-07-28 host", connect(mcp.NewClient(&mcp.Implementation{Name: "plain26", Version: "1"}, nil), "2026-07-28")},
+	} {
+		if n := find(c.cs); n[triggerSampling] || n[triggerElicitation] {
+			t.Errorf("a %s that declared nothing finds %v", c.who, n)
+		}
+		out, isErr := call(c.cs, "tool_load", map[string]any{"names": []string{triggerSampling}})
+		if !isErr || !strings.Contains(out, "sampling") {
+			t.Errorf("a %s that declared nothing loads %s: %v %q, want it refused, saying why", c.who, triggerSampling, isErr, out)
+		}
+	}
+	if out, isErr := call(able, "tool_load", map[string]any{"names": []string{triggerSampling, triggerElicitation}}); isErr {
+		t.Errorf("the host that can loads the trigger tools: %q", out)
 	}
 }

@@ -14,12 +14,14 @@ import (
 type Catalog interface {
 	// Find ranks the loadable tools for a query, best first; hint is set
 	// when nothing matched the query's words and the hits are a fallback.
-	Find(query string, limit int) (hits []FindHit, hint string)
+	// ctx is the call's: a tool its host cannot use is left out.
+	Find(ctx context.Context, query string, limit int) (hits []FindHit, hint string)
 	// Describe is one tool the agent may know about (loadable or callable).
 	Describe(name string) (Description, error)
 	// Load activates tools by name, all or none; a name that needs no
-	// loading (one of the runtime's own tools) is skipped, with why.
-	Load(names []string) (Loaded, error)
+	// loading (one of the runtime's own tools) is skipped, with why. A
+	// tool the call's host cannot use is refused.
+	Load(ctx context.Context, names []string) (Loaded, error)
 	// Active lists the loaded tools.
 	Active() []ActiveTool
 }
@@ -105,7 +107,7 @@ func Discovery(c Catalog) []Tool {
 			Name:        decl.ToolFind,
 			Description: "Search the tools you can load; marks the active ones. Describe the action and the object in plain words (\"delete a calendar event\", \"remember a fact about a person\").",
 			Kind:        decl.KindDiscovery, Namespace: "discovery", Schema: findSchema, NoCap: true,
-			Run: func(_ context.Context, args json.RawMessage) (string, error) {
+			Run: func(ctx context.Context, args json.RawMessage) (string, error) {
 				var a findArgs
 				if err := decode(args, &a); err != nil {
 					return "", err
@@ -113,7 +115,7 @@ func Discovery(c Catalog) []Tool {
 				if a.Query == "" {
 					return "", errors.New("query is empty")
 				}
-				hits, hint := c.Find(a.Query, a.Limit)
+				hits, hint := c.Find(ctx, a.Query, a.Limit)
 				if hits == nil {
 					hits = []FindHit{}
 				}
@@ -151,7 +153,7 @@ func Discovery(c Catalog) []Tool {
 			Name:        decl.ToolLoad,
 			Description: "Activate tools by name (all or none); returns their schemas. Tools you already have need no loading.",
 			Kind:        decl.KindDiscovery, Namespace: "discovery", Schema: loadSchema, NoCap: true,
-			Run: func(_ context.Context, args json.RawMessage) (string, error) {
+			Run: func(ctx context.Context, args json.RawMessage) (string, error) {
 				var a loadArgs
 				if err := decode(args, &a); err != nil {
 					return "", err
@@ -159,7 +161,7 @@ func Discovery(c Catalog) []Tool {
 				if len(a.Names) == 0 {
 					return "", errors.New("names is empty")
 				}
-				l, err := c.Load(a.Names)
+				l, err := c.Load(ctx, a.Names)
 				if err != nil {
 					return "", err
 				}

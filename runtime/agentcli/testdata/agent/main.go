@@ -119,8 +119,9 @@ func registry() *runtime.Registry {
 			{Name: "gateway", Description: "Fronts server-everything: every tool, as the server has it.",
 				Use: use(decl.UseServer, "everything")},
 			{Name: "seeker", Description: "Starts with discovery tools only.",
-				Use:       append(use(decl.UseTool, "read_file", "shout"), use(decl.UseServer, "everything")...),
-				Allowed:   []string{"read_file", "shout", "everything__echo", "tool_*", "mcp_call_tool"},
+				Use: append(use(decl.UseTool, "read_file", "shout"), use(decl.UseServer, "everything")...),
+				Allowed: []string{"read_file", "shout", "everything__echo", "everything__trigger-*", // trigger-*: found only by hosts that can use them
+					"tool_*", "mcp_call_tool"},
 				Discovery: true},
 		},
 	}

@@ -1,0 +1,65 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+
+	"github.com/toolgen-dev/toolgen/runtime/internal/finder"
+	"github.com/toolgen-dev/toolgen/runtime/search"
+)
+
+// An upstream server may list a tool only to clients that can sample or
+// elicit (ToolInfo.Needs). serve leaves such a tool out of the tools/list
+// of a host that did not declare what it needs; tool_find and tool_load
+// do the same for the host of the call.
+
+// hostCan is what the host of the call in ctx declared of what a tool may
+// need: at initialize, or (2026-07-28) in the request's _meta, which go-sdk
+// keeps in the session's InitializeParams either way. ok is false when no
+// host made the call (the agent's own loop, the CLI): then nothing is
+// left out.
+func hostCan(ctx context.Context) (can HostNeeds, ok bool) {
+	ss := hostFrom(ctx)
+	if ss == nil {
+		return 0, false
+	}
+	if p := ss.InitializeParams(); p != nil && p.Capabilities != nil {
+		if p.Capabilities.Sampling != nil {
+			can |= NeedsSampling
+		}
+		if p.Capabilities.Elicitation != nil {
+			can |= NeedsElicitation
+		}
+	}
+	return can, true
+}
+
+// hostMayUse says why the host of the call in ctx cannot use pt, or nil.
+func hostMayUse(ctx context.Context, pt *PoolTool) error {
+	can, ok := hostCan(ctx)
+	switch lacks := pt.Needs &^ can; {
+	case !ok || lacks == 0:
+		return nil
+	case lacks&NeedsSampling != 0:
+		return errors.New("needs a host that declares sampling, and this one did not")
+	default:
+		return errors.New("needs a host that declares elicitation, and this one did not")
+	}
+}
+
+// findFilterFor is findFilter and the overview for a host that can do
+// can, less what it cannot use; asked per candidate, not kept (only a host
+// that declared less than some tool needs gets here).
+func (sf *surface) findFilterFor(snap *poolSnapshot, can HostNeeds) (*search.Allowed, func(int) finder.Overview) {
+	keep := func(pt *PoolTool) bool { return pt != nil && sf.loadable[pt.Name] && pt.Needs&^can == 0 }
+	allowed := search.AllowFunc(func(name string) bool { return keep(snap.byName[name]) })
+	return allowed, func(limit int) finder.Overview {
+		var tools []finder.Tool
+		for _, t := range snap.tools {
+			if keep(t) {
+				tools = append(tools, finder.Tool{Name: t.Name, Original: t.Original, Server: t.Server, Category: t.Category})
+			}
+		}
+		return finder.MakeOverview(tools, limit)
+	}
+}
