@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,7 +149,9 @@ func (d drift) empty() bool { return len(d.Added)+len(d.Removed)+len(d.Changed) 
 // changed and how the list drifted from the lock file.
 func (p *Pool) setLive(server string, tools []UpstreamTool) (changed bool, d drift) {
 	tools = slices.Clone(tools)
-	slices.SortFunc(tools, func(a, b UpstreamTool) int { return strings.Compare(a.Name, b.Name) })
+	// sort.Slice, not a generic sort: that is ~17 KB of code for this one
+	// struct (surface.go's sortByName says why).
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	old, had := p.live[server]
