@@ -82,6 +82,17 @@ func TestToolListPerHostCapabilities(t *testing.T) {
 		for _, tl := range listAll(t, cs) {
 			got = append(got, tl.Name)
 		}
+		// A list that varies with the request's capabilities is never
+		// cached for another set: private to the host, stale at once.
+		if c.version == StatelessRevision {
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.TTLMs != 0 || res.CacheScope != "private" {
+				t.Errorf("2026-07-28 tools/list cached for %d ms, scope %q; want 0, private", res.TTLMs, res.CacheScope)
+			}
+		}
 		if w := want(c.can); !slices.Equal(got, w) {
 			t.Errorf("%s host, sampling %v, elicitation %v: listed %d tools %v…, want %d", c.version, c.sampling, c.elicitation, len(got), got[:min(len(got), 4)], len(w))
 		}
