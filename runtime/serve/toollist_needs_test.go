@@ -108,3 +108,42 @@ func TestToolListPerHostCapabilities(t *testing.T) {
 		t.Error("a host that declared everything does not get the full list")
 	}
 }
+
+// BenchmarkToolListForHost is what tools/list costs the server past
+// go-sdk: a host's list (forHost) and its first page, 200 tools, for a
+// host that declared nothing. "anyone": no tool needs anything (the
+// list itself); "filtered": a third need sampling (the filtered list,
+// made once and kept on the shared one).
+func BenchmarkToolListForHost(b *testing.B) {
+	for _, needy := range []bool{false, true} {
+		name := "anyone"
+		if needy {
+			name = "filtered"
+		}
+		b.Run(name, func(b *testing.B) {
+			var tools []runtime.ToolInfo
+			for i := range 200 {
+				tl := runtime.ToolInfo{Name: fmt.Sprintf("up__t%04d", i), InputSchema: json.RawMessage(`{"type":"object"}`), Kind: decl.KindMCP, Namespace: "up"}
+				if needy && i%3 == 0 {
+					tl.Needs = runtime.NeedsSampling
+				}
+				tools = append(tools, tl)
+			}
+			l := listOf(slices.Values(ptrs(tools)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := l.forHost(0).page(nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func ptrs(ts []runtime.ToolInfo) []*runtime.ToolInfo {
+	out := make([]*runtime.ToolInfo, len(ts))
+	for i := range ts {
+		out[i] = &ts[i]
+	}
+	return out
+}
