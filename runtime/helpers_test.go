@@ -117,6 +117,7 @@ type memConnector struct {
 	fail     map[string]error
 	acquired map[string]int
 	live     map[string]int
+	needs    map[string]HostNeeds // "server/tool" → what the tool needs of a host (mcpconn learns it)
 }
 
 func newMemConnector() *memConnector {
@@ -215,6 +216,9 @@ func (u *memUpstream) list(ctx context.Context) error {
 		}
 		schema, _ := json.Marshal(t.InputSchema)
 		ut := UpstreamTool{Name: t.Name, Description: t.Description, InputSchema: schema}
+		u.c.mu.Lock()
+		ut.Needs = u.c.needs[u.name+"/"+t.Name]
+		u.c.mu.Unlock()
 		if t.OutputSchema != nil {
 			ut.OutputSchema, _ = json.Marshal(t.OutputSchema)
 		}

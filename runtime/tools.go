@@ -352,9 +352,10 @@ func (m *metaServers) Tools(ctx context.Context, server string) ([]UpstreamTool,
 		return nil, err
 	}
 	var out []UpstreamTool
+	can, known := hostCan(ctx)                        // what the call's host can use (hostneeds.go)
 	served, _ := st.s.pool.served(server, up.Tools()) // on_drift (drift.go)
 	for _, t := range served {
-		if _, ok := st.metaPermits(server, t.Name); ok {
+		if _, ok := st.metaPermits(server, t.Name); ok && (!known || t.Needs&^can == 0) {
 			out = append(out, t)
 		}
 	}
