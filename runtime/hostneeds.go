@@ -10,8 +10,8 @@ import (
 
 // An upstream server may list a tool only to clients that can sample or
 // elicit (ToolInfo.Needs). serve leaves such a tool out of the tools/list
-// of a host that did not declare what it needs; tool_find and tool_load
-// do the same for the host of the call.
+// of a host that did not declare what it needs; tool_find, tool_load and
+// mcp_list_tools do the same for the host of the call.
 
 // hostCan is what the host of the call in ctx declared of what a tool may
 // need: at initialize, or (2026-07-28) in the request's _meta, which go-sdk
