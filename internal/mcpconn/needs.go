@@ -32,38 +32,70 @@ func (d declaration) needs() Needs {
 	return n
 }
 
-// listings are the names a server listed last under each declaration it
+// listings are the lists a server gave last under each declaration it
 // connected with (at most four), kept across reconnects; guarded by
-// server.mu.
-type listings map[Needs]map[string]bool
+// server.mu. They are the published lists themselves, so a server that
+// only ever had one declaration costs nothing more.
+type listings struct {
+	by map[Needs][]Tool
+	// added are tools the server added to a session's list (list_changed):
+	// there for everyone, not for a capability. Only those still listed.
+	added map[string]bool
+}
 
-// learn records tools as listed under d and returns them with their Needs.
-// On a relist (list_changed), before is the list the same session gave
-// last: a tool it lacked was added by the server, not for a capability,
-// so it counts as listed under every declaration.
-func (ls listings) learn(d Needs, tools, before []Tool, relist bool) []Tool {
-	names := make(map[string]bool, len(tools))
-	for _, t := range tools {
-		names[t.Name] = true
+// learn records tools (a fresh list: their Needs are set in place) as
+// listed under d and returns them. On a relist (list_changed), before is
+// the list the same session gave last: a tool it lacked was added by the
+// server, not for a capability, so it needs nothing; an unchanged list is
+// before itself, kept once.
+func (ls *listings) learn(d Needs, tools, before []Tool, relist bool) []Tool {
+	out := tools
+	if ls.by == nil {
+		ls.by = map[Needs][]Tool{}
 	}
+	ls.by[d] = out
 	if relist {
-		had := make(map[string]bool, len(before))
-		for _, t := range before {
-			had[t.Name] = true
-		}
-		for n := range names {
-			if !had[n] {
-				for _, other := range ls {
-					other[n] = true
+		had := nameSet(before)
+		for _, t := range tools {
+			if !had[t.Name] {
+				if ls.added == nil {
+					ls.added = map[string]bool{}
 				}
+				ls.added[t.Name] = true
 			}
 		}
 	}
-	ls[d] = names
-	out := make([]Tool, len(tools))
-	for i, t := range tools {
-		t.Needs = ls.needsOf(t.Name)
-		out[i] = t
+	if len(ls.added) > 0 {
+		listed := nameSet(tools)
+		for n := range ls.added {
+			if !listed[n] {
+				delete(ls.added, n)
+			}
+		}
+	}
+	var sets map[Needs]map[string]bool
+	if len(ls.by) > 1 { // else nothing to compare with: anyone's
+		sets = make(map[Needs]map[string]bool, len(ls.by))
+		for d, l := range ls.by {
+			sets[d] = nameSet(l)
+		}
+	}
+	for i := range out {
+		out[i].Needs = 0
+		if sets != nil && !ls.added[out[i].Name] {
+			out[i].Needs = needsOf(out[i].Name, sets)
+		}
+	}
+	if relist && sameTools(before, out) {
+		ls.by[d] = before
+	}
+	return out
+}
+
+func nameSet(tools []Tool) map[string]bool {
+	out := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		out[t.Name] = true
 	}
 	return out
 }
@@ -73,7 +105,7 @@ func (ls listings) learn(d Needs, tools, before []Tool, relist bool) []Tool {
 // each one it was missing from. When two answers fit as well (listed with
 // sampling and elicitation, missing from the bare list), it needs all of
 // them, until a list tells them apart.
-func (ls listings) needsOf(name string) Needs {
+func needsOf(name string, ls map[Needs]map[string]bool) Needs {
 	upper := NeedsSampling | NeedsElicitation
 	var missing []Needs
 	for d, names := range ls {

@@ -47,7 +47,7 @@ func TestNeedsFromListsUnderDeclarations(t *testing.T) {
 		{"a tool the server adds later on the same session is anyone's", both, []string{"echo", "sample", "elicit", "added"}, true,
 			map[string]Needs{"echo": 0, "sample": NeedsSampling, "elicit": NeedsElicitation, "added": 0}},
 	}
-	ls := listings{}
+	var ls listings
 	var before []Tool
 	for _, st := range steps {
 		got := ls.learn(st.declared, toolsNamed(st.listed...), before, st.relist)
@@ -67,7 +67,7 @@ func TestNeedsFromListsUnderDeclarations(t *testing.T) {
 // Without a bare list there is nothing to tell a tool's needs by: every
 // tool is usable by any host (as before they were learnt).
 func TestNeedsWithoutASmallerList(t *testing.T) {
-	ls := listings{}
+	var ls listings
 	got := ls.learn(NeedsSampling|NeedsElicitation, toolsNamed("echo", "sample"), nil, false)
 	for _, tl := range got {
 		if tl.Needs != 0 {
@@ -75,9 +75,11 @@ func TestNeedsWithoutASmallerList(t *testing.T) {
 		}
 	}
 	// A tool listed bare but hidden from sampling clients needs nothing.
-	ls = listings{0: {"odd": true}}
-	if n := ls.learn(NeedsSampling, nil, nil, false); len(n) != 0 || ls.needsOf("odd") != 0 {
-		t.Errorf("a tool listed only without sampling needs %b, want nothing", ls.needsOf("odd"))
+	ls = listings{}
+	ls.learn(0, toolsNamed("odd"), nil, false)
+	ls.learn(NeedsSampling, nil, nil, false)
+	if got := ls.learn(0, toolsNamed("odd"), nil, false); got[0].Needs != 0 {
+		t.Errorf("a tool listed only without sampling needs %b, want nothing", got[0].Needs)
 	}
 }
 

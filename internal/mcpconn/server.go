@@ -616,9 +616,6 @@ func (s *server) downErr() error {
 func (s *server) learnNeeds(d declaration, tools, before []Tool, relist bool) []Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.listed == nil {
-		s.listed = listings{}
-	}
 	return s.listed.learn(d.needs(), tools, before, relist)
 }
 
