@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/toolgen-dev/toolgen/runtime/internal/finder"
 	"github.com/toolgen-dev/toolgen/runtime/search"
 )
@@ -13,16 +15,11 @@ import (
 // of a host that did not declare what it needs; tool_find, tool_load and
 // mcp_list_tools do the same for the host of the call.
 
-// hostCan is what the host of the call in ctx declared of what a tool may
-// need: at initialize, or (2026-07-28) in the request's _meta, which go-sdk
-// keeps in the session's InitializeParams either way. ok is false when no
-// host made the call (the agent's own loop, the CLI): then nothing is
-// left out.
-func hostCan(ctx context.Context) (can HostNeeds, ok bool) {
-	ss := hostFrom(ctx)
-	if ss == nil {
-		return 0, false
-	}
+// HostCan is what the host of ss declared of what a tool may need: at
+// initialize, or (2026-07-28) in the request's _meta, which go-sdk keeps in
+// the session's InitializeParams either way.
+func HostCan(ss *mcp.ServerSession) HostNeeds {
+	var can HostNeeds
 	if p := ss.InitializeParams(); p != nil && p.Capabilities != nil {
 		if p.Capabilities.Sampling != nil {
 			can |= NeedsSampling
@@ -31,7 +28,18 @@ func hostCan(ctx context.Context) (can HostNeeds, ok bool) {
 			can |= NeedsElicitation
 		}
 	}
-	return can, true
+	return can
+}
+
+// hostCan is HostCan for the host of the call in ctx; ok is false when no
+// host made the call (the agent's own loop, the CLI): then nothing is left
+// out.
+func hostCan(ctx context.Context) (can HostNeeds, ok bool) {
+	ss := hostFrom(ctx)
+	if ss == nil {
+		return 0, false
+	}
+	return HostCan(ss), true
 }
 
 // hostMayUse says why the host of the call in ctx cannot use pt, or nil.

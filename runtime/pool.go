@@ -166,7 +166,8 @@ func (p *Pool) setLive(server string, tools []UpstreamTool) (changed bool, d dri
 }
 
 func sameUpstreamTool(a, b UpstreamTool) bool {
-	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema)
+	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) &&
+		a.Needs == b.Needs // learnt later than the tool may be listed (mcpconn's needs.go)
 }
 
 // lockDrift compares live tools with the locked tools of a server.

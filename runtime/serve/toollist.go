@@ -325,23 +325,11 @@ func (l *toolList) forHost(can toolgen.HostNeeds) *toolList {
 }
 
 // hostCan is what the host of req declared that an upstream tool may
-// need: at initialize, or (2026-07-28) in this request's _meta, which
-// go-sdk puts in the session's InitializeParams either way.
+// need (runtime.HostCan); nothing without a session.
 func hostCan(req mcp.Request) toolgen.HostNeeds {
 	ss, ok := req.GetSession().(*mcp.ServerSession)
 	if !ok || ss == nil {
 		return 0
 	}
-	p := ss.InitializeParams()
-	if p == nil {
-		return 0
-	}
-	d, can := declaredBy(p.Capabilities), toolgen.HostNeeds(0)
-	if d&declaredSampling != 0 {
-		can |= toolgen.NeedsSampling
-	}
-	if d&declaredElicitation != 0 {
-		can |= toolgen.NeedsElicitation
-	}
-	return can
+	return toolgen.HostCan(ss)
 }
