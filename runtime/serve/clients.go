@@ -41,7 +41,8 @@ type Clients struct {
 	// never serves a session.
 	versions *mcp.Server
 
-	lean *leanHTTP // a session's tools/call without go-sdk's machinery
+	lean   *leanHTTP   // a session's tools/call without go-sdk's machinery
+	lean26 *leanHTTP26 // a 2026-07-28 host's tools/call likewise (nil: off)
 
 	mu     sync.Mutex
 	live   map[*Server]*clientSession
@@ -67,8 +68,10 @@ func NewClients(open OpenFunc, opts Options) *Clients {
 		Logger:                    discardLogger,
 	})
 	opts.rounds = newRoundsFor(opts) // a retry may reach another client's server
-	return &Clients{open: open, opts: opts, versions: versions, live: map[*Server]*clientSession{},
+	c := &Clients{open: open, opts: opts, versions: versions, live: map[*Server]*clientSession{},
 		lean: newLeanHTTP(opts.MaxMessageBytes, clientIdle)}
+	c.lean26 = newLeanHTTP26(c, opts.MaxMessageBytes)
+	return c
 }
 
 // Len is the number of client sessions open.
@@ -89,11 +92,14 @@ func (c *Clients) Handler() http.Handler {
 		// No SessionTimeout: the lean path keeps each session's idle
 		// timer (clientIdle), which go-sdk's would not see refreshed.
 	})
-	stateless := mcp.NewStreamableHTTPHandler(c.sharedFor, &mcp.StreamableHTTPOptions{
+	var stateless http.Handler = mcp.NewStreamableHTTPHandler(c.sharedFor, &mcp.StreamableHTTPOptions{
 		Logger:              quietLogger(c.opts.Logger),
 		MaxRequestBodyBytes: int64(c.opts.MaxMessageBytes),
 		Stateless:           true,
 	})
+	if c.lean26 != nil {
+		stateless = c.lean26.handler(stateless) // leanhttp26.go
+	}
 	sse := mcp.NewSSEHandler(c.sseServer, nil)
 	streamable := byRevision(c.sessions(h), stateless)
 	return rebindingGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
