@@ -41,8 +41,8 @@ type Clients struct {
 	// never serves a session.
 	versions *mcp.Server
 
-	lean   *leanHTTP   // a session's tools/call without go-sdk's machinery
-	lean26 *leanHTTP26 // a 2026-07-28 host's tools/call likewise (nil: off)
+	lean     *leanHTTP // a session's tools/call without go-sdk's machinery
+	noLean26 bool      // tests: a 2026-07-28 host's calls all go to go-sdk
 
 	mu     sync.Mutex
 	live   map[*Server]*clientSession
@@ -68,10 +68,8 @@ func NewClients(open OpenFunc, opts Options) *Clients {
 		Logger:                    discardLogger,
 	})
 	opts.rounds = newRoundsFor(opts) // a retry may reach another client's server
-	c := &Clients{open: open, opts: opts, versions: versions, live: map[*Server]*clientSession{},
+	return &Clients{open: open, opts: opts, versions: versions, live: map[*Server]*clientSession{},
 		lean: newLeanHTTP(opts.MaxMessageBytes, clientIdle)}
-	c.lean26 = newLeanHTTP26(c, opts.MaxMessageBytes)
-	return c
 }
 
 // Len is the number of client sessions open.
@@ -97,8 +95,9 @@ func (c *Clients) Handler() http.Handler {
 		MaxRequestBodyBytes: int64(c.opts.MaxMessageBytes),
 		Stateless:           true,
 	})
-	if c.lean26 != nil {
-		stateless = c.lean26.handler(stateless) // leanhttp26.go
+	if !c.noLean26 {
+		// A 2026-07-28 host's tools/call without it (leanhttp26.go).
+		stateless = &leanHTTP26{c: c, next: stateless, max: c.lean.max}
 	}
 	sse := mcp.NewSSEHandler(c.sseServer, nil)
 	streamable := byRevision(c.sessions(h), stateless)

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/runtime"
@@ -81,7 +83,7 @@ func startRand26(t *testing.T, opts Options) (lean, sdk *host26) {
 	open := func(context.Context) (OwnedSession, error) { return randAsking{f}, nil }
 	on := NewClients(open, opts)
 	off := NewClients(open, opts)
-	off.lean26 = nil
+	off.noLean26 = true
 	return &host26{t: t, url: startClients(t, on)}, &host26{t: t, url: startClients(t, off)}
 }
 
@@ -278,4 +280,60 @@ func TestLeanHTTP26OfficialClients(t *testing.T) {
 	if leanHTTP26Calls.Load() != before26 {
 		t.Error("a call that may sample or elicit took the lean path")
 	}
+}
+
+// The lean path takes a 2026-07-28 body only where go-sdk reads the same
+// call from it: one request, method tools/call, the same id, name,
+// arguments and _meta, the revision and capabilities go-sdk requires,
+// and no progress token.
+func FuzzLeanHTTP26Body(f *testing.F) {
+	for _, s := range []string{
+		callBody(`1`, "echo", `{"a":1}`, `{}`),
+		callBody(`"x"`, "e\u0301", `null`, `{"roots":{}}`),
+		callBody(`1.0`, "a", `{}`, `{"sampling":{}}`),
+		strings.Replace(callBody(`1`, "a", `{}`, `{}`), `"_meta":{`, `"_meta":{"progressToken":1,`, 1),
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	s := New(newFakeSession(), Options{})
+	f.Cleanup(func() { s.Close() })
+	l := &leanHTTP26{}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		msg, derr := jsonrpc.DecodeMessage(body)
+		name := "x"
+		var p mcp.CallToolParamsRaw
+		if req, ok := msg.(*jsonrpc.Request); ok && derr == nil && json.Unmarshal(req.Params, &p) == nil {
+			name = p.Name
+		}
+		r, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+		r.Header.Set("Mcp-Name", name)
+		req, host, head := l.read(r, s, body)
+		if req == nil {
+			return
+		}
+		if derr != nil {
+			t.Fatalf("taken, go-sdk refuses it: %v", derr)
+		}
+		sreq, ok := msg.(*jsonrpc.Request)
+		if !ok || sreq.Method != "tools/call" || !sreq.IsCall() {
+			t.Fatalf("taken, go-sdk reads %#v", msg)
+		}
+		if p.Name != req.Params.Name || !bytes.Equal(p.Arguments, req.Params.Arguments) || !reflect.DeepEqual(p.Meta, req.Params.Meta) {
+			t.Fatalf("read %+v, go-sdk %+v", req.Params, p)
+		}
+		if v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string); v != StatelessRevision || host == nil || mayAsk(host.Capabilities) {
+			t.Fatalf("took a call of %q declaring %+v", v, host)
+		}
+		if _, ok := p.Meta["progressToken"]; ok {
+			t.Fatal("took a call with a progress token")
+		}
+		var id bytes.Buffer // as go-sdk encodes: no HTML escaping
+		enc := json.NewEncoder(&id)
+		enc.SetEscapeHTML(false)
+		enc.Encode(sreq.ID.Raw())
+		if want := `{"jsonrpc":"2.0","id":` + strings.TrimSpace(id.String()) + `,"result":`; string(head) != want {
+			t.Fatalf("head %s, want %s", head, want)
+		}
+	})
 }
