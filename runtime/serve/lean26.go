@@ -7,7 +7,6 @@ import (
 	"errors"
 	"reflect"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -216,7 +215,7 @@ func (lr *leanRound) finish(r runtime.Result, failed *mcp.CallToolResult) {
 		return
 	}
 	if failed == nil {
-		if line, ok := appendCompletedPlain(lr.head, r, lc.serverInfo()); ok {
+		if line, ok := appendCompletedPlain(lr.head, r, lc.s.info); ok {
 			lc.out.Write(append(line, "}\n"...))
 			return
 		}
@@ -303,23 +302,7 @@ func encodeMessage(head []byte, v any, failed string, s *Server) []byte {
 // lean26State is what the lean path's 2026-07-28 calls share on a
 // connection.
 type lean26State struct {
-	infoOnce sync.Once
-	info     []byte                               // the server's serverInfo, encoded
-	named    atomic.Pointer[mcp.InitializeParams] // the host named last (statelesshosts.go)
-}
-
-// serverInfo is the server's serverInfo as encoding/json writes it inside
-// a result's _meta, encoded once: it does not change while the server
-// runs.
-func (lc *leanCalls) serverInfo() []byte {
-	st := &lc.l26
-	st.infoOnce.Do(func() {
-		b, err := json.Marshal(lc.s.impl)
-		if err == nil {
-			st.info = b
-		}
-	})
-	return st.info
+	named atomic.Pointer[mcp.InitializeParams] // the host named last (statelesshosts.go)
 }
 
 // appendCompletedPlain appends the complete result a 2026-07-28 host gets
