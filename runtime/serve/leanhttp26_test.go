@@ -70,8 +70,19 @@ type randAsking struct{ *fakeSession }
 func (s randAsking) Tools() []runtime.ToolInfo { return askingSession{s.fakeSession}.Tools() }
 
 func (s randAsking) Call(ctx context.Context, name string, args json.RawMessage) runtime.Result {
-	if name == "greet" || name == "needs_model" {
+	switch name {
+	case "greet", "needs_model":
 		return askingSession{s.fakeSession}.Call(ctx, name, args)
+	case "roots": // asks the host for its roots (runtime.ListRoots)
+		res, err := runtime.ListRoots(ctx)
+		if err != nil {
+			return runtime.Result{Error: err.Error()}
+		}
+		var uris []string
+		for _, r := range res.Roots {
+			uris = append(uris, r.URI)
+		}
+		return runtime.Result{OK: true, Result: strings.Join(uris, " ")}
 	}
 	return randSession{s.fakeSession}.Call(ctx, name, args)
 }
@@ -229,6 +240,50 @@ func TestLeanHTTP26KeepsRefusals(t *testing.T) {
 		if ls == http.StatusOK && !accepted[c.name] {
 			t.Errorf("%s: %d %s, want a refusal", c.name, ls, lb)
 		}
+	}
+}
+
+// A call of a host that declared roots (as go-sdk's client does) takes
+// the lean path and may still ask for them: the input-required round
+// answers the request while the call waits, and the host's retry, on
+// go-sdk's path, gets the result; all as without the lean path.
+func TestLeanHTTP26RootsRound(t *testing.T) {
+	lean, sdk := startRand26(t, Options{})
+	caps := `{"roots":{"listChanged":true}}`
+	var answers [2]map[string]any
+	for i, h := range []*host26{lean, sdk} {
+		before := leanHTTP26Calls.Load()
+		st, ct, b := h.post(callBody(`1`, "roots", `{}`, caps), "roots", nil)
+		var first map[string]any
+		if err := json.Unmarshal(message(t, ct, b), &first); err != nil || st != http.StatusOK {
+			t.Fatalf("first round: %d %s", st, b)
+		}
+		if took := leanHTTP26Calls.Load() != before; took != (h == lean) {
+			t.Errorf("lean path taken: %v", took)
+		}
+		res, _ := first["result"].(map[string]any)
+		asks, _ := res["inputRequests"].(map[string]any)
+		state, _ := res["requestState"].(string)
+		if res["resultType"] != "input_required" || len(asks) != 1 || state == "" {
+			t.Fatalf("first round = %s, want one question and a state", b)
+		}
+		var key string
+		for k := range asks {
+			key = k
+		}
+		retry := strings.Replace(callBody(`2`, "roots", `{}`, caps), `"arguments":{}`,
+			`"arguments":{},"requestState":"`+state+`","inputResponses":{"`+key+`":{"roots":[{"uri":"file:///work","name":"w"}]}}`, 1)
+		st, ct, b = h.post(retry, "roots", nil)
+		if err := json.Unmarshal(message(t, ct, b), &answers[i]); err != nil || st != http.StatusOK {
+			t.Fatalf("retry: %d %s", st, b)
+		}
+		if got := resultText(answers[i]); got != "file:///work" {
+			t.Errorf("retry = %s, want the host's root", b)
+		}
+		delete(answers[i]["result"].(map[string]any)["_meta"].(map[string]any), "toolgen.dev/latency_ms")
+	}
+	if !reflect.DeepEqual(answers[0], answers[1]) {
+		t.Errorf("with the lean path %v\nwithout %v", answers[0], answers[1])
 	}
 }
 
