@@ -75,8 +75,10 @@ func (l *leanHTTP26) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // POST's headers for a tools/call of the stateless revision: the revision
 // exactly, JSON, an Accept of JSON and SSE, the standard headers present
 // (the name is checked against the body later), no Last-Event-ID, and a
-// Host its DNS-rebinding check lets through. Mcp-Param-* headers are
-// go-sdk's to check.
+// Host its DNS-rebinding check lets through. Mcp-Param-* headers need no
+// look: go-sdk checks them against the x-mcp-header annotations of the
+// tools on its own server, and the only one there is listChanged, which
+// has none (toolList answers tools/list); it takes such a call as is.
 func sdkTakes26(r *http.Request) bool {
 	h := r.Header
 	if h.Get("Mcp-Protocol-Version") != StatelessRevision || h.Get("Mcp-Method") != "tools/call" ||
@@ -85,11 +87,6 @@ func sdkTakes26(r *http.Request) bool {
 	}
 	if !sdkTakes(r, StatelessRevision) { // JSON, an Accept of JSON and SSE
 		return false
-	}
-	for k := range h {
-		if strings.HasPrefix(k, "Mcp-Param-") { // canonical: net/http made it so
-			return false
-		}
 	}
 	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	return local == nil || !sdkLoopback(local.String()) || sdkLoopback(r.Host)
