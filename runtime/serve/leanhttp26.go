@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -16,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgen-dev/toolgen/internal/jsonrpcline"
-	"github.com/toolgen-dev/toolgen/runtime"
 )
 
 // leanHTTP26 answers a 2026-07-28 host's tools/call POSTed to serve
@@ -148,48 +148,91 @@ func mayAsk(caps *mcp.ClientCapabilities) bool {
 	return caps == nil || caps.Sampling != nil || caps.Elicitation != nil
 }
 
-// run runs the call as go-sdk's path runs a new call (callInRounds) and
-// answers it: in a round on a worker, so that a round (the host's roots,
-// which go-sdk's client declares by default) or a capability a tool
-// requires (-32021) answers this request while the call waits.
+// run runs the call on this goroutine in an inline round, as the stdio
+// lean path runs a 2026-07-28 call (rounds_inline.go): a worker's round,
+// as go-sdk's path runs it, cost a goroutine hand-off and two wake-ups
+// per call, a tenth of the agent's CPU. Only a call that asks its host
+// something (its roots, which go-sdk's client declares by default) or
+// lacks a capability a tool requires gets a goroutine, which answers the
+// request (reply) while the call waits for the host's retry.
 func (l *leanHTTP26) run(w http.ResponseWriter, r *http.Request, s *Server, req *mcp.CallToolRequest, host *mcp.InitializeParams, head []byte) {
 	s.hostDeclared(host.Capabilities, true) // as perRequestHost on go-sdk's path
 	s.nameStatelessHost(host)
 	leanHTTP26Calls.Add(1)
-	// The call's own result is kept beside the one the round gets, to be
-	// encoded straight from it as the stdio path does (appendCompletedPlain,
-	// a fifth less CPU than encoding the round's) once the round hands
-	// that one back here: then the call is over.
-	var own runtime.Result
-	var sent *mcp.CallToolResult
-	rd := s.rounds.start(func(ctx context.Context) (mcp.Result, error) {
-		r, failed := s.callTool(ctx, req)
-		if failed != nil {
-			return failed, nil
+	// The host's hang-up cancels the call, unless it is parked for the
+	// host's answers by then: the retry comes as another request.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	defer cancel()
+	hr := &httpRound{w: w, s: s, head: head}
+	stop := context.AfterFunc(r.Context(), func() {
+		hr.mu.Lock()
+		parked := hr.detached
+		hr.mu.Unlock()
+		if !parked {
+			cancel()
 		}
-		own, sent = r, toCallToolResult(r)
-		return sent, nil
-	}, nil, host, &s.parked)
-	res, err := s.rounds.wait(r.Context(), rd)
+	})
+	defer stop()
+	res, failed := s.callTool(s.rounds.startInline(ctx, cancel, &hr.round, host, &s.parked, hr), req)
+	if !s.rounds.finishInline(&hr.round) {
+		if failed == nil {
+			failed = toCallToolResult(res)
+		}
+		s.rounds.handBack(&hr.round, failed, nil) // to the retry; returns once reply has answered
+		return
+	}
+	if err := ctx.Err(); err != nil {
+		writeJSON(w, http.StatusOK, encodeError(head, err, s)) // as rounds.wait ends a cancelled request
+		return
+	}
+	if failed == nil {
+		// Straight from the call's result, as the stdio path writes it.
+		if b, ok := appendCompletedPlain(head, res, s.info); ok {
+			writeJSON(w, http.StatusOK, append(b, '}'))
+			return
+		}
+		failed = toCallToolResult(res)
+	}
+	writeJSON(w, http.StatusOK, encodeStateless(head, completed(failed), s))
+}
+
+// httpRound is the inline round of a call on this path with what its
+// answer needs: one allocation for both.
+type httpRound struct {
+	round
+	w    http.ResponseWriter
+	s    *Server
+	head []byte
+}
+
+// reply answers the request of a call that asked its host something
+// (roundReply): the input-required result, or the error go-sdk's path
+// sends, -32021 with HTTP 400 (SEP-2575, its extractErrorStatus). The call
+// goes on past this answer, holding this request's handler: the answer is
+// sent whole now, and the host is told to send its retry on another
+// connection.
+func (hr *httpRound) reply(res mcp.Result, err error) {
 	status, msg := http.StatusOK, []byte(nil)
 	var rpc *jsonrpc.Error
-	switch tr, _ := res.(typedResult); {
+	switch {
 	case errors.As(err, &rpc):
-		// The one a new call's round ends in: -32021, a capability a tool
-		// requires (SEP-2575: 400, go-sdk's extractErrorStatus).
-		status, msg = http.StatusBadRequest, encodeError(head, err, s)
+		status, msg = http.StatusBadRequest, encodeError(hr.head, err, hr.s)
 	case err != nil:
-		msg = encodeError(head, err, s) // the host gave up: go-sdk's stream event
-	case tr.asks == nil && tr.Result == mcp.Result(sent) && sent != nil:
-		if b, ok := appendCompletedPlain(head, own, s.info); ok {
-			msg = append(b, '}')
-			break
-		}
-		fallthrough
+		msg = encodeError(hr.head, err, hr.s) // the host gave up
 	default:
-		msg = encodeStateless(head, res, s)
+		msg = encodeStateless(hr.head, res, hr.s)
 	}
-	h := w.Header() // as go-sdk sets them on a JSON answer
+	h := hr.w.Header()
+	h.Set("Content-Length", strconv.Itoa(len(msg)))
+	h.Set("Connection", "close")
+	writeJSON(hr.w, status, msg)
+	http.NewResponseController(hr.w).Flush()
+}
+
+// writeJSON writes one JSON-RPC message with the headers go-sdk sets on a
+// JSON answer.
+func writeJSON(w http.ResponseWriter, status int, msg []byte) {
+	h := w.Header()
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("Content-Type", "application/json")
 	if status != http.StatusOK {

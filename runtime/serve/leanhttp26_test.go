@@ -394,3 +394,36 @@ func FuzzLeanHTTP26Body(f *testing.F) {
 		}
 	})
 }
+
+// A host that hangs up on a call that asked it nothing cancels the call,
+// as on go-sdk's path.
+func TestLeanHTTP26HangUpCancels(t *testing.T) {
+	f := newFakeSession()
+	cl := NewClients(func(context.Context) (OwnedSession, error) { return randAsking{f}, nil }, Options{})
+	url := startClients(t, cl)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(callBody(`1`, "slow", `{}`, `{"roots":{}}`)))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": StatelessRevision, "Mcp-Method": "tools/call", "Mcp-Name": "slow"} {
+		req.Header.Set(k, v)
+	}
+	before := leanHTTP26Calls.Load()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-f.slowStarted
+	if leanHTTP26Calls.Load() != before+1 {
+		t.Error("not on the lean path")
+	}
+	cancel()
+	<-done
+	waitFor(t, "the call cancelled", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.slowCancelled == 1
+	})
+}
