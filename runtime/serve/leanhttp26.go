@@ -24,11 +24,11 @@ import (
 // ServerSession to the shared server for every request, decoded the body
 // several times, queued the call for that session's reader and framed the
 // answer as SSE: a 2026 host's call cost twice a 2025 host's (leanhttp.go).
-// Here the body is read once, the call runs through the shared server as
-// go-sdk's path runs it (the host's declared capabilities and client info,
-// the token's identity, the same round on a worker: Server.callInRounds) and
-// the answer is one application/json body, the bytes the stdio lean path
-// (lean26.go) writes for the same result.
+// Here the body is read once, the call runs on the request's goroutine
+// through the shared server as the stdio lean path runs it (the host's
+// declared capabilities and client info, the token's identity, an inline
+// round) and the answer is one application/json body, the bytes the stdio
+// lean path (lean26.go) writes for the same result.
 //
 // Only a POST go-sdk would take, of one tools/call whose headers and
 // params this reads exactly as go-sdk reads them, from a host that
@@ -53,11 +53,14 @@ func (l *leanHTTP26) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l.c.sharedMu.Lock()
-	s := l.c.shared
+	s := l.c.shared // nil: closed meanwhile
 	l.c.sharedMu.Unlock()
-	buf := readBody(r, l.max)
-	if s == nil || buf == nil {
-		l.next.ServeHTTP(w, r) // go-sdk refuses it
+	var buf *bytes.Buffer
+	if s != nil {
+		buf = readBody(r, l.max)
+	}
+	if buf == nil {
+		l.next.ServeHTTP(w, r) // go-sdk answers, or refuses the body
 		return
 	}
 	body := buf.Bytes()
@@ -142,8 +145,8 @@ func (l *leanHTTP26) read(r *http.Request, s *Server, body []byte) (*mcp.CallToo
 }
 
 // mayAsk reports whether a call may ask a host that declared caps to
-// sample or elicit: that round is go-sdk's path's (the retry brings its
-// answers there).
+// sample or elicit: such a host's calls stay on go-sdk's path, where
+// those rounds run on a worker.
 func mayAsk(caps *mcp.ClientCapabilities) bool {
 	return caps == nil || caps.Sampling != nil || caps.Elicitation != nil
 }
