@@ -358,11 +358,7 @@ func (hs *httpSession) run(w http.ResponseWriter, r *http.Request, m postBody, r
 	delete(hs.ours, m.id)
 	hs.mu.Unlock()
 	cancel()
-	out := encodeCall(httpHead(m), res, failed, hs.srv)
-	h := w.Header()
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("Content-Type", "application/json")
-	w.Write(out)
+	writeJSON(w, http.StatusOK, encodeCall(httpHead(m), res, failed, hs.srv)) // leanhttp26.go
 }
 
 // toSDK hands a POST to go-sdk, after cancelling a call of ours that a
