@@ -41,7 +41,8 @@ type Clients struct {
 	// never serves a session.
 	versions *mcp.Server
 
-	lean *leanHTTP // a session's tools/call without go-sdk's machinery
+	lean     *leanHTTP // a session's tools/call without go-sdk's machinery
+	noLean26 bool      // tests: a 2026-07-28 host's calls all go to go-sdk
 
 	mu     sync.Mutex
 	live   map[*Server]*clientSession
@@ -89,11 +90,15 @@ func (c *Clients) Handler() http.Handler {
 		// No SessionTimeout: the lean path keeps each session's idle
 		// timer (clientIdle), which go-sdk's would not see refreshed.
 	})
-	stateless := mcp.NewStreamableHTTPHandler(c.sharedFor, &mcp.StreamableHTTPOptions{
+	var stateless http.Handler = mcp.NewStreamableHTTPHandler(c.sharedFor, &mcp.StreamableHTTPOptions{
 		Logger:              quietLogger(c.opts.Logger),
 		MaxRequestBodyBytes: int64(c.opts.MaxMessageBytes),
 		Stateless:           true,
 	})
+	if !c.noLean26 {
+		// A 2026-07-28 host's tools/call without it (leanhttp26.go).
+		stateless = &leanHTTP26{c: c, next: stateless, max: c.lean.max}
+	}
 	sse := mcp.NewSSEHandler(c.sseServer, nil)
 	streamable := byRevision(c.sessions(h), stateless)
 	return rebindingGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"reflect"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -216,7 +215,7 @@ func (lr *leanRound) finish(r runtime.Result, failed *mcp.CallToolResult) {
 		return
 	}
 	if failed == nil {
-		if line, ok := appendCompletedPlain(lr.head, r, lc.serverInfo()); ok {
+		if line, ok := appendCompletedPlain(lr.head, r, lc.s.info); ok {
 			lc.out.Write(append(line, "}\n"...))
 			return
 		}
@@ -251,11 +250,17 @@ func (lc *leanCalls) done(key idKey) {
 // server's serverInfo in its _meta as go-sdk annotates a result of the
 // stateless revision, or err.
 func (lc *leanCalls) answerStateless(head []byte, res mcp.Result, err error) {
-	s := lc.s
 	if err != nil {
 		lc.respondError(head, err)
 		return
 	}
+	lc.out.Write(append(encodeStateless(head, res, lc.s), '\n'))
+}
+
+// encodeStateless is the response to a 2026-07-28 call with result res,
+// serverInfo added to its _meta (go-sdk's form), without a line end: the
+// stdio and HTTP lean paths write the same bytes (leanhttp26.go).
+func encodeStateless(head []byte, res mcp.Result, s *Server) []byte {
 	m := res.GetMeta()
 	if m == nil {
 		m = map[string]any{}
@@ -265,50 +270,39 @@ func (lc *leanCalls) answerStateless(head []byte, res mcp.Result, err error) {
 	}
 	res.SetMeta(m)
 	if line, ok := appendCompleted(head, res); ok {
-		lc.out.Write(append(line, "}\n"...))
-		return
+		return append(line, '}')
 	}
-	lc.writeEncoded(head, res, `{"resultType":"complete","content":[{"type":"text","text":"internal error: result not encodable"}],"isError":true}`)
+	return encodeMessage(head, res, `{"resultType":"complete","content":[{"type":"text","text":"internal error: result not encodable"}],"isError":true}`, s)
 }
 
 // writeEncoded writes a response: head, v as go-sdk encodes a message
-// (encoding/json, no HTML escaping), the envelope's end; failed in v's
-// place when v cannot be encoded.
+// (encodeMessage), the envelope's end.
 func (lc *leanCalls) writeEncoded(head []byte, v any, failed string) {
+	lc.out.Write(append(encodeMessage(head, v, failed, lc.s), '\n'))
+}
+
+// encodeMessage is head, v as go-sdk encodes a message (encoding/json, no
+// HTML escaping), the envelope's end; failed in v's place when v cannot
+// be encoded.
+func encodeMessage(head []byte, v any, failed string, s *Server) []byte {
 	b := bytes.NewBuffer(head)
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		lc.s.logger.Error("serve.encode", "error", err.Error())
+		s.logger.Error("serve.encode", "error", err.Error())
 		b.Truncate(len(head))
 		b.WriteString(failed)
 	} else {
 		b.Truncate(b.Len() - 1) // Encode's newline
 	}
-	b.WriteString("}\n")
-	lc.out.Write(b.Bytes())
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // lean26State is what the lean path's 2026-07-28 calls share on a
 // connection.
 type lean26State struct {
-	infoOnce sync.Once
-	info     []byte                               // the server's serverInfo, encoded
-	named    atomic.Pointer[mcp.InitializeParams] // the host named last (statelesshosts.go)
-}
-
-// serverInfo is the server's serverInfo as encoding/json writes it inside
-// a result's _meta, encoded once: it does not change while the server
-// runs.
-func (lc *leanCalls) serverInfo() []byte {
-	st := &lc.l26
-	st.infoOnce.Do(func() {
-		b, err := json.Marshal(lc.s.impl)
-		if err == nil {
-			st.info = b
-		}
-	})
-	return st.info
+	named atomic.Pointer[mcp.InitializeParams] // the host named last (statelesshosts.go)
 }
 
 // appendCompletedPlain appends the complete result a 2026-07-28 host gets
@@ -337,16 +331,21 @@ func appendCompletedPlain(dst []byte, r runtime.Result, info []byte) (_ []byte, 
 	return append(out[:mark], out[mark+len(plain):]...), true
 }
 
-// respondError writes err as go-sdk writes a handler's error: a
-// *jsonrpc.Error as it is, anything else as an internal error.
+// respondError writes err as go-sdk writes a handler's error.
 func (lc *leanCalls) respondError(head []byte, err error) {
+	lc.out.Write(append(encodeError(head, err, lc.s), '\n'))
+}
+
+// encodeError is the response carrying err as go-sdk writes a handler's
+// error: a *jsonrpc.Error as it is, anything else as an internal error.
+func encodeError(head []byte, err error, s *Server) []byte {
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) {
 		rpc = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	// head ends in `"result":`: the same envelope with "error".
 	h := bytes.TrimSuffix(head, []byte(`"result":`))
-	lc.writeEncoded(append(append([]byte(nil), h...), `"error":`...), rpc, `{"code":-32603,"message":"internal error"}`)
+	return encodeMessage(append(append([]byte(nil), h...), `"error":`...), rpc, `{"code":-32603,"message":"internal error"}`, s)
 }
 
 // appendCompleted appends res as go-sdk's path writes a complete result

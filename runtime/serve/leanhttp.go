@@ -151,20 +151,12 @@ func (l *leanHTTP) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 		next.ServeHTTP(w, r)
 		return
 	}
-	buf := bodies.Get().(*bytes.Buffer)
-	buf.Reset()
-	_, err := buf.ReadFrom(io.LimitReader(r.Body, l.max+1))
-	body := buf.Bytes()
-	if err != nil || int64(len(body)) > l.max {
-		rest := r.Body // go-sdk reads it all again and refuses it
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(bytes.Clone(body)), rest), rest}
-		bodies.Put(buf)
+	buf := readBody(r, l.max)
+	if buf == nil {
 		next.ServeHTTP(w, r)
 		return
 	}
+	body := buf.Bytes()
 	m := readMessage(body)
 	if m.call != nil {
 		if req := hs.lean(r, m); req != nil {
@@ -179,6 +171,25 @@ func (l *leanHTTP) serve(w http.ResponseWriter, r *http.Request, next http.Handl
 
 // bodies are the buffers POST bodies are read into.
 var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readBody reads r's body, up to max bytes, into a buffer of bodies; nil
+// when it is longer or unreadable, and then r's body reads as before, for
+// go-sdk to refuse.
+func readBody(r *http.Request, max int64) *bytes.Buffer {
+	buf := bodies.Get().(*bytes.Buffer)
+	buf.Reset()
+	_, err := buf.ReadFrom(io.LimitReader(r.Body, max+1))
+	if err != nil || int64(buf.Len()) > max {
+		rest := r.Body
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(bytes.Clone(buf.Bytes())), rest), rest}
+		bodies.Put(buf)
+		return nil
+	}
+	return buf
+}
 
 // sdkTakes reports whether go-sdk's stateful handler would go past its
 // header checks for this POST (and so reach the session's idle timer).
@@ -238,12 +249,7 @@ type postBody struct {
 // whose params lean.go's rules read exactly, or what go-sdk must see.
 func readMessage(body []byte) postBody {
 	var m postBody
-	if len(body) == 0 || body[0] != '{' || body[len(body)-1] != '}' || deeperThan(body, httpMaxDepth) ||
-		!json.Valid(body) || checkEnvelope(body) != nil {
-		return m
-	}
-	var id, method, params []byte
-	jsonrpcline.Pick(body, requestMembers, &id, &method, &params)
+	id, method, params := readEnvelope(body)
 	if method == nil || jsonrpcline.IsNull(method) {
 		return m
 	}
@@ -263,6 +269,20 @@ func readMessage(body []byte) postBody {
 		m.call = callParams(params)
 	}
 	return m
+}
+
+// readEnvelope is the id, method and params of body, one JSON-RPC
+// message that go-sdk reads as this does; all nil for anything else. Both
+// lean paths call it: once in the binary.
+//
+//go:noinline
+func readEnvelope(body []byte) (id, method, params []byte) {
+	if len(body) == 0 || body[0] != '{' || body[len(body)-1] != '}' || deeperThan(body, httpMaxDepth) ||
+		!json.Valid(body) || checkEnvelope(body) != nil {
+		return nil, nil, nil
+	}
+	jsonrpcline.Pick(body, requestMembers, &id, &method, &params)
+	return id, method, params
 }
 
 // httpMaxDepth is go-sdk's nesting limit for a body (internal/json).
@@ -338,11 +358,7 @@ func (hs *httpSession) run(w http.ResponseWriter, r *http.Request, m postBody, r
 	delete(hs.ours, m.id)
 	hs.mu.Unlock()
 	cancel()
-	out := encodeCall(httpHead(m), res, failed, hs.srv)
-	h := w.Header()
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("Content-Type", "application/json")
-	w.Write(out)
+	writeJSON(w, http.StatusOK, encodeCall(httpHead(m), res, failed, hs.srv)) // leanhttp26.go
 }
 
 // toSDK hands a POST to go-sdk, after cancelling a call of ours that a

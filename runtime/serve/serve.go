@@ -100,6 +100,7 @@ type Server struct {
 	sess       Session
 	mcp        *mcp.Server
 	impl       *mcp.Implementation // the serverInfo a 2026-07-28 result carries (lean26.go)
+	info       []byte              // impl as encoding/json writes it in a result's _meta: the lean paths splice it in
 	logger     *slog.Logger
 	maxMessage int
 	beside     http.Handler
@@ -182,6 +183,7 @@ func newServer(sess Session, opts Options, onConnect func(*mcp.ServerSession)) *
 	exts := extensionsFor(sess, mopts)
 	s.exts = exts
 	s.impl = &mcp.Implementation{Name: name, Version: version}
+	s.info, _ = json.Marshal(s.impl)
 	s.mcp = mcp.NewServer(s.impl, mopts)
 	for _, e := range exts {
 		e.Install(sess, s.mcp)

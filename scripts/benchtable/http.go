@@ -11,7 +11,8 @@ import (
 // prints it on its "httpbench:" lines.
 type httpResult struct {
 	p50, p99 time.Duration
-	rate     float64 // calls per second
+	rate     float64       // calls per second
+	cpu      time.Duration // the server's CPU per call; 0 when not printed
 }
 
 // httpResults are httpbench's results by number of sessions and side.
@@ -43,7 +44,8 @@ func parseHTTP(out []byte) (httpResults, error) {
 		if r[n] == nil {
 			r[n] = map[string]httpResult{}
 		}
-		r[n][kv["side"]] = httpResult{p50, p99, rate}
+		cpu, _ := time.ParseDuration(kv["server"]) // cpu/call: server=…
+		r[n][kv["side"]] = httpResult{p50, p99, rate, cpu}
 	}
 	if len(r) == 0 {
 		return nil, fmt.Errorf("httpbench printed no result line:\n%s", out)
@@ -98,6 +100,32 @@ func httpRows(r httpResults) []row {
 	}
 	rows = append(rows, row{"same, 1 and 10 sessions", "throughput vs npm mcp-proxy (HTTP)", strings.Join(cells, "; "), "≥ 2× at every N", holds(all)})
 	return rows
+}
+
+// revisionRow compares, at 1 and 10 sessions, the same agent called by
+// 2026-07-28 hosts (side agent26) and by 2025-11-25 hosts (side agent):
+// a host of the newer revision should cost no more (issue 22).
+func revisionRow(r httpResults) row {
+	const path = "streamable HTTP, 2026-07-28 host vs 2025-11-25 host, proxied `echo`"
+	var cells []string
+	all := true
+	for _, n := range []int{1, 10} {
+		a, ok1 := r[n]["agent"]
+		b, ok2 := r[n]["agent26"]
+		if !ok1 || !ok2 || a.rate == 0 {
+			cells = append(cells, fmt.Sprintf("%d: not measured", n))
+			all = false
+			continue
+		}
+		ratio := b.rate / a.rate
+		cell := fmt.Sprintf("%d: %.2f× (%.0f vs %.0f calls/s)", n, ratio, b.rate, a.rate)
+		if a.cpu > 0 && b.cpu > 0 {
+			cell += fmt.Sprintf(", agent CPU/call %s vs %s", b.cpu, a.cpu)
+		}
+		cells = append(cells, cell)
+		all = all && ratio >= 0.95
+	}
+	return row{path, "throughput, 2026 ÷ 2025 (1 and 10 sessions)", strings.Join(cells, "; "), "≥ 0.95× at every N (no slower, within noise)", holds(all)}
 }
 
 // httpFailed are the two HTTP rows when httpbench could not run.

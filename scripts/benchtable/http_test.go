@@ -45,6 +45,29 @@ func TestHTTPRows(t *testing.T) {
 	}
 }
 
+// The 2026-07-28 host's throughput is compared with the 2025-11-25
+// host's at 1 and 10 sessions, with the agent's CPU per call.
+func TestRevisionRow(t *testing.T) {
+	r, err := parseHTTP([]byte(httpOut + `httpbench: sessions=1 side=agent26 p50=1.7ms p99=6.6ms calls/s=470 cpu/call: server=310µs upstream=100µs client=200µs
+httpbench: sessions=10 side=agent26 p50=9ms p99=24ms calls/s=700 cpu/call: server=420µs upstream=100µs client=200µs
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := revisionRow(r)
+	if row.holds != "no" || !strings.Contains(row.now, "1: 0.99× (470 vs 474 calls/s), agent CPU/call 310µs vs 300µs") || !strings.Contains(row.now, "10: 0.75×") {
+		t.Errorf("row %+v", row)
+	}
+	r[10]["agent26"] = httpResult{rate: r[10]["agent"].rate}
+	if row := revisionRow(r); row.holds != "yes" {
+		t.Errorf("row %+v; want it to hold", row)
+	}
+	delete(r[1], "agent26")
+	if row := revisionRow(r); row.holds != "no" || !strings.Contains(row.now, "1: not measured") {
+		t.Errorf("row %+v", row)
+	}
+}
+
 // Without a peer's line a row says what was not measured instead of a ratio.
 func TestHTTPRowsWithoutPeers(t *testing.T) {
 	r, err := parseHTTP([]byte("httpbench: sessions=50 side=agent p50=1ms p99=2ms calls/s=10\n"))

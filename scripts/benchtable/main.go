@@ -103,6 +103,7 @@ func run(count, rounds, calls, httpRounds, httpCalls int) error {
 		rows = append(rows, httpFailed(err)...)
 	} else {
 		rows = append(rows, httpRows(hr)...)
+		rows = append(rows, revisionRow(hr))
 	}
 
 	fmt.Println()

@@ -19,6 +19,11 @@
 // same run; -before-env K=V runs that side (or this build) with a setting
 // added to its environment.
 //
+// Side "agent26" is the same agent process called by hosts of the
+// stateless revision (2026-07-28: no session, the revision and the host's
+// capabilities in every request) instead of 2025-11-25's sessions; with
+// -before, side "before26" is the old agent called so.
+//
 // It is its own agent: run with "agent" as its first argument it is an
 // agent binary (runtime/agentcli) whose one agent uses server-everything
 // whole.
@@ -57,7 +62,7 @@ func main() {
 	sessions := flag.String("sessions", "1,10,50", "comma-separated numbers of concurrent sessions")
 	rounds := flag.Int("rounds", 3, "alternating rounds per number of sessions")
 	calls := flag.Int("calls", 600, "calls per side per round, shared out among the sessions (at least 10 each)")
-	only := flag.String("only", "", "comma-separated sides to run (agent, before, mcp-proxy-http, mcp-proxy-sse, mcp-hub-sse); default all")
+	only := flag.String("only", "", "comma-separated sides to run (agent, agent26, before, before26, mcp-proxy-http, mcp-proxy-sse, mcp-hub-sse); default all")
 	profile := flag.String("profile", "", "write the agent's CPU, block and mutex profiles into `DIR`")
 	before := flag.String("before", "", "another build of httpbench to run as side \"before\" (the old agent)")
 	beforeEnv := flag.String("before-env", "", "comma-separated `K=V` settings added to side \"before\"'s environment (with -before, or this build when -before is not given)")
@@ -121,6 +126,7 @@ func findNPM() (npm, error) {
 // streamable HTTP or SSE, whose echo tool is named tool.
 type side struct {
 	name, url, tool string
+	version         string // the protocol revision its clients speak; "" for 2025-11-25
 	sse             bool
 	proc            *process // nil for a side sharing another's process
 	shared          *process // that process
@@ -205,6 +211,8 @@ func run(cfg config) error {
 		}
 	}()
 	agentEnv := append(os.Environ(), "HTTPBENCH_NODE="+p.node, "HTTPBENCH_EVERYTHING="+p.everything, "TOOLGEN_LOG=error")
+	// addAgent starts an agent serving side name and, if wanted, name+"26"
+	// (the same process, called by 2026-07-28 hosts).
 	addAgent := func(name, bin string, env []string) error {
 		port, err := freePort()
 		if err != nil {
@@ -216,10 +224,20 @@ func run(cfg config) error {
 		if err != nil {
 			return err
 		}
-		sides = append(sides, &side{name: name, url: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), tool: "everything__echo", proc: proc})
+		url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+		if want(name) {
+			sides = append(sides, &side{name: name, url: url, tool: "everything__echo", proc: proc})
+		}
+		if want(name + "26") {
+			s := &side{name: name + "26", url: url, tool: "everything__echo", version: stateless, proc: proc}
+			if want(name) {
+				s.proc, s.shared = nil, proc // stopped once, by the side holding it
+			}
+			sides = append(sides, s)
+		}
 		return nil
 	}
-	if want("agent") {
+	if want("agent") || want("agent26") {
 		env := agentEnv
 		if cfg.profile != "" {
 			dir, err := filepath.Abs(cfg.profile)
@@ -232,7 +250,7 @@ func run(cfg config) error {
 			return err
 		}
 	}
-	if (cfg.before != "" || cfg.beforeEnv != "") && want("before") {
+	if (cfg.before != "" || cfg.beforeEnv != "") && (want("before") || want("before26")) {
 		bin, env := cfg.before, slices.Clone(agentEnv)
 		if bin == "" {
 			bin = self
@@ -314,9 +332,17 @@ func (s *side) connect(ctx context.Context, hc *http.Client) (*mcp.ClientSession
 	} else {
 		t = &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: hc, MaxRetries: -1}
 	}
+	version := s.version
+	if version == "" {
+		version = "2025-11-25"
+	}
 	return mcp.NewClient(&mcp.Implementation{Name: "httpbench", Version: "1"}, nil).
-		Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 }
+
+// stateless is the revision without sessions: its hosts' requests each
+// carry the revision and the host's capabilities.
+const stateless = "2026-07-28"
 
 func (s *side) call(ctx context.Context, cs *mcp.ClientSession) error {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: s.tool, Arguments: map[string]any{"message": "hello from httpbench"}})
