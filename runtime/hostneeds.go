@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgen-dev/toolgen/internal/mcpconn"
 	"github.com/toolgen-dev/toolgen/runtime/internal/finder"
 	"github.com/toolgen-dev/toolgen/runtime/search"
 )
@@ -19,22 +20,40 @@ import (
 // initialize, or (2026-07-28) in the request's _meta, which go-sdk keeps in
 // the session's InitializeParams either way.
 func HostCan(ss *mcp.ServerSession) HostNeeds {
+	if p := ss.InitializeParams(); p != nil {
+		return canOf(p.Capabilities)
+	}
+	return 0
+}
+
+func canOf(caps *mcp.ClientCapabilities) HostNeeds {
 	var can HostNeeds
-	if p := ss.InitializeParams(); p != nil && p.Capabilities != nil {
-		if p.Capabilities.Sampling != nil {
+	if caps != nil {
+		if caps.Sampling != nil {
 			can |= NeedsSampling
 		}
-		if p.Capabilities.Elicitation != nil {
+		if caps.Elicitation != nil {
 			can |= NeedsElicitation
 		}
 	}
 	return can
 }
 
+// declarer is the host of a call that declared its capabilities in the
+// request itself (2026-07-28, serve's rounds): that declaration is the
+// host's, whatever the session it runs on was opened with (a lean path
+// runs such a call on a session shared by every host).
+type declarer interface {
+	Declared() *mcp.ClientCapabilities
+}
+
 // hostCan is HostCan for the host of the call in ctx; ok is false when no
 // host made the call (the agent's own loop, the CLI): then nothing is left
 // out.
 func hostCan(ctx context.Context) (can HostNeeds, ok bool) {
+	if d, isDeclarer := mcpconn.CallerFrom(ctx).(declarer); isDeclarer {
+		return canOf(d.Declared()), true
+	}
 	ss := hostFrom(ctx)
 	if ss == nil {
 		return 0, false

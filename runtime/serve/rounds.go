@@ -540,9 +540,10 @@ func (c *roundCaller) Log(_ context.Context, p *mcp.LoggingMessageParams) {
 	}
 }
 
-// declared is what the host declared it can answer in the request that
-// started the call (none when unknown).
-func (c *roundCaller) declared() *mcp.ClientCapabilities {
+// Declared is what the host declared it can answer in the request that
+// started the call (none when unknown): for the runtime's discovery tools,
+// the host's declaration where the session's is not this request's.
+func (c *roundCaller) Declared() *mcp.ClientCapabilities {
 	if p := c.r.caps; p != nil && p.Capabilities != nil {
 		return p.Capabilities
 	}
@@ -553,7 +554,7 @@ func (c *roundCaller) CreateMessage(ctx context.Context, p *mcp.CreateMessagePar
 	if esc := c.r.escalation(); esc != nil {
 		return esc.Caller.CreateMessage(ctx, p)
 	}
-	if c.declared().Sampling == nil {
+	if c.Declared().Sampling == nil {
 		if err := c.r.require(ctx, "sampling"); err != nil {
 			return nil, err
 		}
@@ -570,7 +571,7 @@ func (c *roundCaller) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.Eli
 	if esc := c.r.escalation(); esc != nil {
 		return esc.Caller.Elicit(ctx, p)
 	}
-	if c.declared().Elicitation == nil {
+	if c.Declared().Elicitation == nil {
 		if err := c.r.require(ctx, "elicitation"); err != nil {
 			return nil, err
 		}
@@ -597,7 +598,7 @@ func (c *roundCaller) ListRoots(ctx context.Context) (*mcp.ListRootsResult, erro
 		}
 		return nil, errors.New("roots: the task cannot ask for roots")
 	}
-	if d := c.declared(); d.RootsV2 == nil && !d.Roots.ListChanged {
+	if d := c.Declared(); d.RootsV2 == nil && !d.Roots.ListChanged {
 		if err := c.r.require(ctx, "roots"); err != nil {
 			return nil, err
 		}
