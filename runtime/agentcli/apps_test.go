@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -37,22 +36,7 @@ func TestAppsPassThrough(t *testing.T) {
 	}
 
 	// The agent over HTTP, one binary for both revisions.
-	cmd := exec.Command(agentBin, "serve", "--http", "127.0.0.1:0", "--agent", "viewer")
-	cmd.Dir, cmd.Env = repoRoot, env
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	})
-	logs := &logBuffer{}
-	mcpURL, _ := scan(stderr, logs)
-	url := await(t, mcpURL, "its MCP address", logs)
+	url := serveAgentHTTP(t, "viewer", env)
 
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		opts := &mcp.ClientSessionOptions{ProtocolVersion: version}

@@ -3,9 +3,7 @@ package agentcli_test
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -119,22 +117,7 @@ func TestStdioSamplingHostListsSamplingTool(t *testing.T) {
 func TestDiscoveryFindsOnlyToolsTheHostCanUse(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.Command(agentBin, "serve", "--http", "127.0.0.1:0", "--agent", "seeker")
-	cmd.Dir, cmd.Env = repoRoot, agentEnv
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	})
-	logs := &logBuffer{}
-	mcpURL, _ := scan(stderr, logs)
-	url := await(t, mcpURL, "its MCP address", logs)
+	url := serveAgentHTTP(t, "seeker", agentEnv)
 	connect := func(c *mcp.Client, version string) *mcp.ClientSession {
 		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {

@@ -164,12 +164,12 @@ func TestEverythingTwoRevisionsAtOnce(t *testing.T) {
 	}
 }
 
-// serveGateway runs `serve --http 127.0.0.1:0 --agent gateway` and returns
-// its MCP URL.
-func serveGateway(t *testing.T) string {
+// serveAgentHTTP runs `serve --http 127.0.0.1:0 --agent NAME` with env and
+// returns its MCP URL; the agent is stopped when the test ends.
+func serveAgentHTTP(t *testing.T, name string, env []string) string {
 	t.Helper()
-	cmd := exec.Command(agentBin, "serve", "--http", "127.0.0.1:0", "--agent", "gateway")
-	cmd.Dir, cmd.Env = repoRoot, agentEnv
+	cmd := exec.Command(agentBin, "serve", "--http", "127.0.0.1:0", "--agent", name)
+	cmd.Dir, cmd.Env = repoRoot, env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -184,4 +184,11 @@ func serveGateway(t *testing.T) string {
 	logs := &logBuffer{}
 	mcpURL, _ := scan(stderr, logs)
 	return await(t, mcpURL, "its MCP address", logs)
+}
+
+// serveGateway runs `serve --http 127.0.0.1:0 --agent gateway` and returns
+// its MCP URL.
+func serveGateway(t *testing.T) string {
+	t.Helper()
+	return serveAgentHTTP(t, "gateway", agentEnv)
 }
