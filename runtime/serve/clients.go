@@ -44,6 +44,8 @@ type Clients struct {
 	lean     *leanHTTP // a session's tools/call without go-sdk's machinery
 	noLean26 bool      // tests: a 2026-07-28 host's calls all go to go-sdk
 
+	releasing sync.WaitGroup // releases under way (release): Close waits for them
+
 	mu     sync.Mutex
 	live   map[*Server]*clientSession
 	closed bool
@@ -293,10 +295,14 @@ func (c *Clients) release(srv *Server, why string) {
 	cl, ok := c.live[srv]
 	delete(c.live, srv)
 	n := len(c.live)
+	if ok {
+		c.releasing.Add(1) // under mu: a Close that no longer finds srv waits for this
+	}
 	c.mu.Unlock()
 	if !ok {
 		return
 	}
+	defer c.releasing.Done()
 	srv.Close()
 	if err := cl.sess.Close(); err != nil {
 		c.opts.Logger.Warn("serve.client_close", "agent", cl.sess.Agent(), "error", err)
@@ -366,5 +372,8 @@ func (c *Clients) Close() error {
 		srv.Close()
 		sess.Close()
 	}
+	// A client that disconnected as the server stopped may be halfway
+	// through its own release: its session is closed before Close returns.
+	c.releasing.Wait()
 	return nil
 }
