@@ -60,14 +60,7 @@ func TestHTTPHostsListOnlyToolsTheyCanUse(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	url := serveGateway(t)
-	connect := func(c *mcp.Client, version string) *mcp.ClientSession {
-		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-		if err != nil {
-			t.Fatalf("%s: %v", version, err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
-	}
+	connect := func(c *mcp.Client, version string) *mcp.ClientSession { return connectAt(t, ctx, c, url, version) }
 	plain := connect(mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil), "2025-11-25")
 	if n := listedNames(t, ctx, plain); n[triggerSampling] || n[triggerElicitation] || !n["everything__echo"] {
 		t.Fatalf("alone, the host that declared nothing lists trigger tools %v %v, echo %v", n[triggerSampling], n[triggerElicitation], n["everything__echo"])
@@ -118,14 +111,7 @@ func TestDiscoveryFindsOnlyToolsTheHostCanUse(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	url := serveAgentHTTP(t, "seeker", agentEnv)
-	connect := func(c *mcp.Client, version string) *mcp.ClientSession {
-		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-		if err != nil {
-			t.Fatalf("%s: %v", version, err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
-	}
+	connect := func(c *mcp.Client, version string) *mcp.ClientSession { return connectAt(t, ctx, c, url, version) }
 	call := func(cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
 		t.Helper()
 		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -182,4 +168,16 @@ func TestDiscoveryFindsOnlyToolsTheHostCanUse(t *testing.T) {
 	if out, isErr := call(able, "tool_load", map[string]any{"names": []string{triggerSampling, triggerElicitation}}); isErr {
 		t.Errorf("the host that can loads the trigger tools: %q", out)
 	}
+}
+
+// connectAt connects c to the agent's MCP url as a host of version; the
+// session is closed when the test ends.
+func connectAt(t *testing.T, ctx context.Context, c *mcp.Client, url, version string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("%s: %v", version, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

@@ -159,10 +159,19 @@ func (c *Clients) sessions(h http.Handler) http.Handler {
 // sharedFor is the stateless handler's getServer: the shared server,
 // opened on first use; nil (go-sdk answers 400) when it cannot open.
 func (c *Clients) sharedFor(r *http.Request) *mcp.Server {
+	if s := c.sharedServer(r); s != nil {
+		return s.mcp
+	}
+	return nil
+}
+
+// sharedServer is the server of the stateless revision's hosts, opened on
+// first use; nil when it cannot open or Clients is closed.
+func (c *Clients) sharedServer(r *http.Request) *Server {
 	c.sharedMu.Lock()
 	defer c.sharedMu.Unlock()
 	if c.shared != nil {
-		return c.shared.mcp
+		return c.shared
 	}
 	c.mu.Lock()
 	closed := c.closed
@@ -177,7 +186,7 @@ func (c *Clients) sharedFor(r *http.Request) *mcp.Server {
 	}
 	c.shared, c.sharedS = newServer(sess, c.opts, nil), sess
 	c.opts.Logger.Info("serve.client_open", "agent", sess.Agent(), "remote", r.RemoteAddr, "stateless", true)
-	return c.shared.mcp
+	return c.shared
 }
 
 type startedKey struct{}

@@ -88,7 +88,7 @@ func declaredIn(meta mcp.Meta) (_ *mcp.InitializeParams, ok bool) {
 // nothing of ours writes to (a copy per call was three allocations of a
 // plain call's twenty).
 type metaCache struct {
-	last atomic.Pointer[metaEntry] // written by the reading goroutine only
+	last atomic.Pointer[metaEntry] // entries never change: concurrent HTTP requests (leanhttp26.go) may each store one
 }
 
 // metaEntry is one decoded _meta; never changed once made.

@@ -48,13 +48,10 @@ type leanHTTP26 struct {
 var leanHTTP26Calls atomic.Int64
 
 func (l *leanHTTP26) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !sdkTakes26(r) || r.ContentLength > l.max || l.c.sharedFor(r) == nil { // nil: go-sdk answers 400
-		l.next.ServeHTTP(w, r)
-		return
+	var s *Server
+	if sdkTakes26(r) && r.ContentLength <= l.max {
+		s = l.c.sharedServer(r) // nil: go-sdk answers (400, or the refusal of a closed server)
 	}
-	l.c.sharedMu.Lock()
-	s := l.c.shared // nil: closed meanwhile
-	l.c.sharedMu.Unlock()
 	var buf *bytes.Buffer
 	if s != nil {
 		buf = readBody(r, l.max)
