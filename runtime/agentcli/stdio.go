@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/toolgen-dev/toolgen/internal/rawpipe"
@@ -19,7 +20,8 @@ import (
 // much CPU again as relaying it did. A blocking read of stdin, though,
 // holds the only P in the kernel until the scheduler's monitor takes it
 // back, so one P goes only with a pollable stdin. Set GOMAXPROCS to give
-// CPU-heavy in-process tools more.
+// CPU-heavy in-process tools more. The collector runs at stdioGCPercent
+// unless GOGC is set.
 func servingStdio(in io.ReadCloser, out io.Writer) (io.ReadCloser, io.WriteCloser) {
 	f, ok := in.(*os.File)
 	if !ok || f != os.Stdin {
@@ -32,8 +34,22 @@ func servingStdio(in io.ReadCloser, out io.Writer) (io.ReadCloser, io.WriteClose
 	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
 		runtime.GOMAXPROCS(1)
 	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(stdioGCPercent)
+	}
 	return rawpipe.Wrap(p), stdioOut(out)
 }
+
+// stdioGCPercent is the collector's target while serving one host over
+// stdio. Such a process keeps little alive and allocates a few KiB per
+// call, so at Go's default (a 4 MiB heap at least) each cycle's calls
+// walked through memory that had gone cold, or was not mapped in at all:
+// new spans were zeroed on page faults, and each fault on the critical
+// path costs far more than the collection it saves, most of all in a VM.
+// At 50 the same memory comes round twice as often; against the default,
+// in the same servedbench runs, page faults fell from 0.22 to 0.09 per
+// call and the agent's CPU per call by 12–17 µs.
+const stdioGCPercent = 50
 
 // stdioOut is the process's stdout as a new pollable file (pollablePipe)
 // written raw, or out as it is (not os.Stdout, neither pipe nor socket).

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"runtime/debug"
 	"syscall"
 	"testing"
 	"time"
@@ -168,13 +169,22 @@ func TestServingStdioOneP(t *testing.T) {
 		if got := goruntime.GOMAXPROCS(0); got != want {
 			t.Fatalf("GOMAXPROCS = %d, want %d", got, want)
 		}
+		wantGC := stdioGCPercent
+		if v := os.Getenv("GOGC"); v != "" {
+			wantGC = 200
+		}
+		gc := debug.SetGCPercent(0)
+		debug.SetGCPercent(gc)
+		if gc != wantGC {
+			t.Fatalf("GC percent = %d, want %d", gc, wantGC)
+		}
 		var buf bytes.Buffer
 		if in, out := servingStdio(io.NopCloser(os.Stdin), &buf); in == nil || out == nil {
 			t.Fatal("an embedder's reader or writer was dropped")
 		}
 		return
 	}
-	for _, env := range [][]string{{"AGENTCLI_STDIO_CHILD=1"}, {"AGENTCLI_STDIO_CHILD=1", "GOMAXPROCS=3"}} {
+	for _, env := range [][]string{{"AGENTCLI_STDIO_CHILD=1"}, {"AGENTCLI_STDIO_CHILD=1", "GOMAXPROCS=3", "GOGC=200"}} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestServingStdioOneP$", "-test.count=1")
 		cmd.Env = append(os.Environ(), env...)
 		stdin, err := cmd.StdinPipe() // a pipe, as a host gives
