@@ -85,9 +85,17 @@ func run(count, rounds, calls, httpRounds, httpCalls int) error {
 		row{"host → agent → server-everything `echo`, stdio", "agent latency ÷ bare relay's (medians)", fmt.Sprintf("%.2f", sv.latency), "≤ 1.15", holds(sv.latency <= 1.15)},
 		row{"same", "agent CPU per call ÷ relay's", fmt.Sprintf("%.2f×", sv.cpu), "≤ 1.5×", holds(sv.cpu <= 1.5)},
 	)
+	if sv.one != 0 {
+		rows = append(rows, row{"same", "agent latency, CPU ÷ a relay with the agent's own I/O (relay1)",
+			fmt.Sprintf("%.2f, %.2f×", sv.one, sv.oneCPU), "– (the agent's own work)", "–"})
+	}
 	if sv.rev != 0 {
 		rows = append(rows, row{"same, a 2026-07-28 host (issue 22)", "latency, agent CPU ÷ a 2025-11-25 host's",
 			fmt.Sprintf("%.2f, %.2f×", sv.rev, sv.revCPU), "≤ 1 (no slower)", holds(sv.rev <= 1)})
+	}
+	if sv.raw != 0 {
+		rows = append(rows, row{"same, both hosts' lines from a raw host (no client library)", "latency, agent CPU: 2026-07-28 ÷ 2025-11-25",
+			fmt.Sprintf("%.2f, %.2f×", sv.raw, sv.rawCPU), "≤ 1 (no slower)", holds(sv.raw <= 1)})
 	}
 	// HTTP under concurrency against the npm peers (scripts/httpbench).
 	// It needs three more npm programs than the rows above: when it fails,
@@ -169,21 +177,25 @@ func parse(out []byte) results {
 	return r
 }
 
-var cpuLine = regexp.MustCompile(`relay: host \S+, relay (\S+?),.*agent: host \S+, agent (\S+?),(?:.*agent26: host \S+, agent (\S+?),)?`)
+// cpuSide is one side's part of servedbench's CPU line: its name and the
+// middle process's CPU per call (the relay's or the agent's).
+var cpuSide = regexp.MustCompile(`(\w+): host \S+, (?:relay|agent) (\S+?),`)
 
 // served is what scripts/benchtable reads from servedbench's output.
 type served struct {
 	latency, cpu float64 // the agent's (2025-11-25 host) median latency and CPU per call ÷ the relay's
 	rev, revCPU  float64 // a 2026-07-28 host's median latency and agent CPU ÷ a 2025-11-25 host's; 0 when not printed
+	raw, rawCPU  float64 // the same from the raw host (raw26 ÷ raw25); 0 when not printed
+	one, oneCPU  float64 // the agent's (2025-11-25 host) ÷ the relay with its own I/O (relay1); 0 when not printed
 }
 
 // servedRatios reads servedbench's output: the median row's columns by
-// the header's names, and the CPU line.
+// the header's names, and the CPU line's sides by theirs.
 func servedRatios(out []byte) (served, error) {
 	var s served
 	var header []string
 	var med map[string]float64
-	var cpus []string
+	cpu := map[string]float64{}
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
 		switch {
@@ -195,26 +207,31 @@ func servedRatios(out []byte) (served, error) {
 				med[name] = parseMedian(f[i+1])
 			}
 		}
-		if m := cpuLine.FindStringSubmatch(line); m != nil {
-			cpus = m[1:]
+		if strings.HasPrefix(line, "CPU per call:") {
+			for _, m := range cpuSide.FindAllStringSubmatch(line, -1) {
+				d, err := parseDuration(m[2])
+				if err != nil {
+					return s, fmt.Errorf("servedbench CPU line: %s %q", m[1], m[2])
+				}
+				cpu[m[1]] = d
+			}
 		}
 	}
-	if med["relay"] == 0 || med["agent"] == 0 || cpus == nil {
+	if med["relay"] == 0 || med["agent"] == 0 || cpu["relay"] == 0 || cpu["agent"] == 0 {
 		return s, fmt.Errorf("servedbench printed no median row or CPU line:\n%s", out)
 	}
-	relay, err1 := parseDuration(cpus[0])
-	agent, err2 := parseDuration(cpus[1])
-	if err1 != nil || err2 != nil || relay == 0 || agent == 0 {
-		return s, fmt.Errorf("servedbench CPU line: relay %q, agent %q", cpus[0], cpus[1])
-	}
-	s.latency, s.cpu = med["agent"]/med["relay"], agent/relay
-	if a26 := med["agent26"]; a26 != 0 && cpus[2] != "" {
-		agent26, err := parseDuration(cpus[2])
-		if err != nil {
-			return s, fmt.Errorf("servedbench CPU line: agent26 %q", cpus[2])
+	// ratio is a ÷ b by median latency and by CPU, or zeros when either
+	// side was not printed.
+	ratio := func(a, b string) (float64, float64) {
+		if med[a] == 0 || med[b] == 0 || cpu[a] == 0 || cpu[b] == 0 {
+			return 0, 0
 		}
-		s.rev, s.revCPU = a26/med["agent"], agent26/agent
+		return med[a] / med[b], cpu[a] / cpu[b]
 	}
+	s.latency, s.cpu = ratio("agent", "relay")
+	s.rev, s.revCPU = ratio("agent26", "agent")
+	s.raw, s.rawCPU = ratio("raw26", "raw25")
+	s.one, s.oneCPU = ratio("agent", "relay1")
 	return s, nil
 }
 

@@ -39,6 +39,21 @@ CPU per call: direct: host 240µs, server 298µs; relay: host 238µs, relay 100�
 	}
 }
 
+// With the raw host's and relay1's columns, their ratios are read too.
+func TestServedRatiosRawHostAndRelay1(t *testing.T) {
+	out := []byte(`round      direct      relay      agent    agent26      raw25      raw26     relay1  relay×  agent× agent26×   26/25 raw26/25
+median      300µs      400µs      600µs      900µs      200µs      300µs      240µs   1.33x   2.00x    3.00x   1.50x   1.50x
+CPU per call: direct: host 240µs, server 298µs; relay: host 238µs, relay 100µs, server 325µs; agent: host 307µs, agent 300µs, server 359µs; agent26: host 284µs, agent 450µs, server 335µs; raw25: host 75µs, agent 100µs, server 250µs; raw26: host 80µs, agent 80µs, server 260µs; relay1: host 290µs, relay 60µs, server 280µs
+`)
+	s, err := servedRatios(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.latency != 1.5 || s.cpu != 3 || s.rev != 1.5 || s.revCPU != 1.5 || s.raw != 1.5 || s.rawCPU != 0.8 || s.one != 2.5 || s.oneCPU != 5 {
+		t.Errorf("got %+v; want latency 1.5, cpu 3, rev 1.5, revCPU 1.5, raw 1.5, rawCPU 0.8, one 2.5, oneCPU 5", s)
+	}
+}
+
 // Benchmark lines give one value per unit and run, read as medians.
 func TestResultsMedian(t *testing.T) {
 	r := parse([]byte(`goos: linux

@@ -4,8 +4,10 @@
 // the floor of any design with a process in between) and through an agent
 // binary (host → agent over stdio → upstream over stdio), the agent once
 // for a 2025-11-25 host and once for a 2026-07-28 host (no handshake, the
-// revision in every request's _meta), in alternating rounds, and prints
-// the medians, their ratios to direct (and of 2026-07-28 to 2025-11-25),
+// revision in every request's _meta), and the same two hosts' lines once
+// more from a raw host that writes and reads lines without a client
+// library (rawhost.go), in alternating rounds, and prints the medians,
+// their ratios to direct (and of 2026-07-28 to 2025-11-25),
 // and each process's CPU time per call. The sides run in the listed order
 // in odd rounds and the other way round in even ones; use an even number
 // of rounds for a comparison in which no side is favoured by its place.
@@ -45,6 +47,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgen-dev/toolgen/internal/rawpipe"
 	"github.com/toolgen-dev/toolgen/runtime/agentcli"
 	"github.com/toolgen-dev/toolgen/scripts/internal/everything"
 )
@@ -55,6 +58,9 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == "relay" {
 		os.Exit(relay())
+	}
+	if len(os.Args) > 1 && os.Args[1] == "relay1" {
+		os.Exit(relayOneP())
 	}
 	rounds := flag.Int("rounds", 3, "alternating rounds")
 	calls := flag.Int("calls", 300, "calls per side per round")
@@ -115,6 +121,7 @@ func run(rounds, calls int, profile, memprofile string, o options) error {
 		version    string // the host's protocol revision; "": go-sdk's default
 		cmd        *exec.Cmd
 		cs         *mcp.ClientSession
+		raw        *rawHost // instead of cs: a host writing recorded lines
 		all        []time.Duration
 		procs      []int           // the processes working for it: the host, then its own
 		cpu        []time.Duration // their CPU time over its rounds
@@ -124,8 +131,14 @@ func run(rounds, calls int, profile, memprofile string, o options) error {
 		{name: "relay", tool: "echo", cmd: exec.Command(self, "relay")},
 		{name: "agent", tool: "everything__echo", version: "2025-11-25", cmd: exec.Command(self, "agent", "serve", "--stdio")},
 		{name: "agent26", tool: "everything__echo", version: "2026-07-28", cmd: exec.Command(self, "agent", "serve", "--stdio")},
+		{name: "raw25", tool: "everything__echo", version: "2025-11-25", cmd: exec.Command(self, "agent", "serve", "--stdio")},
+		{name: "raw26", tool: "everything__echo", version: "2026-07-28", cmd: exec.Command(self, "agent", "serve", "--stdio")},
+		{name: "relay1", tool: "echo", cmd: exec.Command(self, "relay1")},
 	}
-	sides[1].cmd.Env, sides[2].cmd.Env, sides[3].cmd.Env = env, agentEnv, env
+	for _, sd := range sides[1:] {
+		sd.cmd.Env = env
+	}
+	sides[2].cmd.Env = agentEnv
 	if o.before != "" || o.beforeEnv != "" {
 		bin := self
 		if o.before != "" {
@@ -141,8 +154,24 @@ func run(rounds, calls int, profile, memprofile string, o options) error {
 	if os.Getenv("SERVEDBENCH_PROFILE_2026") != "" {
 		sides[2].cmd.Env, sides[3].cmd.Env = env, agentEnv // the profiles are agent26's
 	}
+	args := map[string]any{"message": "hello from servedbench"}
 	for _, sd := range sides {
 		sd.cmd.Stderr = os.Stderr
+		if strings.HasPrefix(sd.name, "raw") {
+			rec := exec.Command(self, "agent", "serve", "--stdio")
+			rec.Env, rec.Stderr = env, os.Stderr
+			handshake, call, err := record(ctx, rec, sd.version, sd.tool, args)
+			if err != nil {
+				return fmt.Errorf("%s: recording go-sdk's lines: %w", sd.name, err)
+			}
+			if sd.raw, err = startRaw(sd.cmd, handshake, call); err != nil {
+				return fmt.Errorf("%s: %w", sd.name, err)
+			}
+			defer sd.raw.close()
+			sd.procs = []int{os.Getpid(), sd.cmd.Process.Pid, childOf(sd.cmd.Process.Pid)}
+			sd.cpu = make([]time.Duration, len(sd.procs))
+			continue
+		}
 		var opts *mcp.ClientSessionOptions
 		if sd.version != "" {
 			opts = &mcp.ClientSessionOptions{ProtocolVersion: sd.version}
@@ -161,9 +190,16 @@ func run(rounds, calls int, profile, memprofile string, o options) error {
 
 	call := func(sd *side, n int) ([]time.Duration, error) {
 		out := make([]time.Duration, 0, n)
-		params := &mcp.CallToolParams{Name: sd.tool, Arguments: map[string]any{"message": "hello from servedbench"}}
+		params := &mcp.CallToolParams{Name: sd.tool, Arguments: args}
 		for range n {
 			start := time.Now()
+			if sd.raw != nil {
+				if err := sd.raw.call(); err != nil {
+					return nil, fmt.Errorf("%s: %w", sd.name, err)
+				}
+				out = append(out, time.Since(start))
+				continue
+			}
 			res, err := sd.cs.CallTool(ctx, params)
 			if err != nil {
 				return nil, err
@@ -183,10 +219,12 @@ func run(rounds, calls int, profile, memprofile string, o options) error {
 	}
 	fmt.Printf("served path: %d alternating rounds of %d echo calls each side\n", rounds, calls)
 	fmt.Println("agent: a 2025-11-25 host; agent26: a 2026-07-28 host; 26/25: agent26 over agent")
-	fmt.Printf("%-6s %10s %10s %10s %10s %7s %7s %7s %7s\n", "round", "direct", "relay", "agent", "agent26", "relay×", "agent×", "agent26×", "26/25")
+	fmt.Println("raw25, raw26: the same hosts' lines written by a raw host (no client library); raw26/25: raw26 over raw25")
+	fmt.Println("relay1: the bare relay with the agent's own I/O (one P, pipes through the netpoller, raw system calls)")
+	fmt.Printf("%-6s %10s %10s %10s %10s %10s %10s %10s %7s %7s %7s %7s %8s\n", "round", "direct", "relay", "agent", "agent26", "raw25", "raw26", "relay1", "relay×", "agent×", "agent26×", "26/25", "raw26/25")
 	row := func(label string, m []time.Duration) {
-		fmt.Printf("%-6s %10s %10s %10s %10s %6.2fx %6.2fx %7.2fx %6.2fx\n", label, m[0], m[1], m[2], m[3],
-			float64(m[1])/float64(m[0]), float64(m[2])/float64(m[0]), float64(m[3])/float64(m[0]), float64(m[3])/float64(m[2]))
+		fmt.Printf("%-6s %10s %10s %10s %10s %10s %10s %10s %6.2fx %6.2fx %7.2fx %6.2fx %7.2fx\n", label, m[0], m[1], m[2], m[3], m[4], m[5], m[6],
+			float64(m[1])/float64(m[0]), float64(m[2])/float64(m[0]), float64(m[3])/float64(m[0]), float64(m[3])/float64(m[2]), float64(m[5])/float64(m[4]))
 	}
 	for r := 1; r <= rounds; r++ {
 		m := make([]time.Duration, len(sides))
@@ -216,16 +254,20 @@ func run(rounds, calls int, profile, memprofile string, o options) error {
 	row("median", m)
 	n := time.Duration(rounds * calls)
 	perCall := func(t time.Duration) time.Duration { return (t / n).Round(time.Microsecond) }
-	if len(sides) > 4 { // before: the same host as agent's, another build or setting
-		fmt.Printf("before: median %s; agent ÷ before %.2f; ÷ relay: agent %.2f, before %.2f; agent CPU per call: agent %s, before %s (relay %s)\n", m[4],
-			float64(m[2])/float64(m[4]), float64(m[2])/float64(m[1]), float64(m[4])/float64(m[1]),
-			perCall(sides[2].cpu[1]), perCall(sides[4].cpu[1]), perCall(sides[1].cpu[1]))
+	if len(sides) > 7 { // before: the same host as agent's, another build or setting
+		fmt.Printf("before: median %s; agent ÷ before %.2f; ÷ relay: agent %.2f, before %.2f; agent CPU per call: agent %s, before %s (relay %s)\n", m[7],
+			float64(m[2])/float64(m[7]), float64(m[2])/float64(m[1]), float64(m[7])/float64(m[1]),
+			perCall(sides[2].cpu[1]), perCall(sides[7].cpu[1]), perCall(sides[1].cpu[1]))
 	}
-	fmt.Printf("CPU per call: direct: host %s, server %s; relay: host %s, relay %s, server %s; agent: host %s, agent %s, server %s; agent26: host %s, agent %s, server %s\n",
-		perCall(sides[0].cpu[0]), perCall(sides[0].cpu[1]),
-		perCall(sides[1].cpu[0]), perCall(sides[1].cpu[1]), perCall(sides[1].cpu[2]),
-		perCall(sides[2].cpu[0]), perCall(sides[2].cpu[1]), perCall(sides[2].cpu[2]),
-		perCall(sides[3].cpu[0]), perCall(sides[3].cpu[1]), perCall(sides[3].cpu[2]))
+	fmt.Printf("CPU per call: direct: host %s, server %s", perCall(sides[0].cpu[0]), perCall(sides[0].cpu[1]))
+	for _, sd := range sides[1:7] {
+		middle := "agent"
+		if strings.HasPrefix(sd.name, "relay") {
+			middle = "relay"
+		}
+		fmt.Printf("; %s: host %s, %s %s, server %s", sd.name, perCall(sd.cpu[0]), middle, perCall(sd.cpu[1]), perCall(sd.cpu[2]))
+	}
+	fmt.Println()
 	return nil
 }
 
@@ -247,6 +289,36 @@ func relay() int {
 	}
 	go copyLines(os.Stdout, out)
 	copyLines(in, os.Stdin)
+	in.Close()
+	cmd.Wait()
+	return 0
+}
+
+// relayOneP is relay with the I/O an agent serving stdio has
+// (runtime/agentcli's servingStdio, internal/mcpconn's pipes): one P,
+// stdin and stdout opened again so that Go's netpoller waits on them, and
+// every pipe read and written with raw system calls. It is the floor of
+// the agent's own design: what is left between it and the agent is the
+// agent's work per call, not its I/O.
+func relayOneP() int {
+	goruntime.GOMAXPROCS(1)
+	cmd := exec.Command(os.Getenv("SERVEDBENCH_NODE"), os.Getenv("SERVEDBENCH_EVERYTHING"), "stdio")
+	cmd.Stderr = os.Stderr
+	stdin, in, err1 := os.Pipe()
+	out, stdout, err2 := os.Pipe()
+	host, err3 := os.OpenFile("/proc/self/fd/0", os.O_RDONLY, 0)
+	back, err4 := os.OpenFile("/proc/self/fd/1", os.O_WRONLY, 0)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		return 1
+	}
+	cmd.Stdin, cmd.Stdout = stdin, stdout
+	if err := cmd.Start(); err != nil {
+		return 1
+	}
+	stdin.Close()
+	stdout.Close()
+	go copyLines(rawpipe.Wrap(back), rawpipe.Wrap(out))
+	copyLines(rawpipe.Wrap(in), rawpipe.Wrap(host))
 	in.Close()
 	cmd.Wait()
 	return 0
