@@ -49,7 +49,10 @@ func record(ctx context.Context, cmd *exec.Cmd, version, tool string, args map[s
 	if err := cmd.Start(); err != nil {
 		return nil, nil, err
 	}
-	defer cmd.Wait()
+	defer func() {
+		in.Close() // its end of input: the agent exits, whatever failed
+		cmd.Wait()
+	}()
 	rec := &recorder{w: in}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "servedbench", Version: "1"}, nil).Connect(ctx,
 		&mcp.IOTransport{Reader: out, Writer: rec}, &mcp.ClientSessionOptions{ProtocolVersion: version})
