@@ -7,7 +7,7 @@
 // sessions against the npm peers (scripts/httpbench). `make bench` runs it; the
 // machine's load moves absolute figures, so read the ratios.
 //
-//	go run ./scripts/benchtable [-count 3] [-rounds 10] [-calls 200] [-http-rounds 3] [-http-calls 300]
+//	go run ./scripts/benchtable [-count 3] [-rounds 10] [-calls 200] [-http-rounds 4] [-http-calls 300]
 package main
 
 import (
@@ -28,7 +28,7 @@ func main() {
 	count := flag.Int("count", 3, "runs of each in-process benchmark (medians are shown)")
 	rounds := flag.Int("rounds", 10, "servedbench's alternating rounds (even: each side runs first as often as last); more, short rounds keep one slow stretch of the machine from deciding a median")
 	calls := flag.Int("calls", 200, "servedbench's calls per side per round")
-	httpRounds := flag.Int("http-rounds", 3, "httpbench's alternating rounds")
+	httpRounds := flag.Int("http-rounds", 4, "httpbench's alternating rounds (even: each side runs first as often as last)")
 	httpCalls := flag.Int("http-calls", 300, "httpbench's calls per side per round, shared out among the sessions")
 	flag.Parse()
 	if err := run(*count, *rounds, *calls, *httpRounds, *httpCalls); err != nil {

@@ -5,7 +5,7 @@
 // same server from testdata/npm — mcp-proxy (streamable HTTP and SSE) and
 // mcp-hub (SSE). Every side runs one upstream server-everything shared by
 // its sessions. For each number of sessions the sides run in alternating
-// rounds; it prints p50 and p99 latency and throughput (calls/s) per side,
+// rounds (reversed every other round: scripts/internal/rounds); it prints p50 and p99 latency and throughput (calls/s) per side,
 // pooled over the rounds, with the CPU per call of the server, its
 // upstream and the client, and the upstream's read system calls per call
 // (how many requests reach it together). `make bench` runs it through scripts/benchtable.
@@ -53,6 +53,7 @@ import (
 
 	"github.com/toolgen-dev/toolgen/runtime/agentcli"
 	"github.com/toolgen-dev/toolgen/scripts/internal/everything"
+	"github.com/toolgen-dev/toolgen/scripts/internal/rounds"
 )
 
 func main() {
@@ -416,7 +417,7 @@ type load struct {
 	reads    int64            // the upstream's read system calls over the rounds
 }
 
-func measure(ctx context.Context, sides []*side, n, rounds, perSession int) error {
+func measure(ctx context.Context, sides []*side, n, nrounds, perSession int) error {
 	loads := make([]*load, 0, len(sides))
 	defer func() {
 		for _, l := range loads {
@@ -440,10 +441,11 @@ func measure(ctx context.Context, sides []*side, n, rounds, perSession int) erro
 			return err
 		}
 	}
-	fmt.Printf("\nHTTP, %d concurrent sessions: %d alternating rounds of %d echo calls per session\n", n, rounds, perSession)
+	fmt.Printf("\nHTTP, %d concurrent sessions: %d alternating rounds of %d echo calls per session\n", n, nrounds, perSession)
 	fmt.Printf("%-5s %-15s %10s %10s %10s %12s\n", "round", "side", "p50", "p99", "calls/s", "server CPU")
-	for r := 1; r <= rounds; r++ {
-		for _, l := range loads {
+	for r := 1; r <= nrounds; r++ {
+		for _, i := range rounds.Order(len(loads), r) {
+			l := loads[i]
 			before, readsBefore := l.cpuTimes(), l.upstreamReads()
 			lat, wall, err := l.round(ctx, perSession)
 			if err != nil {

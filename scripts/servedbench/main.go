@@ -50,6 +50,7 @@ import (
 	"github.com/toolgen-dev/toolgen/internal/rawpipe"
 	"github.com/toolgen-dev/toolgen/runtime/agentcli"
 	"github.com/toolgen-dev/toolgen/scripts/internal/everything"
+	"github.com/toolgen-dev/toolgen/scripts/internal/rounds"
 )
 
 func main() {
@@ -98,7 +99,7 @@ type options struct {
 	before, beforeEnv string
 }
 
-func run(rounds, calls int, profile, memprofile string, o options) error {
+func run(nrounds, calls int, profile, memprofile string, o options) error {
 	node, everything, err := upstream()
 	if err != nil {
 		return err
@@ -217,7 +218,7 @@ func run(rounds, calls int, profile, memprofile string, o options) error {
 			return err
 		}
 	}
-	fmt.Printf("served path: %d alternating rounds of %d echo calls each side\n", rounds, calls)
+	fmt.Printf("served path: %d alternating rounds of %d echo calls each side\n", nrounds, calls)
 	fmt.Println("agent: a 2025-11-25 host; agent26: a 2026-07-28 host; 26/25: agent26 over agent")
 	fmt.Println("raw25, raw26: the same hosts' lines written by a raw host (no client library); raw26/25: raw26 over raw25")
 	fmt.Println("relay1: the bare relay with the agent's own I/O (one P, pipes through the netpoller, raw system calls)")
@@ -226,9 +227,9 @@ func run(rounds, calls int, profile, memprofile string, o options) error {
 		fmt.Printf("%-6s %10s %10s %10s %10s %10s %10s %10s %6.2fx %6.2fx %7.2fx %6.2fx %7.2fx\n", label, m[0], m[1], m[2], m[3], m[4], m[5], m[6],
 			float64(m[1])/float64(m[0]), float64(m[2])/float64(m[0]), float64(m[3])/float64(m[0]), float64(m[3])/float64(m[2]), float64(m[5])/float64(m[4]))
 	}
-	for r := 1; r <= rounds; r++ {
+	for r := 1; r <= nrounds; r++ {
 		m := make([]time.Duration, len(sides))
-		for _, i := range roundOrder(len(sides), r) {
+		for _, i := range rounds.Order(len(sides), r) {
 			sd := sides[i]
 			// Each side starts with the host's heap collected, so that
 			// the host's CPU in its window is for its own garbage, not
@@ -252,7 +253,7 @@ func run(rounds, calls int, profile, memprofile string, o options) error {
 		m[i] = median(sd.all)
 	}
 	row("median", m)
-	n := time.Duration(rounds * calls)
+	n := time.Duration(nrounds * calls)
 	perCall := func(t time.Duration) time.Duration { return (t / n).Round(time.Microsecond) }
 	if len(sides) > 7 { // before: the same host as agent's, another build or setting
 		fmt.Printf("before: median %s; agent ÷ before %.2f; ÷ relay: agent %.2f, before %.2f; agent CPU per call: agent %s, before %s (relay %s)\n", m[7],
@@ -338,21 +339,6 @@ func copyLines(w io.Writer, r io.Reader) {
 			return
 		}
 	}
-}
-
-// roundOrder is the order the sides run in round r: as listed in odd
-// rounds, the other way round in even ones, so that no side always runs
-// right after the same other side (agent26 used to follow agent in every
-// round: the host's GC debt and the CPUs' state it left were agent26's).
-func roundOrder(n, r int) []int {
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-		if r%2 == 0 {
-			order[i] = n - 1 - i
-		}
-	}
-	return order
 }
 
 func median(d []time.Duration) time.Duration {
