@@ -192,6 +192,57 @@ func TestAsyncCallReportsAsTheSyncPath(t *testing.T) {
 	}
 }
 
+// A call on the two-halves path that outlives its tool's timeout ends as
+// the same call run the usual way ends: the same answer and tool.call
+// event, and the server told the call is cancelled. A faster path for
+// proxied calls must keep this, error text included.
+func TestAsyncCallTimesOutAsTheSyncPath(t *testing.T) {
+	logs := &logRecords{}
+	s := New(openEchoTimeout(t, runtime.Options{Logger: slog.New(logs)}, 300*time.Millisecond), Options{})
+	defer s.Close()
+	c := startRaw(t, s)
+	c.initialize()
+	before := len(logs.named("tool.call"))
+	c.send([]byte(callLine("1", "echo__sleep", `{"ms":600000}`)))
+	async := c.wait("1")
+	// an unknown member of params: go-sdk's path, Session.Call
+	c.send([]byte(`{"jsonrpc":"2.0","id":"sdk-1","method":"tools/call","params":{"name":"echo__sleep","arguments":{"ms":600000},"x-other":1}}` + "\n"))
+	sync := c.wait(`"sdk-1"`)
+	events := logs.named("tool.call")[before:]
+	if len(events) != 2 {
+		t.Fatalf("%d tool.call events, want 2", len(events))
+	}
+	for _, e := range events {
+		delete(e, "latency_ms")
+	}
+	if !reflect.DeepEqual(events[0], events[1]) {
+		t.Errorf("events differ:\nasync %v\nsync  %v", events[0], events[1])
+	}
+	for _, m := range []map[string]any{async, sync} {
+		delete(m, "id")
+		if r, ok := m["result"].(map[string]any); ok {
+			if meta, ok := r["_meta"].(map[string]any); ok {
+				delete(meta, "toolgen.dev/latency_ms")
+			}
+		}
+	}
+	a, _ := json.Marshal(async)
+	b, _ := json.Marshal(sync)
+	if string(a) != string(b) {
+		t.Errorf("answers differ:\nasync %s\nsync  %s", a, b)
+	}
+	if r, _ := async["result"].(map[string]any); r == nil || r["isError"] != true || !strings.Contains(string(a), "300ms") {
+		t.Errorf("a call past its timeout answered %s, want an error naming the timeout", a)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for logs.count("server.stderr", "sleep cancelled") < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := logs.count("server.stderr", "sleep cancelled"); n != 2 {
+		t.Errorf("the server was told of %d cancelled calls, want 2", n)
+	}
+}
+
 // A host that closes its input with calls in flight on the two-halves
 // path gets every answer before ServeIO returns (the drain waits for the
 // calls, whose answers the server's reader writes).

@@ -70,6 +70,12 @@ func newProxied(tb testing.TB, protocol string) *proxied {
 // over stdio.
 func openEcho(tb testing.TB, opts runtime.Options) *runtime.Session {
 	tb.Helper()
+	return openEchoTimeout(tb, opts, 30*time.Second)
+}
+
+// openEchoTimeout is openEcho with its tools under timeout.
+func openEchoTimeout(tb testing.TB, opts runtime.Options, timeout time.Duration) *runtime.Session {
+	tb.Helper()
 	if testing.Short() {
 		tb.Skip("builds and runs a fixture MCP server")
 	}
@@ -79,7 +85,7 @@ func openEcho(tb testing.TB, opts runtime.Options) *runtime.Session {
 	}
 	reg := &runtime.Registry{
 		Package: "servetest", Separator: "__",
-		Defaults: decl.Defaults{ToolTimeout: 30 * time.Second, ResponseMaxBytes: 100000, StartupTimeout: 30 * time.Second, MaxDepth: 2, InitConcurrency: 1},
+		Defaults: decl.Defaults{ToolTimeout: timeout, ResponseMaxBytes: 100000, StartupTimeout: 30 * time.Second, MaxDepth: 2, InitConcurrency: 1},
 		// server-everything speaks 2025-11-25, the revision the lean client path takes
 		Servers: []decl.Server{{Name: "echo", Transport: "stdio", Command: bin, Trusted: true, StartupTimeout: 30 * time.Second, ProtocolVersion: "2025-11-25"}},
 		Agents:  []decl.Agent{{Name: "gateway", Use: []decl.Use{{Kind: decl.UseServer, Name: "echo"}}}},
