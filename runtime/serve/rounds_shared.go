@@ -165,24 +165,32 @@ func ownerGone() error {
 }
 
 // watchOnce starts the owner's side for r once, when r first asks its host:
-// the lease, and the watch for answers that reach other replicas.
+// the lease, and the watch for answers that reach other replicas. The
+// first lease is taken here, before the host is shown the state: a retry
+// that reaches another replica at once must find the owner. (Taken by the
+// watch goroutine, it could come after the answer, and a fast host's
+// retry was told the call was gone.)
 func (sr *sharedRounds) watchOnce(rs *rounds, r *round) {
 	r.watch.Do(func() {
+		var leased time.Time
+		if sr.st.Set(r.ctx, roundKey(r.id, "owner", ""), []byte("1"), roundLease) == nil {
+			leased = time.Now()
+		}
 		rs.wg.Add(1)
 		go func() {
 			defer rs.wg.Done()
-			sr.watch(rs, r)
+			sr.watch(rs, r, leased)
 		}()
 	})
 }
 
-// watch runs on the owner while r lives. Store errors are retried: the
-// host's retry on the other replica reports the store's error itself.
-func (sr *sharedRounds) watch(rs *rounds, r *round) {
+// watch runs on the owner while r lives, renewing the lease taken at
+// leased (zero: not yet). Store errors are retried: the host's retry on
+// the other replica reports the store's error itself.
+func (sr *sharedRounds) watch(rs *rounds, r *round, leased time.Time) {
 	ctx := r.ctx
 	owner := roundKey(r.id, "owner", "")
 	defer sr.st.Delete(context.WithoutCancel(ctx), owner)
-	leased := time.Time{}
 	handled := 0
 	wait := pollFirst
 	for {
