@@ -21,22 +21,9 @@ import (
 // the session's InitializeParams either way.
 func HostCan(ss *mcp.ServerSession) HostNeeds {
 	if p := ss.InitializeParams(); p != nil {
-		return canOf(p.Capabilities)
+		return mcpconn.NeedsDeclared(p.Capabilities)
 	}
 	return 0
-}
-
-func canOf(caps *mcp.ClientCapabilities) HostNeeds {
-	var can HostNeeds
-	if caps != nil {
-		if caps.Sampling != nil {
-			can |= NeedsSampling
-		}
-		if caps.Elicitation != nil {
-			can |= NeedsElicitation
-		}
-	}
-	return can
 }
 
 // declarer is the host of a call that declared its capabilities in the
@@ -52,7 +39,7 @@ type declarer interface {
 // out.
 func hostCan(ctx context.Context) (can HostNeeds, ok bool) {
 	if d, isDeclarer := mcpconn.CallerFrom(ctx).(declarer); isDeclarer {
-		return canOf(d.Declared()), true
+		return mcpconn.NeedsDeclared(d.Declared()), true
 	}
 	ss := hostFrom(ctx)
 	if ss == nil {

@@ -1,6 +1,10 @@
 package mcpconn
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // A server may list some tools only to clients that declare a capability
 // (server-everything lists trigger-sampling-request only with sampling).
@@ -19,6 +23,15 @@ const (
 	NeedsSampling Needs = 1 << iota
 	NeedsElicitation
 )
+
+// NeedsDeclared is what a client that declared caps can be listed (and so
+// use).
+func NeedsDeclared(caps *mcp.ClientCapabilities) Needs {
+	if caps == nil {
+		return 0
+	}
+	return declaration{sampling: caps.Sampling != nil, elicitation: caps.Elicitation != nil}.needs()
+}
 
 // needs is what a session that declared d can be listed.
 func (d declaration) needs() Needs {
