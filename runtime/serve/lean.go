@@ -42,7 +42,6 @@ type leanCalls struct {
 	cancel context.CancelCauseFunc
 	ss     atomic.Pointer[mcp.ServerSession] // set once connected
 	metas  metaCache                         // of the reading goroutine (take)
-	l26    lean26State                       // lean26.go
 
 	mu   sync.Mutex
 	ours map[idKey]context.CancelFunc // tools/call in flight here

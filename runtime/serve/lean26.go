@@ -153,9 +153,7 @@ func (lc *leanCalls) declare(req *mcp.CallToolRequest) *mcp.InitializeParams {
 	host := lc.metas.declared(req.Params.Meta)
 	if host != nil {
 		lc.s.hostDeclared(host.Capabilities, true)
-		if lc.l26.named.Swap(host) != host { // the cached _meta's: once per change
-			lc.s.nameStatelessHost(host)
-		}
+		lc.s.nameStatelessHost(host)
 	}
 	return host
 }
@@ -210,18 +208,25 @@ func (lr *leanRound) finish(r runtime.Result, failed *mcp.CallToolResult) {
 	}
 	defer lr.end()
 	lc.done(lr.key)
-	if err := lr.ctx.Err(); err != nil {
-		lc.respondError(lr.head, err) // as rounds.wait ends a cancelled request
-		return
+	lc.out.Write(append(completedAnswer(lr.head, r, failed, lr.ctx.Err(), lc.s), '\n'))
+}
+
+// completedAnswer is the response to a 2026-07-28 call that ended where
+// it ran (finishInline): the error of a request that ended first, as
+// rounds.wait ends a cancelled one, else the complete result (failed, or
+// r's, written straight from it where it can be). The stdio and HTTP lean
+// paths write these bytes.
+func completedAnswer(head []byte, r runtime.Result, failed *mcp.CallToolResult, ended error, s *Server) []byte {
+	if ended != nil {
+		return encodeError(head, ended, s)
 	}
 	if failed == nil {
-		if line, ok := appendCompletedPlain(lr.head, r, lc.s.info); ok {
-			lc.out.Write(append(line, "}\n"...))
-			return
+		if b, ok := appendCompletedPlain(head, r, s.info); ok {
+			return append(b, '}')
 		}
 		failed = toCallToolResult(r)
 	}
-	lc.answerStateless(lr.head, completed(failed), nil)
+	return encodeStateless(head, completed(failed), s)
 }
 
 // answered is finish of a call run in two halves (its result's own).
@@ -297,12 +302,6 @@ func encodeMessage(head []byte, v any, failed string, s *Server) []byte {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-// lean26State is what the lean path's 2026-07-28 calls share on a
-// connection.
-type lean26State struct {
-	named atomic.Pointer[mcp.InitializeParams] // the host named last (statelesshosts.go)
 }
 
 // appendCompletedPlain appends the complete result a 2026-07-28 host gets

@@ -181,19 +181,7 @@ func (l *leanHTTP26) run(w http.ResponseWriter, r *http.Request, s *Server, req 
 		s.rounds.handBack(&hr.round, failed, nil) // to the retry; returns once reply has answered
 		return
 	}
-	if err := ctx.Err(); err != nil {
-		writeJSON(w, http.StatusOK, encodeError(head, err, s)) // as rounds.wait ends a cancelled request
-		return
-	}
-	if failed == nil {
-		// Straight from the call's result, as the stdio path writes it.
-		if b, ok := appendCompletedPlain(head, res, s.info); ok {
-			writeJSON(w, http.StatusOK, append(b, '}'))
-			return
-		}
-		failed = toCallToolResult(res)
-	}
-	writeJSON(w, http.StatusOK, encodeStateless(head, completed(failed), s))
+	writeJSON(w, http.StatusOK, completedAnswer(head, res, failed, ctx.Err(), s))
 }
 
 // httpRound is the inline round of a call on this path with what its

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -14,6 +15,11 @@ import (
 
 // statelessHosts are the stateless hosts named in the log so far.
 type statelessHosts struct {
+	// last is the declaration looked at last. The lean paths hand the
+	// same one (their cached _meta's, never changed) with every call of a
+	// host, which then costs a pointer compare rather than the lock and a
+	// lookup by three strings.
+	last atomic.Pointer[mcp.InitializeParams]
 	mu   sync.Mutex
 	seen map[hostName]struct{}
 }
@@ -26,6 +32,9 @@ const maxNamedHosts = 1024
 
 // first reports whether p names a host not named yet, and notes it.
 func (h *statelessHosts) first(p *mcp.InitializeParams) bool {
+	if h.last.Swap(p) == p {
+		return false // looked at already: named then, or not to be
+	}
 	id := hostName{protocol: p.ProtocolVersion}
 	if p.ClientInfo != nil {
 		id.name, id.version = p.ClientInfo.Name, p.ClientInfo.Version
