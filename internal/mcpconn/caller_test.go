@@ -40,13 +40,8 @@ func TestCapabilitiesFollowHostAndPolicy(t *testing.T) {
 	if names := toolNames(c.Tools()); slices.Contains(names, "trigger-sampling-request") {
 		t.Fatalf("without a host the client declared sampling: %v", names)
 	}
-	select {
-	case replaced := <-m.SetHostCapabilities(host):
-		if !replaced {
-			t.Fatal("the connection was not replaced for the host's capabilities")
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("SetHostCapabilities never answered")
+	if !replacedBy(t, m.SetHostCapabilities(host)) {
+		t.Fatal("the connection was not replaced for the host's capabilities")
 	}
 	waitFor(c, "trigger-sampling-request", true)
 	waitFor(c, "trigger-elicitation-request", true)
@@ -71,5 +66,18 @@ func TestCapabilitiesFollowHostAndPolicy(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // server-everything registers conditional tools just after initialize
 	if names := toolNames(d.Tools()); slices.Contains(names, "trigger-sampling-request") || slices.Contains(names, "trigger-elicitation-request") {
 		t.Errorf("sampling and elicitation denied, yet the server lists %v", names)
+	}
+}
+
+// replacedBy waits for what a host's declaration did to the connection
+// (SetHostCapabilities, DeclareHost): whether it was replaced.
+func replacedBy(t *testing.T, done <-chan bool) bool {
+	t.Helper()
+	select {
+	case replaced := <-done:
+		return replaced
+	case <-time.After(time.Minute):
+		t.Fatal("the host's declaration was never answered")
+		return false
 	}
 }

@@ -21,13 +21,8 @@ func TestHostsDeclareTogether(t *testing.T) {
 	<-m.DeclareHost("sampler", sampler)
 	c := acquire(t, m, fixture(newRecorder(), "rounds", "-revisions", "2025-11-25"))
 	defer c.Release()
-	select {
-	case replaced := <-m.DeclareHost("plain", &mcp.ClientCapabilities{}):
-		if replaced {
-			t.Error("a host without sampling replaced the connection the sampling host uses")
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("DeclareHost never answered")
+	if replacedBy(t, m.DeclareHost("plain", &mcp.ClientCapabilities{})) {
+		t.Error("a host without sampling replaced the connection the sampling host uses")
 	}
 	h := &host{}
 	ctx, cancel := context.WithTimeout(WithCaller(context.Background(), h), 30*time.Second)
@@ -45,21 +40,11 @@ func TestHostsDeclareTogether(t *testing.T) {
 	// A host declaring less than the live connection does keeps it: with
 	// stateless hosts coming and going, replacing it for each would take
 	// its tools away again and again.
-	select {
-	case replaced := <-m.DeclareHost("later", &mcp.ClientCapabilities{}):
-		if replaced {
-			t.Error("a host without sampling replaced a connection that declares more than it needs")
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("DeclareHost never answered")
+	if replacedBy(t, m.DeclareHost("later", &mcp.ClientCapabilities{})) {
+		t.Error("a host without sampling replaced a connection that declares more than it needs")
 	}
 	// One declaring more than it does replaces it.
-	select {
-	case replaced := <-m.DeclareHost("eliciter", &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}):
-		if !replaced {
-			t.Error("a host with elicitation did not replace a connection that declared none")
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("DeclareHost never answered")
+	if !replacedBy(t, m.DeclareHost("eliciter", &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}})) {
+		t.Error("a host with elicitation did not replace a connection that declared none")
 	}
 }

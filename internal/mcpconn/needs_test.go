@@ -96,13 +96,8 @@ func TestNeedsOfServerEverything(t *testing.T) {
 	})
 	defer c.Release()
 	host := &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}}
-	select {
-	case replaced := <-m.SetHostCapabilities(host):
-		if !replaced {
-			t.Fatal("the connection was not replaced for the host's capabilities")
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("SetHostCapabilities never answered")
+	if !replacedBy(t, m.SetHostCapabilities(host)) {
+		t.Fatal("the connection was not replaced for the host's capabilities")
 	}
 	const both = NeedsSampling | NeedsElicitation
 	deadline := time.Now().Add(30 * time.Second)

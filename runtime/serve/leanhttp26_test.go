@@ -36,32 +36,10 @@ func callBody(id, tool, args, caps string) string {
 // returns the status, content type and body.
 func (h *host26) post(body, tool string, hdr map[string]string) (int, string, []byte) {
 	h.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", StatelessRevision)
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", tool)
-	for k, v := range hdr {
-		switch {
-		case k == "Host":
-			req.Host = v
-		case v == "":
-			req.Header.Del(k)
-		default:
-			req.Header.Set(k, v)
-		}
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	status, got, b := postRaw(h.t, h.url, body, map[string]string{
+		"Mcp-Protocol-Version": StatelessRevision, "Mcp-Method": "tools/call", "Mcp-Name": tool,
+	}, hdr)
+	return status, got.Get("Content-Type"), b
 }
 
 // randAsking is the rand session with the asking session's tools.

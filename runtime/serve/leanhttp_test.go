@@ -79,33 +79,48 @@ type rawHost struct {
 // and returns the status, content type and body.
 func (h *rawHost) post(body string, hdr map[string]string) (int, string, []byte) {
 	h.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
+	headers := map[string]string{"Mcp-Protocol-Version": "2025-11-25"}
+	if h.sid != "" {
+		headers["Mcp-Session-Id"] = h.sid
+	}
+	status, got, b := postRaw(h.t, h.url, body, headers, hdr)
+	if status == http.StatusOK && h.sid == "" {
+		h.sid = got.Get("Mcp-Session-Id")
+	}
+	return status, got.Get("Content-Type"), b
+}
+
+// postRaw POSTs body to url as JSON, accepting JSON and SSE, with headers
+// set, then hdr's changes ("" deletes; "Host" sets the request's host);
+// it returns the status, the answer's headers and its body.
+func postRaw(t testing.TB, url, body string, headers, hdr map[string]string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	if h.sid != "" {
-		req.Header.Set("Mcp-Session-Id", h.sid)
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	for k, v := range hdr {
-		if v == "" {
+		switch {
+		case k == "Host":
+			req.Host = v
+		case v == "":
 			req.Header.Del(k)
-		} else {
+		default:
 			req.Header.Set(k, v)
 		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode == http.StatusOK && h.sid == "" {
-		h.sid = resp.Header.Get("Mcp-Session-Id")
-	}
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	return resp.StatusCode, resp.Header, b
 }
 
 // message is the one JSON-RPC message of an answer, JSON or SSE.
