@@ -37,6 +37,7 @@ type agentState struct {
 
 	linked atomic.Pointer[agentLinked] // the last caller context linked to ctx
 	links  agentLinks                  // merged caller contexts, which teardown cancels
+	flying flights                     // forwarded calls, which a forced teardown ends (forward.go)
 
 	surf atomic.Pointer[surface]
 
@@ -160,6 +161,7 @@ func (st *agentState) teardown(switching bool) {
 			slog.Int64("in_flight", st.inflight.Load()&^closedBit), slog.String("reason", fmt.Sprintf("in-flight calls exceeded %s; forcing teardown", switchGrace)))
 	}
 	st.cancel()
+	st.flying.end()
 	st.mu.Lock()
 	st.torndown = true
 	ups := st.ups

@@ -29,6 +29,17 @@ type deadlineWheel struct {
 	moves int // how often add armed the timer (tests)
 }
 
+// deadline is a call's place in the wheel: when it is due, and what ends
+// the call then (a context under a timeout, or a forwarded call).
+type deadline struct {
+	at     time.Time
+	i      int // index in the heap; -1 once out of it (wheel.mu)
+	expire expirer
+}
+
+// expirer ends a call whose deadline came, on the wheel's goroutine.
+type expirer interface{ expire() }
+
 // deadlineCtx is a call's context under a tool timeout: its parent's,
 // also cancelled at the deadline with the tool's "timeout after …" cause.
 // As context.WithTimeoutCause's, its Err is DeadlineExceeded once the
@@ -36,9 +47,8 @@ type deadlineWheel struct {
 type deadlineCtx struct {
 	context.Context // WithCancelCause(parent): Done, Value, the cause
 	cancel          context.CancelCauseFunc
-	at              time.Time
+	d               deadline
 	cause           error
-	i               int         // index in the heap; -1 once out of it (wheel.mu)
 	fired           atomic.Bool // the deadline came first
 }
 
@@ -51,12 +61,13 @@ func withTimeout(parent context.Context, d time.Duration, cause error) (context.
 		return context.WithCancel(parent) // the parent's deadline comes first, as WithDeadline does
 	}
 	inner, cancel := context.WithCancelCause(parent)
-	c := &deadlineCtx{Context: inner, cancel: cancel, at: at, cause: cause}
-	deadlines.add(c)
+	c := &deadlineCtx{Context: inner, cancel: cancel, cause: cause}
+	c.d = deadline{at: at, expire: c}
+	deadlines.add(&c.d)
 	return c, c.stop
 }
 
-func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.at, true }
+func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.d.at, true }
 
 func (c *deadlineCtx) Err() error {
 	err := c.Context.Err()
@@ -67,57 +78,61 @@ func (c *deadlineCtx) Err() error {
 }
 
 func (c *deadlineCtx) stop() {
-	deadlines.remove(c)
+	deadlines.remove(&c.d)
 	c.cancel(context.Canceled)
 }
 
-func (w *deadlineWheel) add(c *deadlineCtx) {
+func (c *deadlineCtx) expire() {
+	c.fired.Store(true) // before cancel: Err never sees Canceled for a deadline
+	c.cancel(c.cause)
+}
+
+func (w *deadlineWheel) add(d *deadline) {
 	w.mu.Lock()
-	heap.Push(&w.calls, c)
-	if c.i == 0 && (w.armed.IsZero() || c.at.Before(w.armed)) { // the earliest, before the timer
+	heap.Push(&w.calls, d)
+	if d.i == 0 && (w.armed.IsZero() || d.at.Before(w.armed)) { // the earliest, before the timer
 		if w.timer == nil {
-			w.timer = time.AfterFunc(time.Until(c.at), w.fire)
+			w.timer = time.AfterFunc(time.Until(d.at), w.fire)
 		} else {
-			w.timer.Reset(time.Until(c.at))
+			w.timer.Reset(time.Until(d.at))
 		}
-		w.armed = c.at
+		w.armed = d.at
 		w.moves++
 	}
 	w.mu.Unlock()
 }
 
-func (w *deadlineWheel) remove(c *deadlineCtx) {
+// remove takes d out of the wheel, if it is in it.
+func (w *deadlineWheel) remove(d *deadline) {
 	w.mu.Lock()
-	if c.i >= 0 {
-		heap.Remove(&w.calls, c.i)
+	if d.i >= 0 {
+		heap.Remove(&w.calls, d.i)
 	}
 	w.mu.Unlock()
 }
 
-// fire cancels every call whose deadline has come and arms the timer for
+// fire ends every call whose deadline has come and arms the timer for
 // the next. A timer that fires early (moved meanwhile) only re-arms.
 func (w *deadlineWheel) fire() {
-	var due []*deadlineCtx
+	var due []expirer
 	w.mu.Lock()
 	w.armed = time.Time{}
 	now := time.Now()
 	for len(w.calls) > 0 && !w.calls[0].at.After(now) {
-		c := heap.Pop(&w.calls).(*deadlineCtx)
-		c.fired.Store(true) // before cancel: Err never sees Canceled for a deadline
-		due = append(due, c)
+		due = append(due, heap.Pop(&w.calls).(*deadline).expire)
 	}
 	if len(w.calls) > 0 {
 		w.timer.Reset(time.Until(w.calls[0].at))
 		w.armed = w.calls[0].at
 	}
 	w.mu.Unlock()
-	for _, c := range due {
-		c.cancel(c.cause)
+	for _, e := range due {
+		e.expire()
 	}
 }
 
 // deadlineHeap orders calls by deadline (container/heap).
-type deadlineHeap []*deadlineCtx
+type deadlineHeap []*deadline
 
 func (h deadlineHeap) Len() int           { return len(h) }
 func (h deadlineHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
@@ -126,15 +141,15 @@ func (h deadlineHeap) Swap(i, j int) {
 	h[i].i, h[j].i = i, j
 }
 func (h *deadlineHeap) Push(x any) {
-	c := x.(*deadlineCtx)
-	c.i = len(*h)
-	*h = append(*h, c)
+	d := x.(*deadline)
+	d.i = len(*h)
+	*h = append(*h, d)
 }
 func (h *deadlineHeap) Pop() any {
 	old := *h
-	c := old[len(old)-1]
+	d := old[len(old)-1]
 	old[len(old)-1] = nil
-	c.i = -1
+	d.i = -1
 	*h = old[:len(old)-1]
-	return c
+	return d
 }

@@ -146,21 +146,22 @@ func TestDeadlineWheelMovesOnlyForEarlier(t *testing.T) {
 	var w deadlineWheel
 	call := func(d time.Duration) *deadlineCtx {
 		inner, cancel := context.WithCancelCause(context.Background())
-		c := &deadlineCtx{Context: inner, cancel: cancel, at: time.Now().Add(d), cause: errors.New("timeout")}
-		w.add(c)
+		c := &deadlineCtx{Context: inner, cancel: cancel, cause: errors.New("timeout")}
+		c.d = deadline{at: time.Now().Add(d), expire: c}
+		w.add(&c.d)
 		return c
 	}
 	for range 100 {
-		w.remove(call(time.Hour))
+		w.remove(&call(time.Hour).d)
 	}
 	if w.moves != 1 {
 		t.Errorf("the timer was armed %d times for 100 calls one after another, want 1", w.moves)
 	}
-	w.remove(call(time.Minute)) // before the armed hour: moved
+	w.remove(&call(time.Minute).d) // before the armed hour: moved
 	if w.moves != 2 {
 		t.Errorf("a call due before the armed timer did not move it (%d moves)", w.moves)
 	}
-	w.remove(call(20 * time.Millisecond))
+	w.remove(&call(20 * time.Millisecond).d)
 	late := call(60 * time.Millisecond) // after the armed 20 ms: not moved, but ends on time
 	select {
 	case <-late.Done():

@@ -305,6 +305,25 @@ func (c *Conn) claim(id int64, p *pending) bool {
 	return true
 }
 
+// Abandon forgets the request with id that Send sent without a context:
+// true when it was still waiting, and then its done is never called (a
+// late response is passed on as an unknown one); false when its response
+// or the end of reading has claimed it, and done has run or is running.
+// The caller tells the server, if it should know.
+func (c *Conn) Abandon(id int64) bool {
+	c.callMu.Lock()
+	p, ok := c.calls[id]
+	if ok {
+		delete(c.calls, id)
+		c.ncalls.Add(-1)
+	}
+	c.callMu.Unlock()
+	if ok {
+		p.unwatch()
+	}
+	return ok
+}
+
 // reply hands line to its request (Send) if it is the response to one.
 func (c *Conn) reply(line []byte) bool {
 	if line[0] != '{' {

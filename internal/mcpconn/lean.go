@@ -123,7 +123,7 @@ func (ll *leanLine) request(name string, args json.RawMessage, meta mcp.Meta) (i
 func (ll *leanLine) response(ctx context.Context, id int64, line []byte, err error) (Result, error) {
 	if err != nil {
 		if ctx.Err() != nil {
-			ll.cancelled(ctx, id)
+			ll.cancel(id, ctx.Err())
 			return Result{}, ctx.Err()
 		}
 		return Result{}, fmt.Errorf("calling %q: %w", "tools/call", err)
@@ -144,10 +144,10 @@ func (ll *leanLine) response(ctx context.Context, id int64, line []byte, err err
 	return r, nil
 }
 
-// cancelled tells the server the call with id is abandoned, off the
-// caller's way, as go-sdk does.
-func (ll *leanLine) cancelled(ctx context.Context, id int64) {
-	reason, _ := json.Marshal(ctx.Err().Error())
+// cancel tells the server the call with id is abandoned for why, off
+// the caller's way, as go-sdk does.
+func (ll *leanLine) cancel(id int64, why error) {
+	reason, _ := json.Marshal(why.Error())
 	line := make([]byte, 0, 120)
 	line = append(line, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":`...)
 	line = append(line, reason...)

@@ -143,6 +143,13 @@ func decodeResult(raw []byte) (Result, error) {
 	return toResult(&res), nil
 }
 
+// decodeMeta reads a result's _meta object, apart from decodeTextResult
+// so that decoding into it does not move that function's Result to the
+// heap on every call.
+func decodeMeta(raw []byte) (m map[string]any, ok bool) {
+	return m, raw[0] == '{' && json.Unmarshal(raw, &m) == nil
+}
+
 // decodeTextResult reads a result whose members are content (text blocks
 // of type and text only), structuredContent, isError and _meta, with the
 // same outcome as go-sdk's decoding and toResult; ok is false for any
@@ -198,7 +205,7 @@ func decodeTextResult(raw []byte) (r Result, ok bool) {
 		}
 	}
 	if !jsonrpcline.IsNull(meta) {
-		if meta[0] != '{' || json.Unmarshal(meta, &r.Meta) != nil {
+		if r.Meta, ok = decodeMeta(meta); !ok {
 			return Result{}, false
 		}
 	}

@@ -42,11 +42,12 @@ type leanCalls struct {
 	cancel context.CancelCauseFunc
 	ss     atomic.Pointer[mcp.ServerSession] // set once connected
 	metas  metaCache                         // of the reading goroutine (take)
+	fwdCtx context.Context                   // forwarded calls' (callCtx); of the reading goroutine
 
 	mu   sync.Mutex
-	ours map[idKey]context.CancelFunc // tools/call in flight here
-	sdk  map[idKey]int                // requests in flight in go-sdk
-	wg   sync.WaitGroup               // calls
+	ours map[idKey]canceller // tools/call in flight here
+	sdk  map[idKey]int       // requests in flight in go-sdk
+	wg   sync.WaitGroup      // calls
 }
 
 // idKey is a request id as go-sdk tells ids apart: an integer or a string.
@@ -58,8 +59,17 @@ type idKey struct {
 
 func newLeanCalls(ctx context.Context, s *Server, out *lockedWriter) *leanCalls {
 	ctx, cancel := context.WithCancelCause(ctx)
-	return &leanCalls{s: s, out: out, ctx: ctx, cancel: cancel, ours: map[idKey]context.CancelFunc{}, sdk: map[idKey]int{}}
+	return &leanCalls{s: s, out: out, ctx: ctx, cancel: cancel, ours: map[idKey]canceller{}, sdk: map[idKey]int{}}
 }
+
+// canceller ends a call of ours in flight: the host cancelled it, or the
+// connection is closing.
+type canceller interface{ cancel() }
+
+// cancelFunc is the canceller of a call that runs on a context of its own.
+type cancelFunc context.CancelFunc
+
+func (f cancelFunc) cancel() { f() }
 
 // take is jsonrpcline's Take: a checked line (one JSON value, a
 // well-formed envelope if an object) that it answers itself, or lets go
@@ -82,6 +92,9 @@ func (lc *leanCalls) take(line []byte) (bool, func()) {
 	}
 	key, exact := leanID(id)
 	if string(method) == `"tools/call"` && exact {
+		if taken := lc.forward(key, params); taken {
+			return true, nil // no work here: the upstream's reader answers it (leanforward.go)
+		}
 		if req := lc.request(params); req != nil {
 			return lc.start(key, id, req)
 		}
@@ -186,17 +199,10 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) (b
 		return false, nil
 	}
 	ctx, cancel := context.WithCancel(lc.ctx)
-	lc.ours[key] = cancel
+	lc.ours[key] = cancelFunc(cancel)
 	lc.wg.Add(1) // before close can wait (it cancels under mu)
 	lc.mu.Unlock()
-	head := make([]byte, 0, 48+len(idTok))
-	head = append(head, `{"jsonrpc":"2.0","id":`...)
-	if key.str {
-		head = append(head, idTok...) // printable ASCII, no escapes: as go-sdk writes it
-	} else {
-		head = strconv.AppendInt(head, key.n, 10)
-	}
-	head = append(head, `,"result":`...)
+	head := responseHead(key)
 	if _, v := req.Params.Meta[mcp.MetaKeyProtocolVersion]; v {
 		host := lc.declare(req)
 		if lc.startStatelessAsync(ctx, key, cancel, head, req, host) {
@@ -214,10 +220,38 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) (b
 	}
 }
 
+// responseHead is the start of the response to a call with this id, up
+// to its result.
+func responseHead(key idKey) []byte {
+	return appendHead(make([]byte, 0, 48+len(key.s)), key)
+}
+
+// appendHead appends the start of the response to a call with this id
+// (leanID's: a string of printable ASCII without escapes, written as
+// go-sdk writes it, or an integer).
+func appendHead(dst []byte, key idKey) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	if key.str {
+		dst = append(dst, '"')
+		dst = append(dst, key.s...)
+		dst = append(dst, '"')
+	} else {
+		dst = strconv.AppendInt(dst, key.n, 10)
+	}
+	return append(dst, `,"result":`...)
+}
+
 // answer forgets a call's id, then writes its response: the host may
 // reuse the id once it has the response.
 func (lc *leanCalls) answer(key idKey, cancel context.CancelFunc, head []byte, r runtime.Result, failed *mcp.CallToolResult) {
-	lc.forget(key, cancel)
+	lc.done(key)
+	cancel()
+	lc.write(head, r, failed)
+}
+
+// write writes a call's response: failed, when go-sdk's path made it, or
+// r.
+func (lc *leanCalls) write(head []byte, r runtime.Result, failed *mcp.CallToolResult) {
 	if failed != nil {
 		lc.respond(head, failed)
 	} else if line, ok := appendPlainResult(head, r); ok {
@@ -225,14 +259,6 @@ func (lc *leanCalls) answer(key idKey, cancel context.CancelFunc, head []byte, r
 	} else {
 		lc.respond(head, toCallToolResult(r))
 	}
-}
-
-// forget ends a call of ours: its id is free again.
-func (lc *leanCalls) forget(key idKey, cancel context.CancelFunc) {
-	lc.mu.Lock()
-	delete(lc.ours, key)
-	lc.mu.Unlock()
-	cancel()
 }
 
 // respond writes the response as go-sdk would, in one write: a text
@@ -262,12 +288,12 @@ func (lc *leanCalls) cancelled(params []byte) bool {
 		return false
 	}
 	lc.mu.Lock()
-	cancel := lc.ours[key]
+	c := lc.ours[key]
 	lc.mu.Unlock()
-	if cancel == nil {
+	if c == nil {
 		return false
 	}
-	cancel()
+	c.cancel()
 	return true
 }
 
@@ -341,6 +367,15 @@ func (lc *leanCalls) refuseDuplicate(key idKey) {
 func (lc *leanCalls) close() {
 	lc.mu.Lock() // a call starting now has been counted, or sees the end
 	lc.cancel(context.Canceled)
+	var forwarded []*forwardCall // without a context to end with lc.ctx
+	for _, c := range lc.ours {
+		if fc, ok := c.(*forwardCall); ok {
+			forwarded = append(forwarded, fc)
+		}
+	}
 	lc.mu.Unlock()
+	for _, fc := range forwarded {
+		fc.cancel()
+	}
 	lc.wg.Wait()
 }

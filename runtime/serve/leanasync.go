@@ -18,8 +18,8 @@ type asyncSession interface {
 }
 
 // startAsync starts a host's call of an upstream tool that needs no
-// goroutine of its own, whose answer the upstream connection's reader
-// writes: then the host's reader neither hands reading on nor wakes a
+// goroutine of its own and is not one to forward (leanforward.go: it has
+// a _meta, say), whose answer the upstream connection's reader writes: then the host's reader neither hands reading on nor wakes a
 // follower, and no goroutine waits for the server (as a bare relay's
 // two readers do). false: the call runs the usual way.
 func (lc *leanCalls) startAsync(ctx context.Context, key idKey, cancel context.CancelFunc, head []byte, req *mcp.CallToolRequest) bool {

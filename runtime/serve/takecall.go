@@ -60,6 +60,16 @@ func (s *Server) takeCall(ctx context.Context, req *mcp.CallToolRequest) (mcp.Re
 // mayTake reports whether an extension might take req over (takeCall):
 // the lean path of older hosts leaves such a call to go-sdk's path, which
 // offers it (lean26.go offers its calls itself).
+// takesCalls reports whether an extension may take a host's calls.
+func (s *Server) takesCalls() bool {
+	for _, e := range s.exts {
+		if _, ok := e.(CallTaker); ok {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Server) mayTake(req *mcp.CallToolRequest) bool {
 	_, may, _ := s.offer(nil, req, false)
 	return may
