@@ -184,6 +184,11 @@ type leanRound struct {
 	lc   *leanCalls
 	key  idKey
 	head []byte
+
+	// a forwarded call's (forwardRound): the watch on the request that
+	// ends it, and the call once started
+	unwatch func() bool
+	fwd     atomic.Pointer[runtime.Forwarded]
 }
 
 func (lr *leanRound) reply(res mcp.Result, err error) {
@@ -239,6 +244,9 @@ func (lr *leanRound) handBack(res *mcp.CallToolResult) {
 
 // end: the call is over; its request's context ends.
 func (lr *leanRound) end() {
+	if lr.unwatch != nil {
+		lr.unwatch() // the call is over: nothing to end when the context does
+	}
 	lr.cancel()
 	lr.lc.wg.Done()
 }

@@ -26,9 +26,45 @@ func (lc *leanCalls) startStatelessAsync(ctx context.Context, key idKey, cancel 
 		return false // before the round and its callback are allocated: stateless makes its own
 	}
 	lr := &leanRound{lc: lc, key: key, head: head}
-	if !lc.callAsync(s.rounds.startInline(ctx, cancel, &lr.round, host, &s.parked, lr), req, lr.answered) {
+	rctx := s.rounds.startInline(ctx, cancel, &lr.round, host, &s.parked, lr)
+	if lc.forwardRound(ctx, rctx, lr, req) {
+		return true
+	}
+	if !lc.callAsync(rctx, req, lr.answered) {
 		s.rounds.finishInline(&lr.round) // it never ran: no longer parked
 		return false
 	}
 	return true
+}
+
+// forwardRound starts the call of round lr as a forwarded one
+// (Session.Forward), as 2025-xx hosts' plain calls are (leanforward.go):
+// the round's context carries what the call's steps read, its host's
+// questions included, and the request's end (ctx: the host's cancel, the
+// connection's close) ends the call. false: the session does not forward
+// it, and nothing was done.
+func (lc *leanCalls) forwardRound(ctx, rctx context.Context, lr *leanRound, req *mcp.CallToolRequest) bool {
+	fw, ok := lc.s.sess.(forwarder)
+	if !ok {
+		return false
+	}
+	lr.unwatch = context.AfterFunc(ctx, lr.cancelForward) // before an answer can end the round
+	cctx, args := callInput(rctx, req)
+	f := fw.Forward(cctx, req.Params.Name, args, lr.answered)
+	if f == nil {
+		lr.unwatch()
+		lr.unwatch = nil
+		return false
+	}
+	lr.fwd.Store(f)
+	if ctx.Err() != nil {
+		f.Cancel() // ended before f could be found
+	}
+	return true
+}
+
+func (lr *leanRound) cancelForward() {
+	if f := lr.fwd.Load(); f != nil {
+		f.Cancel()
+	}
 }

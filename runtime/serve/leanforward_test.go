@@ -67,3 +67,27 @@ func TestPlainProxiedCallsAreForwarded(t *testing.T) {
 		t.Errorf("the cancelled call answered %v", c.wait("100"))
 	}
 }
+
+// A 2026-07-28 host's call of a proxied tool is forwarded too, in its
+// round: answered as the revision answers, and ended by the host's cancel.
+func TestStatelessCallsAreForwarded(t *testing.T) {
+	sess := &forwardCounter{Session: openEcho(t, runtime.Options{})}
+	s := New(sess, Options{})
+	defer s.Close()
+	c := startRaw(t, s)
+	c.send(call26Line("1", "echo__echo", `{"text":"warm"}`, "")) // names the host
+	c.wait("1")
+	before := sess.n.Load()
+	c.send(call26Line("2", "echo__echo", `{"text":"forwarded"}`, ""))
+	if typ, text := resultOf26(t, c.wait("2")); typ != "complete" || text != "forwarded" {
+		t.Errorf("forwarded call: %s %q", typ, text)
+	}
+	c.send(call26Line("3", "echo__sleep", `{"ms":600000}`, ""))
+	c.send([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}` + "\n"))
+	if res := c.wait("3"); res["error"] == nil && res["result"] == nil {
+		t.Errorf("the cancelled call answered %v", res)
+	}
+	if n := sess.n.Load() - before; n != 2 {
+		t.Errorf("%d of 2 calls forwarded", n)
+	}
+}
