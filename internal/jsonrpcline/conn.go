@@ -311,6 +311,13 @@ func (c *Conn) claim(id int64, p *pending) bool {
 // or the end of reading has claimed it, and done has run or is running.
 // The caller tells the server, if it should know.
 func (c *Conn) Abandon(id int64) bool {
+	_, ok := c.unpend(id)
+	return ok
+}
+
+// unpend removes the request with id, whatever it is, and its watch: the
+// caller completes it (or, abandoning it, does not).
+func (c *Conn) unpend(id int64) (*pending, bool) {
 	c.callMu.Lock()
 	p, ok := c.calls[id]
 	if ok {
@@ -321,7 +328,7 @@ func (c *Conn) Abandon(id int64) bool {
 	if ok {
 		p.unwatch()
 	}
-	return ok
+	return p, ok
 }
 
 // reply hands line to its request (Send) if it is the response to one.
@@ -345,15 +352,8 @@ func (c *Conn) reply(line []byte) bool {
 		}
 		n = int64(f)
 	}
-	c.callMu.Lock()
-	p, ok := c.calls[n]
+	p, ok := c.unpend(n)
 	if ok {
-		delete(c.calls, n)
-		c.ncalls.Add(-1)
-	}
-	c.callMu.Unlock()
-	if ok {
-		p.unwatch()
 		p.done(line, nil)
 	}
 	return ok

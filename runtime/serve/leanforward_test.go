@@ -17,9 +17,10 @@ type forwardCounter struct {
 }
 
 func (c *forwardCounter) Forward(ctx context.Context, name string, args json.RawMessage, done func(runtime.Result)) *runtime.Forwarded {
+	c.n.Add(1) // before: the answer may come before Forward returns
 	f := c.Session.Forward(ctx, name, args, done)
-	if f != nil {
-		c.n.Add(1)
+	if f == nil {
+		c.n.Add(-1) // not forwarded, and nothing answered
 	}
 	return f
 }
