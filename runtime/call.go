@@ -40,7 +40,7 @@ type entry struct {
 	structured bool
 	richGo     bool  // a Go tool that answers with runtime.Rich
 	linked     bool  // the call's context ends with the agent context
-	upstream   bool  // via is upstreamRun: the call may run in two halves (callasync.go)
+	upstream   bool  // via is upstreamRun: the call may run in two halves (forward.go)
 	timedOut   error // "timeout after …", made once per entry
 }
 
@@ -75,7 +75,7 @@ func since(start time.Duration) time.Duration { return max(mono()-start, 0) }
 // queue → timeout → provider → secrets scrubbed → size cap → context
 // budget → event. An upstream MCP tool's call may instead run in two
 // halves around the server's answer, through the same steps
-// (callasync.go).
+// (forward.go).
 //
 // It fills r in place: a Result is too large for registers, and returned
 // by value it would be copied at every step back to Session.Call.

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -16,11 +15,11 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/internal/telemetry"
 )
 
-// Forward runs a plain proxied call: a relay's work plus the agent's
-// policy, and nothing a spec did not declare. It is CallAsync without a
-// context per call. The call has no context of its own, nor a watch on
-// one, nor a closure per layer; what can end it early holds the call
-// itself: the tool's timeout (a place in the process's deadline wheel),
+// Forward runs a proxied call as Call does, in two halves and with no
+// goroutine waiting for the server: the steps before the request run on
+// the caller's goroutine, the rest on the one that reads the server's
+// answer. The call has no context of its own, nor a watch on one, nor a
+// closure per layer; what can end it early holds the call itself: the tool's timeout (a place in the process's deadline wheel),
 // the caller (Cancel), a forced teardown of the agent context. That was
 // most of what an agent did per proxied call beyond a relay's work.
 //
@@ -31,9 +30,14 @@ import (
 // the connection's reading goroutine, the wheel's, the canceller's or
 // before Forward returns; it must be quick.
 //
-// nil: the call is not one for this way (the same calls as CallAsync
-// refuses, and any of an agent with telemetry, whose spans need a context
-// per call), and nothing was done.
+// With telemetry, the call's spans are made from ctx, and the request
+// carries their trace context, as Call's does.
+//
+// nil: the call is not one for this way, and nothing was done: a tool
+// not of an MCP server, or of one not up on a connection that forwards (a
+// stdio server's lean line); a tool behind a queue or a cache, or an
+// agent with a shared store (the first steps could wait); a host's task
+// call, or a caller wanting progress (whose last notices Call waits for).
 func (s *Session) Forward(ctx context.Context, name string, args json.RawMessage, done func(Result)) *Forwarded {
 	st := s.st.Load()
 	if st == nil || name == decl.ToolHandoff || !st.enter() {
@@ -57,10 +61,11 @@ func (s *Session) MayForward(name string) bool {
 	return e != nil && st.forwardEntry(e) && st.forwardUpstream(e) != nil
 }
 
-// forwardEntry is what the entry and the agent alone rule out: what
-// CallAsync refuses, and telemetry.
+// forwardEntry is what the entry alone rules out: a tool not of an MCP
+// server, and one whose first steps could wait (a queue, a cache, a
+// shared store: the rate limit and budget would wait on it).
 func (st *agentState) forwardEntry(e *entry) bool {
-	return st.asyncEntry(e) && st.s.tel == nil
+	return e.upstream && e.q == nil && e.cacheTTL <= 0 && st.s.opts.Store == nil
 }
 
 // forwardUpstream is e's server when it is up on a connection that
@@ -77,11 +82,13 @@ func (st *agentState) forwardUpstream(e *entry) forwarder {
 type forwarder interface {
 	Upstream
 	Async() bool
-	Forward(caller mcpconn.Caller, tool string, args json.RawMessage, done func(UpstreamResult, error)) *mcpconn.Flight
+	Forward(caller mcpconn.Caller, tool string, args json.RawMessage, meta map[string]any, done func(UpstreamResult, error)) *mcpconn.Flight
 }
 
-func (u *mcpUpstream) Forward(caller mcpconn.Caller, tool string, args json.RawMessage, done func(UpstreamResult, error)) *mcpconn.Flight {
-	return u.c.Forward(caller, tool, args, done)
+func (u *mcpUpstream) Async() bool { return u.c.Async() }
+
+func (u *mcpUpstream) Forward(caller mcpconn.Caller, tool string, args json.RawMessage, meta map[string]any, done func(UpstreamResult, error)) *mcpconn.Flight {
+	return u.c.Forward(caller, tool, args, meta, done)
 }
 
 // Forwarded is a call Forward started, until it ends.
@@ -92,6 +99,7 @@ type Forwarded struct {
 	done  func(Result)
 	ended atomic.Bool // whoever sets it ends the call
 	timed error       // the tool's "timeout after …"; nil without a timeout
+	span  telemetry.Upstream
 
 	// set before the call is watched, read by what ends it early
 	flight   *mcpconn.Flight
@@ -114,9 +122,8 @@ func (st *agentState) forward(ctx context.Context, name string, args json.RawMes
 	if taskCalls != nil && taskCallFrom(ctx) != nil {
 		return nil // a host's task call: the task step's (taskcall.go)
 	}
-	caller := st.upstreamCaller(ctx, e.server)
-	if caller != nil && caller.WantsProgress() {
-		return nil
+	if c := mcpconn.CallerFrom(ctx); c != nil && c.WantsProgress() {
+		return nil // as the agent's model's caller, standing in for it, would
 	}
 	fw := st.forwardUpstream(e)
 	if fw == nil {
@@ -124,13 +131,13 @@ func (st *agentState) forward(ctx context.Context, name string, args json.RawMes
 	}
 	f := &Forwarded{st: st, name: name, done: done, timed: e.timedOut, d: deadline{i: -1}}
 	f.d.expire = f
-	f.send(ctx, sf, e, args, caller, fw)
+	f.send(ctx, sf, e, args, fw)
 	return f
 }
 
 // send is the first half: the steps before the request, then the
 // request, or the call's end when a step refuses it.
-func (f *Forwarded) send(ctx context.Context, sf *surface, e *entry, args json.RawMessage, caller mcpconn.Caller, fw forwarder) {
+func (f *Forwarded) send(ctx context.Context, sf *surface, e *entry, args json.RawMessage, fw forwarder) {
 	st := f.st
 	start := mono()
 	owned := false // ended here: done is this goroutine's to call
@@ -147,10 +154,10 @@ func (f *Forwarded) send(ctx context.Context, sf *surface, e *entry, args json.R
 	if err == nil {
 		args, err = st.checkArgs(e, args)
 	}
+	uctx := f.c.ctx
 	if err == nil {
-		if why := st.s.pool.withheld(e.server, e.original, fw.Tools()); why != "" {
-			err = errors.New(why)
-		}
+		// the server's list, the caller that hears the server, the span
+		uctx, f.span, err = st.upstreamOpen(uctx, fw, e.server, e.original)
 	}
 	if err != nil {
 		owned = true
@@ -161,10 +168,10 @@ func (f *Forwarded) send(ctx context.Context, sf *surface, e *entry, args json.R
 	if e.timeout > 0 {
 		f.d.at = time.Now().Add(e.timeout)
 	}
-	if f.flight = fw.Forward(caller, e.original, args, f.answered); f.flight == nil {
+	if f.flight = fw.Forward(mcpconn.CallerFrom(uctx), e.original, args, telemetry.TraceMeta(uctx), f.answered); f.flight == nil {
 		// the server went down or changed since forwardUpstream: the
 		// usual call, off this goroutine, which must not block
-		cctx, cancel := context.WithCancel(ctx)
+		cctx, cancel := context.WithCancel(uctx)
 		f.fallback = cancel
 		args := append(json.RawMessage(nil), args...)
 		go func() {
@@ -187,7 +194,7 @@ func (f *Forwarded) answered(res UpstreamResult, err error) {
 		}
 	}()
 	f.unwatch()
-	out, err := upstreamOutput(telemetry.Upstream{}, res, err)
+	out, err := upstreamOutput(f.span, res, err)
 	f.end(out, err)
 }
 
@@ -215,6 +222,7 @@ func (f *Forwarded) stop(why error) {
 	if why == context.DeadlineExceeded && f.timed != nil {
 		err = f.timed
 	}
+	upstreamOutput(f.span, UpstreamResult{}, err)
 	f.end(pipeline.Output{}, err)
 }
 
@@ -321,4 +329,24 @@ func (l *flights) end() {
 	for _, f := range all {
 		f.Cancel()
 	}
+}
+
+// readyUpstream is the agent context's connection to server when it is
+// up already, without waiting; nil otherwise.
+func (st *agentState) readyUpstream(server string) Upstream {
+	st.mu.Lock()
+	c := st.ups[server]
+	st.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	select {
+	case <-c.ready:
+	default:
+		return nil
+	}
+	if c.err != nil {
+		return nil
+	}
+	return c.up
 }

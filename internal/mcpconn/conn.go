@@ -144,44 +144,11 @@ func (s *server) answer(name string, res Result, err error) (Result, error) {
 	return res, nil
 }
 
-// Async reports whether CallAsync would take a call now that wants no
+// Async reports whether Forward would take a call now that wants no
 // progress: the server is up on a lean stdio connection.
 func (c *Conn) Async() bool {
 	l := c.s.live.Load()
 	return l != nil && l.lean != nil
-}
-
-// CallAsync is CallMeta without a goroutine waiting: the request is
-// written at once and done gets what CallMeta would return, exactly once,
-// on the connection's reading goroutine when the response comes (or on
-// the goroutine that ends ctx), possibly before CallAsync returns. It
-// takes only calls it can run so (false, done not called): a stdio
-// server's lean connection that is up, and a caller that wants no
-// progress (whose last notices CallMeta waits for).
-func (c *Conn) CallAsync(ctx context.Context, name string, args json.RawMessage, meta map[string]any, done func(Result, error)) bool {
-	s := c.s
-	l := s.live.Load()
-	caller := CallerFrom(ctx)
-	if l == nil || l.lean == nil || caller != nil && caller.WantsProgress() {
-		return false
-	}
-	if len(args) > 0 && !isObject(args) {
-		done(Result{}, fmt.Errorf("server %q: tool %q: arguments must be a JSON object", s.cfg.Name, name))
-		return true
-	}
-	l.inflight.Add(1)
-	var id uint64
-	if caller != nil {
-		id = s.calls.add(caller)
-	}
-	l.lean.send(ctx, name, args, meta, func(res Result, err error) {
-		if caller != nil {
-			s.calls.remove(id)
-		}
-		l.inflight.Add(-1)
-		done(s.answer(name, res, err))
-	})
-	return true
 }
 
 // OnToolsChanged runs fn (on a connection goroutine) after the tool list

@@ -9,10 +9,11 @@ import (
 // A Flight is a tools/call that Forward sent, until its answer comes or
 // Abandon takes it back.
 //
-// Forward is CallAsync without a context: the caller ends the call itself
-// (Abandon), so a call needs no context of its own, no watch on one and no
-// closure per layer. That was most of what an agent did per proxied call
-// beyond a relay's work.
+// Forward is CallMeta without a goroutine waiting and without a context:
+// the answer comes on the connection's reading goroutine, and the caller
+// ends the call itself (Abandon), so a call needs no context of its own, no
+// watch on one and no closure per layer. That was most of what an agent
+// did per proxied call beyond a relay's work.
 type Flight struct {
 	s      *server
 	live   *liveSession
@@ -23,7 +24,8 @@ type Flight struct {
 	done   func(Result, error)
 }
 
-// Forward sends tools/call for name on a stdio server's lean connection.
+// Forward sends tools/call for name on a stdio server's lean connection,
+// with meta as the request's _meta (nil: none).
 // done gets what CallMeta would return (a tool's failure is
 // Result.IsError; a transport failure an error naming server and tool),
 // once, on the connection's reading goroutine or before Forward returns;
@@ -31,7 +33,7 @@ type Flight struct {
 // what the server asks while the call runs, as with CallMeta; it must
 // not want progress (nobody waits for the last notices). nil: the server
 // is not up on a lean connection, and nothing was done.
-func (c *Conn) Forward(caller Caller, name string, args json.RawMessage, done func(Result, error)) *Flight {
+func (c *Conn) Forward(caller Caller, name string, args json.RawMessage, meta map[string]any, done func(Result, error)) *Flight {
 	s := c.s
 	l := s.live.Load()
 	if l == nil || l.lean == nil || caller != nil && caller.WantsProgress() {
@@ -46,7 +48,7 @@ func (c *Conn) Forward(caller Caller, name string, args json.RawMessage, done fu
 	if caller != nil {
 		f.callID = s.calls.add(caller)
 	}
-	id, line, err := l.lean.request(name, args, nil)
+	id, line, err := l.lean.request(name, args, meta)
 	if err != nil {
 		f.answered(nil, err)
 		return f

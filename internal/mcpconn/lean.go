@@ -61,23 +61,6 @@ func (ll *leanLine) call(ctx context.Context, name string, args json.RawMessage,
 	return ll.response(ctx, id, resp, err)
 }
 
-// send is call without the wait: done gets what call returns, on the
-// connection's reading goroutine when the response comes (jsonrpcline's
-// Send), exactly once, possibly before send returns.
-func (ll *leanLine) send(ctx context.Context, name string, args json.RawMessage, meta mcp.Meta, done func(Result, error)) {
-	id, line, err := ll.request(name, args, meta)
-	if err != nil {
-		done(Result{}, err)
-		return
-	}
-	err = ll.conn.Send(ctx, id, line, func(resp []byte, err error) {
-		done(ll.response(ctx, id, resp, err))
-	})
-	if err != nil {
-		done(ll.response(ctx, id, nil, err))
-	}
-}
-
 // request is the tools/call line go-sdk would write, with a lean id,
 // made in one buffer of the size it needs (the name quoted as
 // encoding/json quotes it, the arguments compacted into place).

@@ -206,11 +206,11 @@ func (lc *leanCalls) start(key idKey, idTok []byte, req *mcp.CallToolRequest) (b
 	if _, v := req.Params.Meta[mcp.MetaKeyProtocolVersion]; v {
 		host := lc.declare(req)
 		if lc.startStatelessAsync(ctx, key, cancel, head, req, host) {
-			return true, nil // as startAsync's below (lean26async.go)
+			return true, nil // as startForward's below (lean26async.go)
 		}
 		return true, func() { lc.stateless(ctx, key, cancel, head, req, host) }
 	}
-	if lc.startAsync(ctx, key, cancel, head, req) {
+	if lc.startForward(ctx, key, cancel, head, req) {
 		return true, nil // no work here: the upstream's reader answers it
 	}
 	return true, func() {

@@ -181,14 +181,10 @@ func (lc *leanCalls) stateless(ctx context.Context, key idKey, cancel context.Ca
 // needs: one allocation for both.
 type leanRound struct {
 	round
-	lc   *leanCalls
-	key  idKey
-	head []byte
-
-	// a forwarded call's (forwardRound): the watch on the request that
-	// ends it, and the call once started
-	unwatch func() bool
-	fwd     atomic.Pointer[runtime.Forwarded]
+	lc      *leanCalls
+	key     idKey
+	head    []byte
+	watched // its forwarded call (startStatelessAsync)
 }
 
 func (lr *leanRound) reply(res mcp.Result, err error) {
@@ -244,9 +240,7 @@ func (lr *leanRound) handBack(res *mcp.CallToolResult) {
 
 // end: the call is over; its request's context ends.
 func (lr *leanRound) end() {
-	if lr.unwatch != nil {
-		lr.unwatch() // the call is over: nothing to end when the context does
-	}
+	lr.stop() // the call is over: nothing to end when the context does
 	lr.cancel()
 	lr.lc.wg.Done()
 }

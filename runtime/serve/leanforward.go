@@ -16,6 +16,7 @@ import (
 // per call (runtime.Session.Forward).
 type forwarder interface {
 	Forward(ctx context.Context, name string, args json.RawMessage, done func(runtime.Result)) *runtime.Forwarded
+	MayForward(name string) bool
 }
 
 // forwardCall is a host's call that the session forwards, in lc.ours

@@ -18,11 +18,11 @@ import (
 	"github.com/toolgen-dev/toolgen/runtime/decl"
 )
 
-// A call run in two halves (CallAsync) records what the same call run by
-// Call records: the same metrics (calls, durations, output, upstream
-// latency, in flight back to 0), the same spans, the same Result but for
-// its latency.
-func TestCallAsyncRecordsAsCall(t *testing.T) {
+// A forwarded call of an agent with telemetry records what the same call
+// run by Call records: the same metrics (calls, durations, output,
+// upstream latency, in flight back to 0), the same spans, the same Result
+// but for its latency.
+func TestForwardRecordsAsCall(t *testing.T) {
 	bin := buildEchoFixture(t)
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
@@ -49,8 +49,8 @@ func TestCallAsyncRecordsAsCall(t *testing.T) {
 			syncSpans := spanShapes(spans.GetSpans())
 			spans.Reset()
 			got := make(chan Result, 1)
-			if !s.CallAsync(ctx, tc.tool, json.RawMessage(tc.args), func(r Result) { got <- r }) {
-				t.Fatal("CallAsync did not take a call of a stdio server's tool")
+			if s.Forward(ctx, tc.tool, json.RawMessage(tc.args), func(r Result) { got <- r }) == nil {
+				t.Fatal("Forward did not take a call of a stdio server's tool")
 			}
 			async := <-got
 			after := metricSums(t, reader)
