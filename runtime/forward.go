@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -155,9 +156,16 @@ func (f *Forwarded) send(ctx context.Context, sf *surface, e *entry, args json.R
 		args, err = st.checkArgs(e, args)
 	}
 	uctx := f.c.ctx
+	var meta map[string]any
 	if err == nil {
-		// the server's list, the caller that hears the server, the span
-		uctx, f.span, err = st.upstreamOpen(uctx, fw, e.server, e.original)
+		if st.s.tel != nil || st.modelAnswers(e.server) {
+			// the server's list, the caller that hears the server, the
+			// span and its trace context
+			uctx, f.span, err = st.upstreamOpen(uctx, fw, e.server, e.original)
+			meta = telemetry.TraceMeta(uctx)
+		} else if why := st.s.pool.withheld(e.server, e.original, fw.Tools()); why != "" {
+			err = errors.New(why) // upstreamOpen's first step, all it does here
+		}
 	}
 	if err != nil {
 		owned = true
@@ -168,7 +176,7 @@ func (f *Forwarded) send(ctx context.Context, sf *surface, e *entry, args json.R
 	if e.timeout > 0 {
 		f.d.at = time.Now().Add(e.timeout)
 	}
-	if f.flight = fw.Forward(mcpconn.CallerFrom(uctx), e.original, args, telemetry.TraceMeta(uctx), f.answered); f.flight == nil {
+	if f.flight = fw.Forward(mcpconn.CallerFrom(uctx), e.original, args, meta, f.answered); f.flight == nil {
 		// the server went down or changed since forwardUpstream: the
 		// usual call, off this goroutine, which must not block
 		cctx, cancel := context.WithCancel(uctx)

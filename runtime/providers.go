@@ -133,11 +133,18 @@ func (st *agentState) upstreamOpen(ctx context.Context, up Upstream, server, too
 	if why := st.s.pool.withheld(server, tool, up.Tools()); why != "" {
 		return ctx, telemetry.Upstream{}, errors.New(why)
 	}
-	if srv := st.s.pool.servers[server]; srv != nil && srv.Sampling == mcpconn.AnswerModel {
+	if st.modelAnswers(server) {
 		ctx = mcpconn.WithCaller(ctx, agentModelCaller{host: mcpconn.CallerFrom(ctx), agent: st.agent.Name, model: st.ownModel})
 	}
 	ctx, span := st.s.tel.StartUpstream(ctx, server, tool)
 	return ctx, span, nil
+}
+
+// modelAnswers reports whether the agent's own model answers server's
+// sampling requests, rather than the host.
+func (st *agentState) modelAnswers(server string) bool {
+	srv := st.s.pool.servers[server]
+	return srv != nil && srv.Sampling == mcpconn.AnswerModel
 }
 
 // upstreamOutput ends the upstream span and makes the server's answer the
