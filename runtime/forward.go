@@ -20,9 +20,10 @@ import (
 // goroutine waiting for the server: the steps before the request run on
 // the caller's goroutine, the rest on the one that reads the server's
 // answer. The call has no context of its own, nor a watch on one, nor a
-// closure per layer; what can end it early holds the call itself: the tool's timeout (a place in the process's deadline wheel),
-// the caller (Cancel), a forced teardown of the agent context. That was
-// most of what an agent did per proxied call beyond a relay's work.
+// closure per layer; what can end it early holds the call itself: the
+// tool's timeout (a place in the process's deadline wheel), the caller
+// (Cancel), a forced teardown of the agent context. That was most of what
+// an agent did per proxied call beyond a relay's work.
 //
 // ctx carries what the call's steps read (its host, the caller's id) and
 // is not watched: it may be shared by many calls, a host connection's,
@@ -51,15 +52,16 @@ func (s *Session) Forward(ctx context.Context, name string, args json.RawMessage
 	return f
 }
 
-// MayForward reports whether Forward may take a call of name, so that a
-// caller need not build its callback when it would not.
+// MayForward reports whether Forward may take a call of name, as far as
+// the tool alone tells (not whether its server is up: Forward looks), so
+// that a caller need not build its callback when it would not.
 func (s *Session) MayForward(name string) bool {
 	st := s.st.Load()
 	if st == nil {
 		return false
 	}
 	e := st.surf.Load().entry(name)
-	return e != nil && st.forwardEntry(e) && st.forwardUpstream(e) != nil
+	return e != nil && st.forwardEntry(e)
 }
 
 // forwardEntry is what the entry alone rules out: a tool not of an MCP
@@ -110,7 +112,7 @@ type Forwarded struct {
 	prev, next *Forwarded // in the agent's list while it runs (flights)
 }
 
-// forward is callAsync's pipeline for a forwarded call: lookup, open
+// forward is call's pipeline cut at the request: lookup, open
 // (rate limit, debug event), arguments, the server's list, then the
 // request, watched by the wheel and the agent's list; upstreamOutput and
 // close when the answer comes (answered).
@@ -230,7 +232,7 @@ func (f *Forwarded) stop(why error) {
 	if why == context.DeadlineExceeded && f.timed != nil {
 		err = f.timed
 	}
-	upstreamOutput(f.span, UpstreamResult{}, err)
+	f.span.End(err.Error(), false)
 	f.end(pipeline.Output{}, err)
 }
 
@@ -250,7 +252,8 @@ func (f *Forwarded) end(out pipeline.Output, err error) {
 }
 
 // panicked ends a call whose half panicked with an internal error, as
-// asyncCall does, rather than take the goroutine (and the process) down.
+// Call's callers do, rather than take the goroutine (and the process)
+// down.
 // The caller has ended it (ended): done is its to call, unless end
 // called it before the panic.
 func (f *Forwarded) panicked(p any) {

@@ -31,7 +31,13 @@ func forwardNow(t *testing.T, s *Session, tool, args string) Result {
 	if s.Forward(context.Background(), tool, json.RawMessage(args), func(r Result) { got <- r }) == nil {
 		t.Fatalf("Forward did not take a call of %s", tool)
 	}
-	return <-got
+	select {
+	case r := <-got:
+		return r
+	case <-time.After(time.Minute): // a hang guard, not a timing assertion
+		t.Fatalf("the forwarded call of %s never ended", tool)
+		return Result{}
+	}
 }
 
 // A forwarded call reports what the same call run by Call reports: the

@@ -49,8 +49,9 @@ func (c *Conn) Forward(caller Caller, name string, args json.RawMessage, meta ma
 		f.callID = s.calls.add(caller)
 	}
 	id, line, err := l.lean.request(name, args, meta)
-	if err != nil {
-		f.answered(nil, err)
+	if err != nil { // already "calling "tools/call": …"
+		f.end()
+		done(s.answer(name, Result{}, err))
 		return f
 	}
 	f.id = id
@@ -63,12 +64,7 @@ func (c *Conn) Forward(caller Caller, name string, args json.RawMessage, meta ma
 // answered is the response line to the request (or why none will come).
 func (f *Flight) answered(line []byte, err error) {
 	f.end()
-	var res Result
-	if err != nil {
-		err = fmt.Errorf("calling %q: %w", "tools/call", err)
-	} else {
-		res, err = f.live.lean.response(context.Background(), f.id, line, nil)
-	}
+	res, err := f.live.lean.response(context.Background(), f.id, line, err)
 	f.done(f.s.answer(f.name, res, err))
 }
 
